@@ -1,0 +1,243 @@
+// Package cfg builds the control-flow graph of one procedure by recursive
+// traversal of its machine code, per architecture.
+package cfg
+
+import (
+	"fmt"
+	"sort"
+
+	"bloop/loader"
+)
+
+// Kind classifies an instruction by its effect on control flow.
+type Kind uint8
+
+// Instruction kinds.
+const (
+	Other        Kind = iota
+	Jump              // unconditional direct jump
+	CondJump          // conditional direct jump (falls through)
+	IndirectJump      // jump through a register or memory (jump tables, tail calls)
+	Call              // direct call
+	IndirectCall      // call through a register or memory
+	Return
+	Halt    // never falls through (hlt, ud2, int3)
+	Invalid // undecodable bytes
+)
+
+// Inst is one decoded instruction.
+type Inst struct {
+	Addr   uint64
+	Len    int
+	Kind   Kind
+	Target uint64   // direct target of Jump, CondJump, Call
+	Table  []uint64 // resolved targets of an IndirectJump through a jump table
+}
+
+// End is the address after the instruction.
+func (in *Inst) End() uint64 { return in.Addr + uint64(in.Len) }
+
+// Block is a basic block.
+type Block struct {
+	Start, End uint64
+	Insts      []Inst
+	Succs      []int // successor block indices, intraprocedural edges only
+	Preds      []int
+}
+
+// Last returns the block's final instruction.
+func (b *Block) Last() *Inst { return &b.Insts[len(b.Insts)-1] }
+
+// Graph is a procedure's control-flow graph.
+type Graph struct {
+	Entry  int
+	Blocks []*Block // sorted by Start
+	Calls  []uint64 // direct call targets, sorted, unique
+	// Undecodable counts bytes where decoding failed; the traversal stops there.
+	Undecodable int
+}
+
+// arch is what one instruction set provides.
+type arch interface {
+	// decode classifies the instruction at addr; b holds the bytes up to the procedure's end.
+	decode(b []byte, addr uint64) Inst
+	// jumpTable resolves an indirect jump using the instructions that lead to it.
+	jumpTable(img *loader.Image, path []Inst, jmp Inst, lo, hi uint64) []uint64
+}
+
+func archFor(a loader.Arch) (arch, error) {
+	switch a {
+	case loader.AMD64:
+		return amd64{}, nil
+	}
+	return nil, fmt.Errorf("no CFG support for %s yet", a)
+}
+
+// Options control graph construction.
+type Options struct {
+	// NoReturn reports whether a call to target never returns.
+	NoReturn func(target uint64) bool
+}
+
+// maxInsts bounds one procedure's decoding so that garbage cannot hang us.
+const maxInsts = 4 << 20
+
+// Build decodes the procedure [lo, hi) from entry by recursive traversal and
+// splits the reached instructions into basic blocks.
+func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error) {
+	ar, err := archFor(img.Arch)
+	if err != nil {
+		return nil, err
+	}
+	code := img.Bytes(lo, hi)
+	if len(code) == 0 {
+		return nil, fmt.Errorf("no code at %#x", lo)
+	}
+	hi = lo + uint64(len(code))
+	insts := map[uint64]Inst{}
+	leaders := map[uint64]bool{entry: true}
+	work := []uint64{entry}
+	g := &Graph{}
+	calls := map[uint64]bool{}
+	for len(work) > 0 {
+		start := work[len(work)-1]
+		work = work[:len(work)-1]
+		var path []Inst // straight-line instructions leading to the current one
+		for a := start; a >= lo && a < hi; {
+			if _, seen := insts[a]; seen {
+				leaders[a] = true
+				break
+			}
+			if len(insts) >= maxInsts {
+				return nil, fmt.Errorf("more than %d instructions", maxInsts)
+			}
+			in := ar.decode(code[a-lo:], a)
+			if in.Kind == Invalid {
+				g.Undecodable += in.Len
+				break
+			}
+			branch := func(t uint64) {
+				if t >= lo && t < hi {
+					leaders[t] = true
+					work = append(work, t)
+				}
+			}
+			next := true
+			switch in.Kind {
+			case Jump:
+				branch(in.Target)
+				next = false
+			case CondJump:
+				branch(in.Target)
+				leaders[in.End()] = true
+			case IndirectJump:
+				in.Table = ar.jumpTable(img, append(path, in), in, lo, hi)
+				for _, t := range in.Table {
+					branch(t)
+				}
+				next = false
+			case Call:
+				calls[in.Target] = true
+				if opt.NoReturn != nil && opt.NoReturn(in.Target) {
+					next = false
+				}
+				leaders[in.End()] = true
+			case IndirectCall:
+				leaders[in.End()] = true
+			case Return, Halt:
+				next = false
+			}
+			insts[a] = in
+			path = append(path, in)
+			if !next {
+				break
+			}
+			a = in.End()
+		}
+	}
+	addrs := make([]uint64, 0, len(insts))
+	for a := range insts {
+		addrs = append(addrs, a)
+	}
+	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+	index := map[uint64]int{}
+	var cur *Block
+	for _, a := range addrs {
+		in := insts[a]
+		if cur == nil || leaders[a] || cur.End != a || endsBlock(cur.Last().Kind) {
+			cur = &Block{Start: a}
+			index[a] = len(g.Blocks)
+			g.Blocks = append(g.Blocks, cur)
+		}
+		cur.Insts = append(cur.Insts, in)
+		cur.End = in.End()
+	}
+	for i, b := range g.Blocks {
+		last := b.Last()
+		add := func(t uint64) {
+			if j, ok := index[t]; ok {
+				b.Succs = append(b.Succs, j)
+			}
+		}
+		switch last.Kind {
+		case Jump:
+			add(last.Target)
+		case CondJump:
+			add(last.Target)
+			add(last.End())
+		case IndirectJump:
+			for _, t := range last.Table {
+				add(t)
+			}
+		case Return, Halt:
+		case Call:
+			if opt.NoReturn == nil || !opt.NoReturn(last.Target) {
+				add(last.End())
+			}
+		default:
+			add(last.End())
+		}
+		b.Succs = uniq(b.Succs)
+		for _, s := range b.Succs {
+			g.Blocks[s].Preds = append(g.Blocks[s].Preds, i)
+		}
+	}
+	e, ok := index[entry]
+	if !ok {
+		return nil, fmt.Errorf("entry %#x does not decode", entry)
+	}
+	g.Entry = e
+	for t := range calls {
+		g.Calls = append(g.Calls, t)
+	}
+	sort.Slice(g.Calls, func(i, j int) bool { return g.Calls[i] < g.Calls[j] })
+	return g, nil
+}
+
+func endsBlock(k Kind) bool { return k != Other }
+
+func uniq(s []int) []int {
+	out := s[:0]
+	for _, x := range s {
+		dup := false
+		for _, y := range out {
+			if x == y {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Succs returns the successor lists, the shape havlak.Find takes.
+func (g *Graph) Succs() [][]int {
+	out := make([][]int, len(g.Blocks))
+	for i, b := range g.Blocks {
+		out[i] = b.Succs
+	}
+	return out
+}

@@ -1,0 +1,37 @@
+// Command bloop recovers the source structure (procedures, inlined code,
+// loops, statements) of optimized binaries. See README.md.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `usage: bloop <command> [arguments]
+
+commands:
+  struct   write the structure file (hpcstruct format or JSON) of a binary
+  diff     compare two structure files structurally
+
+Run 'bloop <command> -h' for a command's flags.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(1)
+	}
+	var code int
+	switch os.Args[1] {
+	case "struct":
+		code = runStruct(os.Args[2:])
+	case "diff":
+		code = runDiff(os.Args[2:])
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "bloop: unknown command %q\n%s", os.Args[1], usage)
+		code = 1
+	}
+	os.Exit(code)
+}

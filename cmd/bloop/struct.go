@@ -1,0 +1,140 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"bloop/loader"
+	"bloop/pipeline"
+	"bloop/scopes"
+)
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func runStruct(args []string) int {
+	fs := flag.NewFlagSet("struct", flag.ContinueOnError)
+	out := fs.String("o", "", "output file (default <basename>.hpcstruct or .json; - for stdout)")
+	jobs := fs.Int("j", 0, "worker threads (default: all cores)")
+	pretty := fs.Bool("pretty-print", false, "indent the XML")
+	timing := fs.Bool("time", false, "print per-phase wall time and peak memory on stderr")
+	verbose := fs.Bool("v", false, "verbose: report warnings and per-procedure problems")
+	format := fs.String("format", "xml", "output format: xml (hpcstruct) or json")
+	var debugDirs multiFlag
+	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: bloop struct [flags] BINARY\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 1
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 1
+	}
+	if *format != "xml" && *format != "json" {
+		fmt.Fprintf(os.Stderr, "bloop: unknown format %q (want xml or json)\n", *format)
+		return 1
+	}
+	bin := fs.Arg(0)
+	t0 := time.Now()
+	img, err := loader.Open(bin, loader.Options{DebugDirs: debugDirs})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+		return 1
+	}
+	tLoad := time.Since(t0)
+	for _, w := range img.Warnings {
+		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
+	}
+	if abs, err := filepath.Abs(bin); err == nil {
+		img.Path = abs
+	}
+	t1 := time.Now()
+	mod, errs := pipeline.Analyze(img, pipeline.Options{Workers: *jobs})
+	tAnalyze := time.Since(t1)
+	for _, e := range errs {
+		fmt.Fprintf(os.Stderr, "bloop: %s: %v\n", bin, e)
+	}
+	if *verbose {
+		fmt.Fprintf(os.Stderr, "bloop: %s: %d procedures, %d files, %d skipped\n", bin, countProcs(mod), len(mod.Files), len(errs))
+	}
+	dest := *out
+	if dest == "" {
+		ext := ".hpcstruct"
+		if *format == "json" {
+			ext = ".json"
+		}
+		dest = filepath.Base(bin) + ext
+	}
+	t2 := time.Now()
+	write := func(w io.Writer) error {
+		if *format == "json" {
+			return scopes.WriteJSON(w, []*scopes.Module{mod})
+		}
+		return scopes.WriteXML(w, []*scopes.Module{mod}, *pretty)
+	}
+	if err := writeAtomic(dest, write); err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+		return 1
+	}
+	if *timing {
+		fmt.Fprintf(os.Stderr, "load      %8.3fs\nanalyze   %8.3fs\nwrite     %8.3fs\ntotal     %8.3fs\npeak RSS  %8.1f MiB\n",
+			tLoad.Seconds(), tAnalyze.Seconds(), time.Since(t2).Seconds(), time.Since(t0).Seconds(), peakRSSMiB())
+	}
+	return 0
+}
+
+func countProcs(m *scopes.Module) int {
+	n := 0
+	for _, f := range m.Files {
+		n += len(f.Procs)
+	}
+	return n
+}
+
+// writeAtomic writes to a temporary file beside dest and renames it, so a
+// failed run never leaves a partial file that looks complete.
+func writeAtomic(dest string, write func(io.Writer) error) error {
+	if dest == "-" {
+		return write(os.Stdout)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %v", dest, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %v", dest, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %v", dest, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), dest); err != nil {
+		return fmt.Errorf("cannot write %s: %v", dest, err)
+	}
+	return nil
+}
+
+func peakRSSMiB() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	_ = runtime.GOOS
+	return float64(ru.Maxrss) / 1024
+}

@@ -1,0 +1,107 @@
+package loader
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+)
+
+// defaultDebugRoot is where distributions install -dbg/-dbgsym packages.
+const defaultDebugRoot = "/usr/lib/debug"
+
+// findDebugFile locates a separate debug file the way gdb does: by build-id
+// under each debug root (.build-id/xx/rest.debug), then by .gnu_debuglink next
+// to the binary, in its .debug/ directory, and under each root + the binary's
+// directory. Extra roots from --debug-dir are searched first.
+func findDebugFile(path string, f *elf.File, extra []string) string {
+	roots := append(append([]string{}, extra...), defaultDebugRoot)
+	if id := buildID(f); len(id) >= 2 {
+		h := hex.EncodeToString(id)
+		for _, r := range roots {
+			if p := filepath.Join(r, ".build-id", h[:2], h[2:]+".debug"); usable(p, path) {
+				return p
+			}
+		}
+	}
+	if link := debugLink(f); link != "" {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			abs = path
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		dir := filepath.Dir(abs)
+		cands := []string{filepath.Join(dir, link), filepath.Join(dir, ".debug", link)}
+		for _, r := range roots {
+			cands = append(cands, filepath.Join(r, dir, link), filepath.Join(r, link))
+		}
+		for _, p := range cands {
+			if usable(p, path) {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// usable reports whether p exists, is a regular file and is not the binary itself.
+func usable(p, self string) bool {
+	st, err := os.Stat(p)
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	if s2, err := os.Stat(self); err == nil && os.SameFile(st, s2) {
+		return false
+	}
+	return true
+}
+
+// buildID returns the GNU build-id note's descriptor, or nil.
+func buildID(f *elf.File) []byte {
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_NOTE {
+			continue
+		}
+		data, err := s.Data()
+		if err != nil {
+			continue
+		}
+		for len(data) >= 12 {
+			nsz := f.ByteOrder.Uint32(data)
+			dsz := f.ByteOrder.Uint32(data[4:])
+			typ := f.ByteOrder.Uint32(data[8:])
+			data = data[12:]
+			na, da := align4(nsz), align4(dsz)
+			if uint64(na)+uint64(da) > uint64(len(data)) {
+				break
+			}
+			name := data[:nsz]
+			if typ == 3 && bytes.Equal(bytes.TrimRight(name, "\x00"), []byte("GNU")) {
+				return data[na : na+dsz]
+			}
+			data = data[na+da:]
+		}
+	}
+	return nil
+}
+
+func align4(n uint32) uint32 { return (n + 3) &^ 3 }
+
+// debugLink returns the file name stored in .gnu_debuglink, or "".
+func debugLink(f *elf.File) string {
+	s := f.Section(".gnu_debuglink")
+	if s == nil {
+		return ""
+	}
+	data, err := s.Data()
+	if err != nil {
+		return ""
+	}
+	if i := bytes.IndexByte(data, 0); i > 0 {
+		return filepath.Base(string(data[:i]))
+	}
+	return ""
+}

@@ -1,0 +1,314 @@
+package loader
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"fmt"
+	"sort"
+)
+
+// Range is a half-open address interval [Lo, Hi).
+type Range struct{ Lo, Hi uint64 }
+
+// Subprogram is a DWARF procedure descriptor that owns code.
+type Subprogram struct {
+	Name     string // DW_AT_name (through specification/abstract_origin)
+	LinkName string // DW_AT_linkage_name, or ""
+	DeclFile string
+	DeclLine int
+	Ranges   []Range // sorted
+	Inlines  []*Inline
+	Parent   *Subprogram // lexically enclosing procedure (Fortran contains, local classes)
+	Offset   dwarf.Offset
+}
+
+// Entry is the lowest address of the procedure.
+func (p *Subprogram) Entry() uint64 { return p.Ranges[0].Lo }
+
+// Inline is one DW_TAG_inlined_subroutine: a call site and the callee's code.
+type Inline struct {
+	Name     string // callee DW_AT_name
+	LinkName string // callee DW_AT_linkage_name
+	DeclFile string
+	DeclLine int
+	CallFile string
+	CallLine int
+	// CallUnknown marks a call site whose file hpcstruct (Dyninst) cannot read:
+	// DW_AT_call_file encoded as DW_FORM_implicit_const, as gcc 12 emits in DWARF 5.
+	CallUnknown bool
+	Ranges      []Range // sorted
+	Children    []*Inline
+}
+
+func (in *Inline) contains(a uint64) bool { return rangesContain(in.Ranges, a) }
+
+func rangesContain(rs []Range, a uint64) bool {
+	i := sort.Search(len(rs), func(i int) bool { return rs[i].Hi > a })
+	return i < len(rs) && rs[i].Lo <= a
+}
+
+// InlineChain returns the inlined calls that cover addr, outermost first.
+func (p *Subprogram) InlineChain(addr uint64, buf []*Inline) []*Inline {
+	buf = buf[:0]
+	list := p.Inlines
+	for {
+		var next *Inline
+		for _, in := range list {
+			if in.contains(addr) {
+				next = in
+				break
+			}
+		}
+		if next == nil {
+			return buf
+		}
+		buf = append(buf, next)
+		list = next.Children
+	}
+}
+
+type declInfo struct {
+	name, link, file string
+	line             int
+}
+
+// dwarfReader walks the DWARF of one image.
+type dwarfReader struct {
+	img    *Image
+	d      *dwarf.Data
+	cus    []*dwarf.Entry // compile units by offset
+	files  map[dwarf.Offset][]string
+	decls  map[dwarf.Offset]*declInfo
+	quirks *abbrevQuirks
+}
+
+func (img *Image) readDWARF(d *dwarf.Data, f *elf.File) error {
+	r := &dwarfReader{img: img, d: d, files: map[dwarf.Offset][]string{}, decls: map[dwarf.Offset]*declInfo{}}
+	r.quirks = newAbbrevQuirks(f)
+	rd := d.Reader()
+	for {
+		e, err := rd.Next()
+		if err != nil {
+			return fmt.Errorf("DWARF: %v", err)
+		}
+		if e == nil {
+			break
+		}
+		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
+			r.cus = append(r.cus, e)
+		}
+		rd.SkipChildren()
+	}
+	lt := &lineBuilder{img: img}
+	for _, cu := range r.cus {
+		if err := r.unit(cu); err != nil {
+			img.Warnings = append(img.Warnings, fmt.Sprintf("compile unit at %#x skipped: %v", cu.Offset, err))
+		}
+		if err := lt.add(d, cu); err != nil {
+			img.Warnings = append(img.Warnings, fmt.Sprintf("line table of unit at %#x: %v", cu.Offset, err))
+		}
+	}
+	img.Lines = lt.finish()
+	return nil
+}
+
+// cuOf returns the compile unit holding the entry at off.
+func (r *dwarfReader) cuOf(off dwarf.Offset) *dwarf.Entry {
+	i := sort.Search(len(r.cus), func(i int) bool { return r.cus[i].Offset > off }) - 1
+	if i < 0 {
+		return nil
+	}
+	return r.cus[i]
+}
+
+func (r *dwarfReader) fileTable(cu *dwarf.Entry) []string {
+	if cu == nil {
+		return nil
+	}
+	if t, ok := r.files[cu.Offset]; ok {
+		return t
+	}
+	var t []string
+	if lr, err := r.d.LineReader(cu); err == nil && lr != nil {
+		for _, f := range lr.Files() {
+			if f == nil {
+				t = append(t, "")
+			} else {
+				t = append(t, f.Name)
+			}
+		}
+	}
+	r.files[cu.Offset] = t
+	return t
+}
+
+func fileName(tab []string, v any) string {
+	i, ok := v.(int64)
+	if !ok || i < 0 || int(i) >= len(tab) {
+		return ""
+	}
+	return tab[i]
+}
+
+// decl resolves name, linkage name and declaration through
+// DW_AT_specification and DW_AT_abstract_origin chains (bounded, as cycles occur in bad DWARF).
+func (r *dwarfReader) decl(off dwarf.Offset, depth int) *declInfo {
+	if di, ok := r.decls[off]; ok {
+		return di
+	}
+	di := &declInfo{}
+	r.decls[off] = di
+	if depth > 8 {
+		return di
+	}
+	rd := r.d.Reader()
+	rd.Seek(off)
+	e, err := rd.Next()
+	if err != nil || e == nil {
+		return di
+	}
+	r.fillDecl(di, e, depth)
+	return di
+}
+
+func (r *dwarfReader) fillDecl(di *declInfo, e *dwarf.Entry, depth int) {
+	if n, ok := e.Val(dwarf.AttrName).(string); ok {
+		di.name = n
+	}
+	di.link = linkageName(e)
+	if l, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+		di.line = int(l)
+	}
+	if v := e.Val(dwarf.AttrDeclFile); v != nil {
+		di.file = fileName(r.fileTable(r.cuOf(e.Offset)), v)
+	}
+	for _, a := range []dwarf.Attr{dwarf.AttrSpecification, dwarf.AttrAbstractOrigin} {
+		if o, ok := e.Val(a).(dwarf.Offset); ok {
+			up := r.decl(o, depth+1)
+			if di.name == "" {
+				di.name = up.name
+			}
+			if di.link == "" {
+				di.link = up.link
+			}
+			if di.line == 0 {
+				di.line, di.file = up.line, up.file
+			}
+		}
+	}
+}
+
+func linkageName(e *dwarf.Entry) string {
+	if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok {
+		return n
+	}
+	if n, ok := e.Val(dwarf.Attr(0x2007)).(string); ok {
+		return n
+	}
+	return ""
+}
+
+func (r *dwarfReader) ranges(e *dwarf.Entry) []Range {
+	rs, err := r.d.Ranges(e)
+	if err != nil {
+		return nil
+	}
+	var out []Range
+	for _, x := range rs {
+		if x[1] > x[0] && r.img.IsCode(x[0]) {
+			out = append(out, Range{x[0], x[1]})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Lo < out[j].Lo })
+	return out
+}
+
+// unit walks one compile unit, collecting procedures with code and their inline trees.
+func (r *dwarfReader) unit(cu *dwarf.Entry) error {
+	files := r.fileTable(cu)
+	rd := r.d.Reader()
+	rd.Seek(cu.Offset)
+	if _, err := rd.Next(); err != nil {
+		return err
+	}
+	if !cu.Children {
+		return nil
+	}
+	// Each stack slot is what a child entry attaches to.
+	type frame struct {
+		sub *Subprogram
+		in  *Inline
+	}
+	stack := []frame{{}}
+	for len(stack) > 0 {
+		e, err := rd.Next()
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			return nil
+		}
+		if e.Tag == 0 { // end of a sibling list
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		top := stack[len(stack)-1]
+		next := top
+		switch e.Tag {
+		case dwarf.TagSubprogram:
+			rs := r.ranges(e)
+			if len(rs) == 0 {
+				next = frame{} // declarations and abstract instances own no code
+				break
+			}
+			di := &declInfo{}
+			r.fillDecl(di, e, 0)
+			sp := &Subprogram{Name: di.name, LinkName: di.link, DeclFile: di.file, DeclLine: di.line, Ranges: rs, Parent: top.sub, Offset: e.Offset}
+			r.img.Procs = append(r.img.Procs, sp)
+			next = frame{sub: sp}
+		case dwarf.TagInlinedSubroutine:
+			if top.sub == nil {
+				next = frame{}
+				break
+			}
+			in := &Inline{Ranges: r.ranges(e)}
+			if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+				di := r.decl(o, 0)
+				in.Name, in.LinkName, in.DeclFile, in.DeclLine = di.name, di.link, di.file, di.line
+			}
+			in.CallFile = fileName(files, e.Val(dwarf.AttrCallFile))
+			if l, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
+				in.CallLine = int(l)
+			}
+			in.CallUnknown = r.quirks.callFileImplicit(e.Offset)
+			if len(in.Ranges) == 0 {
+				next = frame{sub: top.sub, in: top.in}
+				break
+			}
+			if top.in != nil {
+				top.in.Children = append(top.in.Children, in)
+			} else {
+				top.sub.Inlines = append(top.sub.Inlines, in)
+			}
+			next = frame{sub: top.sub, in: in}
+		case dwarf.TagLexDwarfBlock, dwarf.TagTryDwarfBlock, dwarf.TagCatchDwarfBlock:
+			// transparent: inlines inside blocks belong to the enclosing scope
+		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
+			return nil
+		default:
+			// types, variables and namespaces: keep walking so that
+			// member functions defined in classes or namespaces are found,
+			// but they attach to no procedure.
+			if e.Tag != dwarf.TagNamespace && e.Tag != dwarf.TagClassType && e.Tag != dwarf.TagStructType && e.Tag != dwarf.TagModule {
+				if e.Children {
+					rd.SkipChildren()
+				}
+				continue
+			}
+		}
+		if e.Children {
+			stack = append(stack, next)
+		}
+	}
+	return nil
+}

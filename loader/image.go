@@ -1,0 +1,276 @@
+// Package loader reads an ELF image and the debug information bloop needs:
+// executable sections, function symbols and PLT stubs, DWARF procedure
+// descriptors with their inline trees, and a filtered, sorted line table.
+package loader
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Arch names the instruction set of an image.
+type Arch string
+
+// Architectures bloop knows about.
+const (
+	AMD64   Arch = "amd64"
+	PPC64LE Arch = "ppc64le"
+	ARM64   Arch = "arm64"
+)
+
+// Section is an executable section with its bytes.
+type Section struct {
+	Name string
+	Addr uint64
+	Data []byte
+}
+
+// End is the first address after the section.
+func (s *Section) End() uint64 { return s.Addr + uint64(len(s.Data)) }
+
+// Image is everything bloop reads from one ELF file (and its separate debug file).
+type Image struct {
+	Path      string
+	Name      string // basename of Path
+	Arch      Arch
+	Shared    bool   // a shared library, not an executable (PIE or not)
+	Sections  []*Section
+	Funcs     []*Func // procedures from symbols and PLT stubs, sorted by Addr
+	Procs     []*Subprogram
+	Lines     *LineTable
+	DebugFile string // separate debug file used, or ""
+	Warnings  []string
+
+	procIndex []procRange
+	data      []*Section // every allocated PROGBITS section, for jump tables // every range of every procedure, by Lo
+}
+
+// Options tunes how an image is opened.
+type Options struct {
+	DebugDirs []string // extra roots searched for separate debug files
+}
+
+// Error is a problem with an input file; it names the file.
+type Error struct {
+	Path string
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Path + ": " + e.Msg }
+
+func errorf(path, format string, args ...any) error {
+	return &Error{Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// maxSectionSize bounds what we read of one section, so a corrupt size field
+// gives an error instead of an enormous allocation.
+const maxSectionSize = 4 << 30
+
+// Open reads path. Every error names the file and the problem.
+func Open(path string, opt Options) (img *Image, err error) {
+	// debug/elf and debug/dwarf can panic on hostile input; report it as bad input.
+	defer func() {
+		if r := recover(); r != nil {
+			img, err = nil, errorf(path, "malformed ELF or DWARF data (%v)", r)
+		}
+	}()
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, errorf(path, "cannot read: %v", pe.Err)
+		}
+		return nil, errorf(path, "cannot read: %v", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, errorf(path, "cannot read: %v", err)
+	}
+	if st.IsDir() {
+		return nil, errorf(path, "is a directory")
+	}
+	var magic [4]byte
+	if _, err := io.ReadFull(f, magic[:]); err != nil || string(magic[:]) != elf.ELFMAG {
+		return nil, errorf(path, "not an ELF file")
+	}
+	ef, err := elf.NewFile(f)
+	if err != nil {
+		return nil, errorf(path, "bad ELF: %v", err)
+	}
+	defer ef.Close()
+	img = &Image{Path: path, Name: filepath.Base(path)}
+	if ef.Class != elf.ELFCLASS64 || ef.Data != elf.ELFDATA2LSB {
+		return nil, errorf(path, "unsupported ELF: %v %v (bloop reads 64-bit little-endian images)", ef.Class, ef.Data)
+	}
+	switch ef.Machine {
+	case elf.EM_X86_64:
+		img.Arch = AMD64
+	case elf.EM_PPC64:
+		img.Arch = PPC64LE
+	case elf.EM_AARCH64:
+		img.Arch = ARM64
+	default:
+		return nil, errorf(path, "unsupported machine %v", ef.Machine)
+	}
+	switch ef.Type {
+	case elf.ET_EXEC:
+	case elf.ET_DYN:
+		img.Shared = !isPIE(ef)
+	default:
+		return nil, errorf(path, "unsupported ELF type %v (want an executable or shared library)", ef.Type)
+	}
+	if err := img.readSections(ef); err != nil {
+		return nil, err
+	}
+	img.readFuncs(ef)
+
+	dwFile, dbgPath := ef, ""
+	if !hasDWARF(ef) {
+		if p := findDebugFile(path, ef, opt.DebugDirs); p != "" {
+			df, err := elf.Open(p)
+			if err != nil {
+				img.Warnings = append(img.Warnings, fmt.Sprintf("%s: separate debug file unreadable: %v", p, err))
+			} else {
+				defer df.Close()
+				dwFile, dbgPath = df, p
+			}
+		}
+	}
+	img.DebugFile = dbgPath
+	if hasDWARF(dwFile) {
+		d, err := dwFile.DWARF()
+		if err != nil {
+			// Bad DWARF is common: keep symbols and CFG loops, say why lines are missing.
+			img.Warnings = append(img.Warnings, fmt.Sprintf("%s: DWARF unreadable, using symbols only: %v", debugName(path, dbgPath), err))
+		} else if err := img.readDWARF(d, dwFile); err != nil {
+			img.Warnings = append(img.Warnings, fmt.Sprintf("%s: %v", debugName(path, dbgPath), err))
+		}
+	}
+	if img.Lines == nil {
+		img.Lines = &LineTable{}
+	}
+	img.index()
+	return img, nil
+}
+
+func debugName(path, dbg string) string {
+	if dbg != "" {
+		return dbg
+	}
+	return path
+}
+
+// isPIE tells a position-independent executable from a shared library:
+// DF_1_PIE when the linker set it, else the presence of an interpreter.
+func isPIE(f *elf.File) bool {
+	if vals, err := f.DynValue(elf.DT_FLAGS_1); err == nil {
+		for _, v := range vals {
+			if v&uint64(elf.DF_1_PIE) != 0 {
+				return true
+			}
+		}
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDWARF(f *elf.File) bool {
+	for _, s := range f.Sections {
+		switch s.Name {
+		case ".debug_info", ".zdebug_info", ".debug_line", ".zdebug_line":
+			if s.Type != elf.SHT_NOBITS {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (img *Image) readSections(f *elf.File) error {
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_PROGBITS || s.Flags&elf.SHF_ALLOC == 0 {
+			continue
+		}
+		if s.Size > maxSectionSize {
+			return errorf(img.Path, "section %s claims %d bytes", s.Name, s.Size)
+		}
+		data, err := s.Data()
+		if err != nil {
+			return errorf(img.Path, "section %s: %v", s.Name, err)
+		}
+		if uint64(len(data)) != s.Size {
+			return errorf(img.Path, "section %s truncated (%d of %d bytes)", s.Name, len(data), s.Size)
+		}
+		sec := &Section{Name: s.Name, Addr: s.Addr, Data: data}
+		img.data = append(img.data, sec)
+		if s.Flags&elf.SHF_EXECINSTR != 0 {
+			img.Sections = append(img.Sections, sec)
+		}
+	}
+	sort.Slice(img.Sections, func(i, j int) bool { return img.Sections[i].Addr < img.Sections[j].Addr })
+	sort.Slice(img.data, func(i, j int) bool { return img.data[i].Addr < img.data[j].Addr })
+	return nil
+}
+
+// SectionAt returns the executable section holding addr, or nil.
+func (img *Image) SectionAt(addr uint64) *Section {
+	i := sort.Search(len(img.Sections), func(i int) bool { return img.Sections[i].End() > addr })
+	if i < len(img.Sections) && img.Sections[i].Addr <= addr {
+		return img.Sections[i]
+	}
+	return nil
+}
+
+// Bytes returns the code bytes in [lo, hi), clipped to lo's section.
+func (img *Image) Bytes(lo, hi uint64) []byte {
+	s := img.SectionAt(lo)
+	if s == nil {
+		return nil
+	}
+	if hi > s.End() {
+		hi = s.End()
+	}
+	return s.Data[lo-s.Addr : hi-s.Addr]
+}
+
+// ReadData returns n bytes at addr from any allocated section (code or
+// read-only data), or nil when they are not all in one section.
+func (img *Image) ReadData(addr uint64, n int) []byte {
+	i := sort.Search(len(img.data), func(i int) bool { return img.data[i].End() > addr })
+	if i == len(img.data) || img.data[i].Addr > addr || addr+uint64(n) > img.data[i].End() {
+		return nil
+	}
+	off := addr - img.data[i].Addr
+	return img.data[i].Data[off : off+uint64(n)]
+}
+
+// IsCode reports whether addr lies in an executable section.
+func (img *Image) IsCode(addr uint64) bool { return img.SectionAt(addr) != nil }
+
+// HasInlineInfo reports whether any procedure has DWARF inline records.
+func (img *Image) HasInlineInfo() bool {
+	for _, p := range img.Procs {
+		if len(p.Inlines) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dwarfData is what readDWARF needs beyond debug/dwarf.
+type dwarfData struct {
+	d    *dwarf.Data
+	info []byte
+	abbr []byte
+}

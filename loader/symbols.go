@@ -1,0 +1,110 @@
+package loader
+
+import (
+	"debug/elf"
+	"sort"
+)
+
+// Func is a procedure known from the symbol tables or a PLT stub.
+type Func struct {
+	Name    string   // the name hpcstruct would pick: the longest alias, ties alphabetical
+	Aliases []string // every symbol name at Addr, sorted
+	Addr    uint64
+	End     uint64 // first byte after the procedure's extent
+	PLT     bool
+	Sized   bool // a symbol gave the size (else the extent runs to the next procedure)
+}
+
+type symInfo struct {
+	names []string
+	size  uint64
+}
+
+// readFuncs collects function symbols from .symtab and .dynsym plus PLT stubs,
+// one Func per entry address, and bounds each by its size or by the next entry.
+func (img *Image) readFuncs(f *elf.File) {
+	byAddr := map[uint64]*symInfo{}
+	add := func(syms []elf.Symbol) {
+		for _, s := range syms {
+			t := elf.ST_TYPE(s.Info)
+			if t != elf.STT_FUNC && t != elf.STT_GNU_IFUNC {
+				continue
+			}
+			if s.Section == elf.SHN_UNDEF || s.Name == "" || !img.IsCode(s.Value) {
+				continue
+			}
+			si := byAddr[s.Value]
+			if si == nil {
+				si = &symInfo{}
+				byAddr[s.Value] = si
+			}
+			si.names = append(si.names, s.Name)
+			if s.Size > si.size {
+				si.size = s.Size
+			}
+		}
+	}
+	if syms, err := f.Symbols(); err == nil {
+		add(syms)
+	}
+	if syms, err := f.DynamicSymbols(); err == nil {
+		add(syms)
+	}
+	var funcs []*Func
+	for addr, si := range byAddr {
+		names := uniqSorted(si.names)
+		fn := &Func{Name: pickName(names), Aliases: names, Addr: addr}
+		if si.size > 0 {
+			fn.End, fn.Sized = addr+si.size, true
+		}
+		funcs = append(funcs, fn)
+	}
+	for _, stub := range img.pltStubs(f) {
+		if _, dup := byAddr[stub.Addr]; !dup {
+			funcs = append(funcs, stub)
+		}
+	}
+	sort.Slice(funcs, func(i, j int) bool { return funcs[i].Addr < funcs[j].Addr })
+	for i, fn := range funcs {
+		limit := img.SectionAt(fn.Addr).End()
+		if i+1 < len(funcs) && funcs[i+1].Addr < limit {
+			limit = funcs[i+1].Addr
+		}
+		if fn.End == 0 || fn.End > limit {
+			fn.End = limit
+		}
+	}
+	img.Funcs = funcs
+}
+
+func uniqSorted(s []string) []string {
+	sort.Strings(s)
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// pickName chooses among aliases as hpcstruct does: the longest name (a mangled
+// name carries the most information), ties broken alphabetically.
+func pickName(sorted []string) string {
+	best := sorted[0]
+	for _, n := range sorted[1:] {
+		if len(n) > len(best) {
+			best = n
+		}
+	}
+	return best
+}
+
+// FuncAt returns the procedure whose extent holds addr, or nil.
+func (img *Image) FuncAt(addr uint64) *Func {
+	i := sort.Search(len(img.Funcs), func(i int) bool { return img.Funcs[i].Addr > addr }) - 1
+	if i >= 0 && addr < img.Funcs[i].End {
+		return img.Funcs[i]
+	}
+	return nil
+}

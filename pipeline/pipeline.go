@@ -1,0 +1,124 @@
+// Package pipeline runs bloop's stages over one image: for every procedure,
+// CFG, loop forest and scope placement on a bounded worker pool, results in a
+// fixed order so output does not depend on the number of workers.
+package pipeline
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"bloop/cfg"
+	"bloop/havlak"
+	"bloop/loader"
+	"bloop/scopes"
+)
+
+// Options tune an analysis.
+type Options struct {
+	Workers int // <= 0: all cores
+}
+
+// ProcError is a problem confined to one procedure, which was skipped.
+type ProcError struct {
+	Func string
+	Addr uint64
+	Err  error
+}
+
+func (e *ProcError) Error() string { return fmt.Sprintf("procedure %s at %#x skipped: %v", e.Func, e.Addr, e.Err) }
+
+// Analyze builds the scope tree of img. Errors in single procedures are
+// returned beside the module; those procedures are left out.
+func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	noret := noReturnSet(img)
+	results := make([]scopes.ProcResult, len(img.Funcs))
+	errs := make([]error, len(img.Funcs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i], errs[i] = analyzeOne(img, img.Funcs[i], noret)
+			}
+		}()
+	}
+	for i := range img.Funcs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var procs []scopes.ProcResult
+	var all []error
+	for i, r := range results {
+		if errs[i] != nil {
+			all = append(all, errs[i])
+			continue
+		}
+		procs = append(procs, r)
+	}
+	return scopes.NewModule(img.Path, img.Name, procs), all
+}
+
+func analyzeOne(img *loader.Image, fn *loader.Func, noret func(uint64) bool) (res scopes.ProcResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &ProcError{fn.Name, fn.Addr, fmt.Errorf("internal error: %v", r)}
+		}
+	}()
+	in := scopes.Input{Img: img, Func: fn, Sub: img.SubprogramAt(fn.Addr)}
+	if !fn.PLT {
+		g, err := cfg.Build(img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: noret})
+		if err != nil {
+			return res, &ProcError{fn.Name, fn.Addr, err}
+		}
+		in.Graph = g
+		in.Forest = havlak.Find(len(g.Blocks), g.Entry, g.Succs())
+	}
+	s, file := scopes.BuildProc(in)
+	return scopes.ProcResult{Scope: s, File: file}, nil
+}
+
+// noReturn lists procedures known never to return.
+var noReturn = map[string]bool{
+	"exit": true, "_exit": true, "_Exit": true, "abort": true, "quick_exit": true,
+	"__stack_chk_fail": true, "__assert_fail": true, "__assert_perror_fail": true,
+	"__cxa_throw": true, "__cxa_rethrow": true, "_Unwind_Resume": true,
+	"__cxa_bad_cast": true, "__cxa_bad_typeid": true, "__cxa_throw_bad_array_new_length": true,
+	"__cxa_call_unexpected": true, "__cxa_pure_virtual": true, "_ZSt9terminatev": true,
+	"longjmp": true, "siglongjmp": true, "_longjmp": true, "__longjmp_chk": true,
+	"pthread_exit": true, "__fortify_fail": true, "__chk_fail": true, "__libc_fatal": true,
+	"err": true, "errx": true, "verr": true, "verrx": true,
+	"_gfortran_stop_string": true, "_gfortran_error_stop_string": true,
+	"_gfortran_error_stop_numeric": true, "_gfortran_runtime_error": true,
+	"_gfortran_runtime_error_at": true, "_gfortran_os_error": true, "_gfortran_os_error_at": true,
+	"_gfortran_generate_error": true,
+}
+
+func isNoReturn(name string) bool {
+	name = strings.TrimSuffix(name, "@plt")
+	if i := strings.IndexByte(name, '@'); i > 0 {
+		name = name[:i]
+	}
+	// std::__throw_* helpers of libstdc++ never return.
+	return noReturn[name] || strings.HasPrefix(name, "_ZSt") && strings.Contains(name, "__throw_")
+}
+
+func noReturnSet(img *loader.Image) func(uint64) bool {
+	set := map[uint64]bool{}
+	for _, fn := range img.Funcs {
+		for _, a := range fn.Aliases {
+			if isNoReturn(a) {
+				set[fn.Addr] = true
+			}
+		}
+	}
+	return func(a uint64) bool { return set[a] }
+}

@@ -1,0 +1,312 @@
+package scopes
+
+import (
+	"sort"
+
+	"bloop/cfg"
+	"bloop/havlak"
+	"bloop/loader"
+)
+
+// Input is one procedure to place: its symbol, DWARF descriptor (or nil),
+// control-flow graph and loop forest.
+type Input struct {
+	Img    *loader.Image
+	Func   *loader.Func
+	Sub    *loader.Subprogram
+	Graph  *cfg.Graph
+	Forest *havlak.Forest
+}
+
+// inlKey identifies an inlined call within its parent context, as hpcstruct
+// keys them: call site and callee.
+type inlKey struct {
+	callFile   string
+	callLine   int
+	unknown    bool
+	name       string
+	calleeFile string
+}
+
+type stmtKey struct {
+	file string
+	line int
+}
+
+// node is one inline context under construction: statements, loops and
+// nested inlined calls, before ordering and guard aliens are decided.
+type node struct {
+	kids  map[inlKey]*node
+	stmts map[stmtKey][]Range
+	loops []*loopNode
+}
+
+type loopNode struct {
+	file  string
+	line  int
+	entry uint64
+	path  []inlKey
+	body  *node
+}
+
+func newNode() *node { return &node{kids: map[inlKey]*node{}, stmts: map[stmtKey][]Range{}} }
+
+func (n *node) child(k inlKey) *node {
+	c := n.kids[k]
+	if c == nil {
+		c = newNode()
+		n.kids[k] = c
+	}
+	return c
+}
+
+func (n *node) empty() bool { return len(n.stmts) == 0 && len(n.loops) == 0 && len(n.kids) == 0 }
+
+type builder struct {
+	in    Input
+	names func(*loader.Inline) string
+	chain []*loader.Inline
+}
+
+// path returns the inline keys of addr's inlined-call chain.
+func (b *builder) path(addr uint64) []inlKey {
+	if b.in.Sub == nil {
+		return nil
+	}
+	b.chain = b.in.Sub.InlineChain(addr, b.chain)
+	if len(b.chain) == 0 {
+		return nil
+	}
+	keys := make([]inlKey, len(b.chain))
+	for i, in := range b.chain {
+		keys[i] = inlKey{callFile: in.CallFile, callLine: in.CallLine, unknown: in.CallUnknown, name: b.names(in), calleeFile: in.DeclFile}
+		if in.CallUnknown {
+			keys[i].callFile, keys[i].callLine = "", 0
+		}
+	}
+	return keys
+}
+
+func (b *builder) line(addr uint64) stmtKey {
+	if r, ok := b.in.Img.Lines.Lookup(addr); ok {
+		return stmtKey{r.File, r.Line}
+	}
+	return stmtKey{}
+}
+
+func (b *builder) addRange(root *node, path []inlKey, r Range) {
+	n := root
+	for _, k := range path {
+		n = n.child(k)
+	}
+	k := b.line(r.Lo)
+	n.stmts[k] = append(n.stmts[k], r)
+}
+
+func (b *builder) addBlock(root *node, blk *cfg.Block) {
+	for i := range blk.Insts {
+		in := &blk.Insts[i]
+		b.addRange(root, b.path(in.Addr), Range{in.Addr, in.End()})
+	}
+}
+
+// tree builds the procedure's context tree: loops first (inner to outer), then
+// the code outside loops, then the gaps the CFG did not reach.
+func (b *builder) tree() *node {
+	root := newNode()
+	g, f := b.in.Graph, b.in.Forest
+	if g != nil {
+		for _, l := range f.Top {
+			place(root, b.loop(l))
+		}
+		for i, blk := range g.Blocks {
+			if f.Innermost[i] == nil {
+				b.addBlock(root, blk)
+			}
+		}
+	}
+	for _, gap := range b.gaps() {
+		// Split gaps at line-table rows so each piece gets its own line.
+		for lo := gap.Lo; lo < gap.Hi; {
+			hi := gap.Hi
+			if r, ok := b.in.Img.Lines.Lookup(lo); ok && r.End < hi {
+				hi = r.End
+			} else if !ok {
+				if nx := b.nextRow(lo); nx > lo && nx < hi {
+					hi = nx
+				}
+			}
+			b.addRange(root, nil, Range{lo, hi})
+			lo = hi
+		}
+	}
+	return root
+}
+
+func (b *builder) nextRow(addr uint64) uint64 {
+	rows := b.in.Img.Lines.Rows
+	i := sort.Search(len(rows), func(i int) bool { return rows[i].Addr > addr })
+	if i < len(rows) {
+		return rows[i].Addr
+	}
+	return 0
+}
+
+// gaps are the bytes of the procedure's extent that no decoded instruction covers.
+func (b *builder) gaps() []Range {
+	fn := b.in.Func
+	var covered []Range
+	if b.in.Graph != nil {
+		for _, blk := range b.in.Graph.Blocks {
+			covered = append(covered, Range{blk.Start, blk.End})
+		}
+	}
+	covered = mergeRanges(covered)
+	var out []Range
+	at := fn.Addr
+	for _, c := range covered {
+		if c.Lo > at {
+			out = append(out, Range{at, min(c.Lo, fn.End)})
+		}
+		if c.Hi > at {
+			at = c.Hi
+		}
+	}
+	if at < fn.End {
+		out = append(out, Range{at, fn.End})
+	}
+	var clipped []Range
+	for _, r := range out {
+		if r.Lo < r.Hi && r.Lo >= fn.Addr {
+			clipped = append(clipped, r)
+		}
+	}
+	return clipped
+}
+
+func place(root *node, ln *loopNode) {
+	n := root
+	for _, k := range ln.path {
+		n = n.child(k)
+	}
+	n.loops = append(n.loops, ln)
+}
+
+type exit struct {
+	path []inlKey
+	key  stmtKey
+}
+
+// loop builds one loop's subtree and places its header as hpcstruct does: at
+// the inline depth and line of its exit conditions (blocks with edges both
+// inside and outside the loop).
+func (b *builder) loop(l *havlak.Loop) *loopNode {
+	g := b.in.Graph
+	body := newNode()
+	for _, c := range l.Children {
+		place(body, b.loop(c))
+	}
+	for _, v := range l.Nodes {
+		b.addBlock(body, g.Blocks[v])
+	}
+	all := l.AllNodes()
+	in := make(map[int]bool, len(all))
+	for _, v := range all {
+		in[v] = true
+	}
+	var exits []exit
+	entry := ^uint64(0)
+	for _, v := range all {
+		blk := g.Blocks[v]
+		inside, outside := false, false
+		for _, s := range blk.Succs {
+			if in[s] {
+				inside = true
+			} else {
+				outside = true
+			}
+		}
+		if inside && outside {
+			last := blk.Last()
+			exits = append(exits, exit{b.path(last.Addr), b.line(last.Addr)})
+		}
+		isEntry := v == g.Entry
+		for _, p := range blk.Preds {
+			if !in[p] {
+				isEntry = true
+			}
+		}
+		if isEntry && blk.Start < entry {
+			entry = blk.Start
+		}
+	}
+	if entry == ^uint64(0) {
+		entry = g.Blocks[l.Header].Start
+	}
+	ln := &loopNode{entry: entry}
+	cur := body
+	for len(cur.stmts) == 0 && len(cur.loops) == 0 && len(cur.kids) == 1 {
+		var k inlKey
+		for k = range cur.kids {
+		}
+		next := append(append([]inlKey(nil), ln.path...), k)
+		if !anyPrefix(exits, next) {
+			break
+		}
+		ln.path, cur = next, cur.kids[k]
+	}
+	ln.body = cur
+	best, found := stmtKey{}, false
+	for _, e := range exits {
+		if len(e.path) != len(ln.path) || !hasPrefix(e.path, ln.path) {
+			continue
+		}
+		if !found || better(e.key, best) {
+			best, found = e.key, true
+		}
+	}
+	if !found {
+		for _, e := range exits {
+			if hasPrefix(e.path, ln.path) && (!found || better(e.key, best)) {
+				best, found = e.key, true
+			}
+		}
+	}
+	if !found {
+		best = b.line(entry)
+	}
+	ln.file, ln.line = best.file, best.line
+	return ln
+}
+
+// better prefers known lines, then smaller ones.
+func better(a, b stmtKey) bool {
+	if (a.line == 0) != (b.line == 0) {
+		return a.line != 0
+	}
+	if a.line != b.line {
+		return a.line < b.line
+	}
+	return a.file < b.file
+}
+
+func hasPrefix(p, pre []inlKey) bool {
+	if len(p) < len(pre) {
+		return false
+	}
+	for i := range pre {
+		if p[i] != pre[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func anyPrefix(exits []exit, pre []inlKey) bool {
+	for _, e := range exits {
+		if hasPrefix(e.path, pre) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,160 @@
+package scopes
+
+import (
+	"path/filepath"
+	"sort"
+)
+
+// context is what guard aliens are judged against: the enclosing procedure's
+// or inlined callee's file, and the line below which code is foreign.
+type context struct {
+	file      string
+	threshold int
+}
+
+func base(f string) string { return filepath.Base(f) }
+
+// emit turns a context node into ordered child scopes.
+func emit(n *node, ctx context) []*Scope {
+	var stmts, guards, loops, inls []*Scope
+	guardBy := map[string]*Scope{}
+	for k, rs := range n.stmts {
+		s := &Scope{Kind: Stmt, File: k.file, Line: k.line, Ranges: mergeRanges(append([]Range(nil), rs...))}
+		foreign := k.file != "" && ctx.file != "" && base(k.file) != base(ctx.file)
+		if foreign || (k.line > 0 && k.line < ctx.threshold) {
+			g := guardBy[k.file]
+			if g == nil {
+				g = &Scope{Kind: Alien, Name: "<inline>", File: k.file, Line: k.line, guard: true}
+				guardBy[k.file] = g
+				guards = append(guards, g)
+			}
+			if k.line < g.Line {
+				g.Line = k.line
+			}
+			g.Children = append(g.Children, s)
+			continue
+		}
+		stmts = append(stmts, s)
+	}
+	for _, g := range guards {
+		sortStmts(g.Children)
+	}
+	for _, ln := range n.loops {
+		l := &Scope{Kind: Loop, File: ln.file, Line: ln.line, Entry: ln.entry}
+		l.Children = emit(ln.body, ctx)
+		loops = append(loops, l)
+	}
+	for k, kid := range n.kids {
+		callFile, callLine := k.callFile, k.callLine
+		if k.unknown {
+			callFile, callLine = "<unknown>", 0
+		}
+		site := &Scope{Kind: Alien, File: callFile, Line: callLine}
+		cal := &Scope{Kind: Alien, Name: k.name, File: k.calleeFile, callee: true}
+		cctx := context{file: k.calleeFile}
+		if cctx.file == "" {
+			cctx.file = majorityFile(kid)
+			cal.File = cctx.file
+		}
+		// hpcstruct treats lines of the callee's own file that lie below its
+		// first inlined call as foreign code of that callee.
+		for ck := range kid.kids {
+			if !ck.unknown && ck.callLine > 0 && (cctx.threshold == 0 || ck.callLine < cctx.threshold) {
+				cctx.threshold = ck.callLine
+			}
+		}
+		cal.Children = emit(kid, cctx)
+		cal.Line = minLine(cal.Children, kid, cctx.file)
+		site.Children = []*Scope{cal}
+		inls = append(inls, site)
+	}
+	sortStmts(stmts)
+	sort.Slice(guards, func(i, j int) bool {
+		if guards[i].Line != guards[j].Line {
+			return guards[i].Line < guards[j].Line
+		}
+		return guards[i].File < guards[j].File
+	})
+	sort.Slice(loops, func(i, j int) bool { return loops[i].Entry < loops[j].Entry })
+	sort.Slice(inls, func(i, j int) bool {
+		a, b := inls[i], inls[j]
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Children[0].Name != b.Children[0].Name {
+			return a.Children[0].Name < b.Children[0].Name
+		}
+		return lowest(a) < lowest(b)
+	})
+	out := make([]*Scope, 0, len(stmts)+len(guards)+len(loops)+len(inls))
+	out = append(out, stmts...)
+	out = append(out, guards...)
+	out = append(out, loops...)
+	return append(out, inls...)
+}
+
+func sortStmts(s []*Scope) {
+	sort.Slice(s, func(i, j int) bool {
+		if s[i].Line != s[j].Line {
+			return s[i].Line < s[j].Line
+		}
+		if s[i].File != s[j].File {
+			return s[i].File < s[j].File
+		}
+		return s[i].Ranges[0].Lo < s[j].Ranges[0].Lo
+	})
+}
+
+// minLine is the callee's line: the smallest known line of its own code
+// (statements outside guards, loops, and call sites of nested inlines).
+func minLine(children []*Scope, n *node, file string) int {
+	best := 0
+	consider := func(l int) {
+		if l > 0 && (best == 0 || l < best) {
+			best = l
+		}
+	}
+	for _, c := range children {
+		switch {
+		case c.Kind == Stmt:
+			consider(c.Line)
+		case c.Kind == Loop:
+			consider(c.Line)
+		case c.Kind == Alien && !c.guard:
+			consider(c.Line)
+		}
+	}
+	return best
+}
+
+// majorityFile picks a file for a callee whose DWARF names none: the file
+// holding most of its statements.
+func majorityFile(n *node) string {
+	count := map[string]int{}
+	for k, rs := range n.stmts {
+		for _, r := range rs {
+			count[k.file] += int(r.Hi - r.Lo)
+		}
+	}
+	best, bc := "", -1
+	for f, c := range count {
+		if c > bc || (c == bc && f < best) {
+			best, bc = f, c
+		}
+	}
+	return best
+}
+
+// lowest is the smallest address under s.
+func lowest(s *Scope) uint64 {
+	lo := ^uint64(0)
+	Walk(s, func(x *Scope) {
+		if x.Kind == Stmt && len(x.Ranges) > 0 && x.Ranges[0].Lo < lo {
+			lo = x.Ranges[0].Lo
+		}
+	})
+	return lo
+}

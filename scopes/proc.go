@@ -1,0 +1,88 @@
+package scopes
+
+import (
+	"strings"
+
+	"github.com/ianlancetaylor/demangle"
+
+	"bloop/loader"
+)
+
+// BuildProc places one procedure's code into a P scope with the DWARF-inline
+// engine and returns it with the name of the file it belongs to.
+func BuildProc(in Input) (*Scope, string) {
+	b := &builder{in: in, names: inlineName}
+	root := b.tree()
+	img, fn := in.Img, in.Func
+	p := &Scope{Kind: Proc, Entry: fn.Addr}
+	p.Name, p.LinkName = procName(img, fn, in.Sub)
+	file := ""
+	if r, ok := img.Lines.Lookup(fn.Addr); ok {
+		p.Line, file = r.Line, r.File
+	}
+	if in.Sub != nil && in.Sub.DeclFile != "" {
+		file = in.Sub.DeclFile
+	}
+	if file == "" {
+		file = "[" + img.Name + "]"
+	}
+	p.Children = emit(root, context{file: file, threshold: p.Line})
+	return p, file
+}
+
+// procName gives hpcstruct's pretty name and link name of a procedure.
+func procName(img *loader.Image, fn *loader.Func, sub *loader.Subprogram) (string, string) {
+	link := fn.Name
+	pretty := link
+	if fn.PLT {
+		pretty = Demangle(strings.TrimSuffix(link, "@plt")) + "@plt"
+	} else if d, ok := demangleOK(link); ok {
+		pretty = d
+	} else if sub != nil && sub.Name != "" && strings.HasPrefix(link, "_Z") {
+		// hpcstruct's demangler gives up on local lambdas in template
+		// arguments; it then shows the DWARF name and no link name.
+		pretty, link = sub.Name, sub.Name
+	}
+	if img.Shared {
+		pretty += " [" + img.Name + "]"
+	}
+	if pretty == link {
+		link = ""
+	}
+	return pretty, link
+}
+
+// Demangle returns the GNU-style demangled form of a _Z name (with
+// parameters, without return types), or the name itself.
+func Demangle(name string) string {
+	d, _ := demangleOK(name)
+	return d
+}
+
+func demangleOK(name string) (string, bool) {
+	if !strings.HasPrefix(name, "_Z") {
+		return name, true
+	}
+	d, err := demangle.ToString(name, demangle.NoRust)
+	if err != nil {
+		return name, true
+	}
+	if strings.Contains(d, "{lambda(") {
+		return d, false
+	}
+	return d, true
+}
+
+// inlineName is the A n of an inlined callee: its demangled linkage name,
+// else its DWARF name.
+func inlineName(in *loader.Inline) string {
+	if in.LinkName != "" {
+		if d, ok := demangleOK(in.LinkName); ok && d != in.LinkName {
+			return d
+		}
+	}
+	if in.Name != "" {
+		return in.Name
+	}
+	return in.LinkName
+}

@@ -1,0 +1,81 @@
+// Package scopes builds the scope tree of an image (load module > file >
+// procedure > alien/loop > statement) and writes it as hpcstruct XML or JSON.
+package scopes
+
+import "sort"
+
+// Kind is the kind of a scope.
+type Kind uint8
+
+// Scope kinds, in hpcstruct's element names.
+const (
+	Proc  Kind = iota // P
+	Alien             // A
+	Loop              // L
+	Stmt              // S
+)
+
+// Range is a half-open address interval [Lo, Hi).
+type Range struct{ Lo, Hi uint64 }
+
+// Scope is one node of the tree.
+type Scope struct {
+	Kind     Kind
+	Name     string // P: pretty name; A: callee, "" for a call site, "<inline>" for a guard
+	LinkName string // P: link name
+	File     string // A, L: file; S: the statement's file (not written)
+	Line     int
+	Entry    uint64  // P, L: the one-byte address written in v
+	Ranges   []Range // S: the code; merged and sorted
+	Children []*Scope
+
+	guard  bool // A: a guard alien
+	callee bool // A: the inner A of an inline pair
+}
+
+// IsGuard reports whether an alien is a guard ("<inline>").
+func (s *Scope) IsGuard() bool { return s.guard }
+
+// IsCallee reports whether an alien is the callee half of an inline pair.
+func (s *Scope) IsCallee() bool { return s.callee }
+
+// File groups the procedures of one source file.
+type File struct {
+	Name  string
+	Procs []*Scope
+}
+
+// Module is one load module.
+type Module struct {
+	Path  string
+	Name  string
+	Files []*File
+}
+
+// mergeRanges sorts and coalesces adjacent or overlapping ranges.
+func mergeRanges(rs []Range) []Range {
+	if len(rs) < 2 {
+		return rs
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
+	out := rs[:1]
+	for _, r := range rs[1:] {
+		last := &out[len(out)-1]
+		if r.Lo <= last.Hi {
+			if r.Hi > last.Hi {
+				last.Hi = r.Hi
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Walk calls f on s and its descendants in pre-order.
+func Walk(s *Scope, f func(*Scope)) {
+	f(s)
+	for _, c := range s.Children {
+		Walk(c, f)
+	}
+}

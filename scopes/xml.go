@@ -1,0 +1,216 @@
+package scopes
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// dtd is bloop's statement of the structure-file grammar (format 4.9).
+const dtd = `<!DOCTYPE HPCToolkitStructure [
+<!-- HPCToolkit structure file, format version 4.9, as written by bloop -->
+<!ELEMENT HPCToolkitStructure (LM)*>
+<!ATTLIST HPCToolkitStructure
+        version CDATA #REQUIRED
+        i       CDATA #REQUIRED
+        n       CDATA #IMPLIED>
+  <!-- LM: load module; F: file; P: procedure; A: alien (inlined or foreign code);
+       L: loop; S: statement; C: call site.
+       i: id; n: name; ln: link name; l: line; f: file;
+       v: address ranges "{[lo-hi) ...}"; t: call target; d: device -->
+  <!ELEMENT LM (F|P)*>
+  <!ATTLIST LM
+        i CDATA #REQUIRED
+        n CDATA #REQUIRED
+        has-calls CDATA #REQUIRED
+        v CDATA #IMPLIED>
+  <!ELEMENT F (P|L|S)*>
+  <!ATTLIST F
+        i CDATA #REQUIRED
+        n CDATA #REQUIRED>
+  <!ELEMENT P (P|A|L|S|C)*>
+  <!ATTLIST P
+        i  CDATA #REQUIRED
+        n  CDATA #REQUIRED
+        ln CDATA #IMPLIED
+        l  CDATA #IMPLIED
+        s  CDATA #IMPLIED
+        v  CDATA #IMPLIED>
+  <!ELEMENT A (A|L|S|C)*>
+  <!ATTLIST A
+        i CDATA #REQUIRED
+        f CDATA #IMPLIED
+        n CDATA #IMPLIED
+        ln CDATA #IMPLIED
+        l CDATA #IMPLIED
+        v CDATA #IMPLIED>
+  <!ELEMENT L (A|L|S|C)*>
+  <!ATTLIST L
+        i CDATA #REQUIRED
+        l CDATA #REQUIRED
+        f CDATA #IMPLIED
+        v CDATA #IMPLIED>
+  <!ELEMENT S EMPTY>
+  <!ATTLIST S
+        i CDATA #REQUIRED
+        l CDATA #REQUIRED
+        v CDATA #IMPLIED>
+  <!ELEMENT C (C)*>
+  <!ATTLIST C
+        i CDATA #REQUIRED
+        l CDATA #REQUIRED
+        v CDATA #IMPLIED
+        t CDATA #IMPLIED
+        d CDATA #IMPLIED>
+]>
+`
+
+// xmlWriter streams elements straight to a buffered writer; no DOM is built.
+type xmlWriter struct {
+	w      *bufio.Writer
+	id     int
+	pretty bool
+	depth  int
+	num    []byte
+}
+
+var escaper = strings.NewReplacer("<", "&lt;", ">", "&gt;", "&", "&amp;", `"`, "&quot;")
+
+// WriteXML writes the modules as one hpcstruct document.
+func WriteXML(w io.Writer, mods []*Module, pretty bool) error {
+	x := &xmlWriter{w: bufio.NewWriterSize(w, 1<<16), pretty: pretty}
+	x.w.WriteString("<?xml version=\"1.0\"?>\n")
+	x.w.WriteString(dtd)
+	x.w.WriteString("<HPCToolkitStructure i=\"0\" version=\"4.9\" n=\"\">\n")
+	for _, m := range mods {
+		x.id = 2
+		x.depth = 0
+		x.open("LM")
+		x.attr("n", m.Path)
+		x.w.WriteString(` has-calls="0" v="{}">` + "\n")
+		x.depth++
+		for _, f := range m.Files {
+			x.open("F")
+			x.attr("n", f.Name)
+			x.w.WriteString(">\n")
+			x.depth++
+			for _, p := range f.Procs {
+				x.scope(p)
+			}
+			x.depth--
+			x.close("F")
+		}
+		x.depth--
+		x.close("LM")
+	}
+	x.w.WriteString("</HPCToolkitStructure>\n")
+	return x.w.Flush()
+}
+
+func (x *xmlWriter) indent() {
+	if x.pretty {
+		for i := 0; i < x.depth; i++ {
+			x.w.WriteString("  ")
+		}
+	}
+}
+
+// open writes `<tag i="N"` and consumes an id.
+func (x *xmlWriter) open(tag string) {
+	x.indent()
+	x.w.WriteByte('<')
+	x.w.WriteString(tag)
+	x.w.WriteString(` i="`)
+	x.num = strconv.AppendInt(x.num[:0], int64(x.id), 10)
+	x.w.Write(x.num)
+	x.w.WriteByte('"')
+	x.id++
+}
+
+func (x *xmlWriter) close(tag string) {
+	x.indent()
+	x.w.WriteString("</" + tag + ">\n")
+}
+
+func (x *xmlWriter) attr(k, v string) {
+	x.w.WriteByte(' ')
+	x.w.WriteString(k)
+	x.w.WriteString(`="`)
+	if strings.ContainsAny(v, `<>&"`) {
+		v = escaper.Replace(v)
+	}
+	x.w.WriteString(v)
+	x.w.WriteByte('"')
+}
+
+func (x *xmlWriter) intAttr(k string, v int) {
+	x.num = strconv.AppendInt(x.num[:0], int64(v), 10)
+	x.attr(k, string(x.num))
+}
+
+func (x *xmlWriter) scope(s *Scope) {
+	switch s.Kind {
+	case Proc:
+		x.open("P")
+		x.attr("n", s.Name)
+		if s.LinkName != "" {
+			x.attr("ln", s.LinkName)
+		}
+		x.intAttr("l", s.Line)
+		x.attr("v", FormatRanges([]Range{{s.Entry, s.Entry + 1}}))
+	case Alien:
+		x.open("A")
+		x.intAttr("l", s.Line)
+		x.attr("f", s.File)
+		x.attr("n", s.Name)
+		x.attr("v", "{}")
+	case Loop:
+		x.open("L")
+		x.intAttr("l", s.Line)
+		x.attr("f", s.File)
+		x.attr("v", FormatRanges([]Range{{s.Entry, s.Entry + 1}}))
+	case Stmt:
+		x.open("S")
+		x.intAttr("l", s.Line)
+		x.attr("v", FormatRanges(s.Ranges))
+		x.w.WriteString("/>\n")
+		return
+	}
+	if len(s.Children) == 0 {
+		x.w.WriteString("/>\n")
+		return
+	}
+	x.w.WriteString(">\n")
+	x.depth++
+	for _, c := range s.Children {
+		x.scope(c)
+	}
+	x.depth--
+	x.close(map[Kind]string{Proc: "P", Alien: "A", Loop: "L"}[s.Kind])
+}
+
+// FormatRanges prints a range set as hpcstruct does: `{[0x10-0x20) [0x30-0x31)}`.
+func FormatRanges(rs []Range) string {
+	var b []byte
+	b = append(b, '{')
+	for i, r := range rs {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, '[')
+		b = appendAddr(b, r.Lo)
+		b = append(b, '-')
+		b = appendAddr(b, r.Hi)
+		b = append(b, ')')
+	}
+	return string(append(b, '}'))
+}
+
+func appendAddr(b []byte, a uint64) []byte {
+	if a == 0 {
+		return append(b, '0')
+	}
+	b = append(b, '0', 'x')
+	return strconv.AppendUint(b, a, 16)
+}
