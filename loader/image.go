@@ -39,7 +39,7 @@ type Image struct {
 	Path      string
 	Name      string // basename of Path
 	Arch      Arch
-	Shared    bool   // a shared library, not an executable (PIE or not)
+	Shared    bool // a shared library, not an executable (PIE or not)
 	Sections  []*Section
 	Funcs     []*Func // procedures from symbols and PLT stubs, sorted by Addr
 	Procs     []*Subprogram

@@ -27,7 +27,9 @@ type ProcError struct {
 	Err  error
 }
 
-func (e *ProcError) Error() string { return fmt.Sprintf("procedure %s at %#x skipped: %v", e.Func, e.Addr, e.Err) }
+func (e *ProcError) Error() string {
+	return fmt.Sprintf("procedure %s at %#x skipped: %v", e.Func, e.Addr, e.Err)
+}
 
 // Analyze builds the scope tree of img. Errors in single procedures are
 // returned beside the module; those procedures are left out.
