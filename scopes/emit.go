@@ -41,6 +41,9 @@ func emit(n *node, ctx context) []*Scope {
 	}
 	for _, ln := range n.loops {
 		l := &Scope{Kind: Loop, File: ln.file, Line: ln.line, Entry: ln.entry}
+		if l.File == "" {
+			l.File = ctx.file // no line info: the loop is in the procedure's file
+		}
 		l.Children = emit(ln.body, ctx)
 		loops = append(loops, l)
 	}
