@@ -99,10 +99,27 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	work := []uint64{entry}
 	g := &Graph{}
 	calls := map[uint64]bool{}
-	for len(work) > 0 {
+	var pending []uint64 // indirect jumps whose tables are not resolved yet
+	for len(work) > 0 || len(pending) > 0 {
+		if len(work) == 0 {
+			// Resolve jump tables once all straight-line code before them is
+			// decoded: the table base may be loaded blocks earlier.
+			for _, a := range pending {
+				in := insts[a]
+				in.Table = ar.jumpTable(img, backChain(insts, a, 16), in, lo, hi)
+				insts[a] = in
+				for _, t := range in.Table {
+					if t >= lo && t < hi {
+						leaders[t] = true
+						work = append(work, t)
+					}
+				}
+			}
+			pending = pending[:0]
+			continue
+		}
 		start := work[len(work)-1]
 		work = work[:len(work)-1]
-		var path []Inst // straight-line instructions leading to the current one
 		for a := start; a >= lo && a < hi; {
 			if _, seen := insts[a]; seen {
 				leaders[a] = true
@@ -131,10 +148,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				branch(in.Target)
 				leaders[in.End()] = true
 			case IndirectJump:
-				in.Table = ar.jumpTable(img, append(path, in), in, lo, hi)
-				for _, t := range in.Table {
-					branch(t)
-				}
+				pending = append(pending, a)
 				next = false
 			case Call:
 				calls[in.Target] = true
@@ -148,7 +162,6 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				next = false
 			}
 			insts[a] = in
-			path = append(path, in)
 			if !next {
 				break
 			}
@@ -212,6 +225,36 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	sort.Slice(g.Calls, func(i, j int) bool { return g.Calls[i] < g.Calls[j] })
 	return g, nil
+}
+
+// backChain returns up to n instructions ending with the one at a, following
+// fall-through predecessors backwards (oldest first).
+func backChain(insts map[uint64]Inst, a uint64, n int) []Inst {
+	chain := []Inst{insts[a]}
+	for len(chain) < n {
+		found := false
+		// An instruction is at most 15 bytes long.
+		for l := uint64(1); l <= 15 && l <= a; l++ {
+			p, ok := insts[a-l]
+			if ok && p.Len == int(l) && fallsThrough(p.Kind) {
+				chain = append(chain, p)
+				a -= l
+				found = true
+				break
+			}
+		}
+		if !found {
+			break
+		}
+	}
+	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
+		chain[i], chain[j] = chain[j], chain[i]
+	}
+	return chain
+}
+
+func fallsThrough(k Kind) bool {
+	return k == Other || k == CondJump || k == Call || k == IndirectCall
 }
 
 func endsBlock(k Kind) bool { return k != Other }

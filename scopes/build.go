@@ -103,25 +103,26 @@ func (b *builder) addRange(root *node, path []inlKey, r Range) {
 	n.stmts[k] = append(n.stmts[k], r)
 }
 
-func (b *builder) addBlock(root *node, blk *cfg.Block) {
+func (b *builder) addBlock(root *node, blk *cfg.Block, base []inlKey) {
 	for i := range blk.Insts {
 		in := &blk.Insts[i]
-		b.addRange(root, b.path(in.Addr), Range{in.Addr, in.End()})
+		b.addRange(root, rel(b.path(in.Addr), base), Range{in.Addr, in.End()})
 	}
 }
 
-// tree builds the procedure's context tree: loops first (inner to outer), then
-// the code outside loops, then the gaps the CFG did not reach.
+// tree builds the procedure's context tree: loops (each placed in the
+// inline context of its exit conditions), then the code outside loops, then
+// the gaps the CFG did not reach.
 func (b *builder) tree() *node {
 	root := newNode()
 	g, f := b.in.Graph, b.in.Forest
 	if g != nil {
 		for _, l := range f.Top {
-			place(root, b.loop(l))
+			place(root, b.loop(l, nil))
 		}
 		for i, blk := range g.Blocks {
 			if f.Innermost[i] == nil {
-				b.addBlock(root, blk)
+				b.addBlock(root, blk, nil)
 			}
 		}
 	}
@@ -136,7 +137,7 @@ func (b *builder) tree() *node {
 					hi = nx
 				}
 			}
-			b.addRange(root, nil, Range{lo, hi})
+			b.addRange(root, b.path(lo), Range{lo, hi})
 			lo = hi
 		}
 	}
@@ -197,18 +198,13 @@ type exit struct {
 	key  stmtKey
 }
 
-// loop builds one loop's subtree and places its header as hpcstruct does: at
-// the inline depth and line of its exit conditions (blocks with edges both
-// inside and outside the loop).
-func (b *builder) loop(l *havlak.Loop) *loopNode {
+// loop builds one loop's subtree. As hpcstruct does, the loop sits in the
+// inline context its exit conditions (blocks with edges both inside and
+// outside the loop) share, and all of its code is placed relative to that
+// context, even code whose own inline chain is shallower (hoisted code).
+// parent is the absolute context of the enclosing loop.
+func (b *builder) loop(l *havlak.Loop, parent []inlKey) *loopNode {
 	g := b.in.Graph
-	body := newNode()
-	for _, c := range l.Children {
-		place(body, b.loop(c))
-	}
-	for _, v := range l.Nodes {
-		b.addBlock(body, g.Blocks[v])
-	}
 	all := l.AllNodes()
 	in := make(map[int]bool, len(all))
 	for _, v := range all {
@@ -243,40 +239,46 @@ func (b *builder) loop(l *havlak.Loop) *loopNode {
 	if entry == ^uint64(0) {
 		entry = g.Blocks[l.Header].Start
 	}
-	ln := &loopNode{entry: entry}
-	cur := body
-	for len(cur.stmts) == 0 && len(cur.loops) == 0 && len(cur.kids) == 1 {
-		var k inlKey
-		for k = range cur.kids {
-		}
-		next := append(append([]inlKey(nil), ln.path...), k)
-		if !anyPrefix(exits, next) {
-			break
-		}
-		ln.path, cur = next, cur.kids[k]
+	var abs []inlKey
+	if len(exits) == 0 {
+		exits = append(exits, exit{b.path(entry), b.line(entry)})
 	}
-	ln.body = cur
+	abs = exits[0].path
+	for _, e := range exits[1:] {
+		abs = abs[:commonLen(abs, e.path)]
+	}
 	best, found := stmtKey{}, false
 	for _, e := range exits {
-		if len(e.path) != len(ln.path) || !hasPrefix(e.path, ln.path) {
-			continue
+		k := e.key
+		if len(e.path) > len(abs) {
+			// seen from the loop's context, a deeper exit is at its call site
+			k = stmtKey{e.path[len(abs)].callFile, e.path[len(abs)].callLine}
 		}
-		if !found || better(e.key, best) {
-			best, found = e.key, true
-		}
-	}
-	if !found {
-		for _, e := range exits {
-			if hasPrefix(e.path, ln.path) && (!found || better(e.key, best)) {
-				best, found = e.key, true
-			}
+		if !found || better(k, best) {
+			best, found = k, true
 		}
 	}
-	if !found {
-		best = b.line(entry)
+	ln := &loopNode{entry: entry, file: best.file, line: best.line, path: rel(abs, parent), body: newNode()}
+	for _, c := range l.Children {
+		place(ln.body, b.loop(c, abs))
 	}
-	ln.file, ln.line = best.file, best.line
+	for _, v := range l.Nodes {
+		b.addBlock(ln.body, g.Blocks[v], abs)
+	}
 	return ln
+}
+
+func commonLen(a, b []inlKey) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// rel is path q seen from context base: what follows their common prefix.
+func rel(q, base []inlKey) []inlKey {
+	return q[commonLen(q, base):]
 }
 
 // better prefers known lines, then smaller ones.
@@ -290,23 +292,3 @@ func better(a, b stmtKey) bool {
 	return a.file < b.file
 }
 
-func hasPrefix(p, pre []inlKey) bool {
-	if len(p) < len(pre) {
-		return false
-	}
-	for i := range pre {
-		if p[i] != pre[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func anyPrefix(exits []exit, pre []inlKey) bool {
-	for _, e := range exits {
-		if hasPrefix(e.path, pre) {
-			return true
-		}
-	}
-	return false
-}
