@@ -97,7 +97,7 @@ func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, lo, hi uint64) 
 		// Walk back: r = base + sext(mem[base + idx*4])
 		target := a
 		var base x86asm.Reg
-		for i := n - 2; i >= 0 && i >= n-12; i-- {
+		for i := n - 2; i >= 0; i-- {
 			x := xs[i]
 			switch x.Op {
 			case x86asm.ADD:

@@ -104,9 +104,15 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		if len(work) == 0 {
 			// Resolve jump tables once all straight-line code before them is
 			// decoded: the table base may be loaded blocks earlier.
+			jumps := map[uint64][]uint64{}
+			for a, in := range insts {
+				if in.Kind == Jump || in.Kind == CondJump {
+					jumps[in.Target] = append(jumps[in.Target], a)
+				}
+			}
 			for _, a := range pending {
 				in := insts[a]
-				in.Table = ar.jumpTable(img, backChain(insts, a, 16), in, lo, hi)
+				in.Table = ar.jumpTable(img, backChain(insts, jumps, a, 32), in, lo, hi)
 				insts[a] = in
 				for _, t := range in.Table {
 					if t >= lo && t < hi {
@@ -227,25 +233,33 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	return g, nil
 }
 
-// backChain returns up to n instructions ending with the one at a, following
-// fall-through predecessors backwards (oldest first).
-func backChain(insts map[uint64]Inst, a uint64, n int) []Inst {
+// backChain returns up to n instructions ending with the one at a, walking
+// predecessors backwards (oldest first). Where several lead to an
+// instruction, it takes the lowest-addressed one: that is the way into a loop
+// from its preheader, where compilers put the jump-table base.
+func backChain(insts map[uint64]Inst, jumps map[uint64][]uint64, a uint64, n int) []Inst {
 	chain := []Inst{insts[a]}
+	seen := map[uint64]bool{a: true}
 	for len(chain) < n {
-		found := false
+		best, found := uint64(0), false
 		// An instruction is at most 15 bytes long.
 		for l := uint64(1); l <= 15 && l <= a; l++ {
-			p, ok := insts[a-l]
-			if ok && p.Len == int(l) && fallsThrough(p.Kind) {
-				chain = append(chain, p)
-				a -= l
-				found = true
+			if p, ok := insts[a-l]; ok && p.Len == int(l) && fallsThrough(p.Kind) {
+				best, found = a-l, true
 				break
 			}
 		}
-		if !found {
+		for _, j := range jumps[a] {
+			if !found || j < best {
+				best, found = j, true
+			}
+		}
+		if !found || seen[best] {
 			break
 		}
+		seen[best] = true
+		chain = append(chain, insts[best])
+		a = best
 	}
 	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
 		chain[i], chain[j] = chain[j], chain[i]
