@@ -60,11 +60,19 @@ func emit(n *node, ctx context) []*Scope {
 			cal.File = cctx.file
 		}
 		// hpcstruct treats lines of the callee's own file that lie below its
-		// first inlined call as foreign code of that callee.
-		for ck := range kid.kids {
-			if !ck.unknown && ck.callLine > 0 && (cctx.threshold == 0 || ck.callLine < cctx.threshold) {
-				cctx.threshold = ck.callLine
+		// first loop or inlined call as foreign code of that callee.
+		lower := func(l int) {
+			if l > 0 && (cctx.threshold == 0 || l < cctx.threshold) {
+				cctx.threshold = l
 			}
+		}
+		for ck := range kid.kids {
+			if !ck.unknown {
+				lower(ck.callLine)
+			}
+		}
+		for _, ln := range kid.loops {
+			lower(ln.line)
 		}
 		cal.Children = emit(kid, cctx)
 		cal.Line = minLine(cal.Children, kid, cctx.file)
