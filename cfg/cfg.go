@@ -53,6 +53,9 @@ type Graph struct {
 	Entry  int
 	Blocks []*Block // sorted by Start
 	Calls  []uint64 // direct call targets, sorted, unique
+	// Continued lists procedure entries this one runs into through a call
+	// to the next instruction.
+	Continued []uint64
 	// Undecodable counts bytes where decoding failed; the traversal stops there.
 	Undecodable int
 }
@@ -77,7 +80,14 @@ func archFor(a loader.Arch) (arch, error) {
 type Options struct {
 	// NoReturn reports whether a call to target never returns.
 	NoReturn func(target uint64) bool
+	// Region gives the extent of code outside [lo, hi) that the procedure
+	// continues into (a gcc foo.cold part reached by a jump; the next
+	// procedure reached by a call to the next instruction), as Dyninst
+	// parses it. ok is false when the target is another procedure.
+	Region func(target uint64, callNext bool) (lo, hi uint64, ok bool)
 }
+
+type region struct{ lo, hi uint64 }
 
 // maxInsts bounds one procedure's decoding so that garbage cannot hang us.
 const maxInsts = 4 << 20
@@ -89,11 +99,26 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	if err != nil {
 		return nil, err
 	}
-	code := img.Bytes(lo, hi)
-	if len(code) == 0 {
+	if len(img.Bytes(lo, hi)) == 0 {
 		return nil, fmt.Errorf("no code at %#x", lo)
 	}
-	hi = lo + uint64(len(code))
+	hi = lo + uint64(len(img.Bytes(lo, hi)))
+	regions := []region{{lo, hi}}
+	regionOf := func(a uint64, callNext bool) (region, bool) {
+		for _, r := range regions {
+			if a >= r.lo && a < r.hi {
+				return r, true
+			}
+		}
+		if opt.Region != nil {
+			if rlo, rhi, ok := opt.Region(a, callNext); ok && len(img.Bytes(rlo, rhi)) > 0 {
+				r := region{rlo, rlo + uint64(len(img.Bytes(rlo, rhi)))}
+				regions = append(regions, r)
+				return r, true
+			}
+		}
+		return region{}, false
+	}
 	insts := map[uint64]Inst{}
 	leaders := map[uint64]bool{entry: true}
 	work := []uint64{entry}
@@ -115,7 +140,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				in.Table = ar.jumpTable(img, backChain(insts, jumps, a, 32), in, lo, hi)
 				insts[a] = in
 				for _, t := range in.Table {
-					if t >= lo && t < hi {
+					if _, ok := regionOf(t, false); ok {
 						leaders[t] = true
 						work = append(work, t)
 					}
@@ -126,7 +151,8 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		}
 		start := work[len(work)-1]
 		work = work[:len(work)-1]
-		for a := start; a >= lo && a < hi; {
+		reg, ok := regionOf(start, false)
+		for a := start; ok && a >= reg.lo && a < reg.hi; {
 			if _, seen := insts[a]; seen {
 				leaders[a] = true
 				break
@@ -134,13 +160,13 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			if len(insts) >= maxInsts {
 				return nil, fmt.Errorf("more than %d instructions", maxInsts)
 			}
-			in := ar.decode(code[a-lo:], a)
+			in := ar.decode(img.Bytes(a, reg.hi), a)
 			if in.Kind == Invalid {
 				g.Undecodable += in.Len
 				break
 			}
 			branch := func(t uint64) {
-				if t >= lo && t < hi {
+				if _, ok := regionOf(t, false); ok {
 					leaders[t] = true
 					work = append(work, t)
 				}
@@ -157,6 +183,18 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				pending = append(pending, a)
 				next = false
 			case Call:
+				if in.Target == in.End() {
+					// Dyninst parses a call to the next instruction as a jump.
+					if r, ok := regionOf(in.Target, true); ok {
+						in.Kind = Jump
+						leaders[in.Target] = true
+						g.Continued = append(g.Continued, in.Target)
+						insts[a] = in
+						reg = r
+						a = in.Target
+						continue
+					}
+				}
 				calls[in.Target] = true
 				if opt.NoReturn != nil && opt.NoReturn(in.Target) {
 					next = false

@@ -39,24 +39,33 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 		workers = runtime.NumCPU()
 	}
 	noret := noReturnSet(img)
-	results := make([]scopes.ProcResult, len(img.Funcs))
-	errs := make([]error, len(img.Funcs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i], errs[i] = analyzeOne(img, img.Funcs[i], noret)
+	region := continuation(img)
+	n := len(img.Funcs)
+	inputs := make([]scopes.Input, n)
+	results := make([]scopes.ProcResult, n)
+	errs := make([]error, n)
+	// Phase 1: CFGs and loops. Phase 2 needs all of them: a procedure that
+	// another one continues into by a call to the next instruction is empty.
+	parallel(workers, n, func(i int) {
+		inputs[i], errs[i] = graphOne(img, img.Funcs[i], noret, region)
+	})
+	claimed := map[uint64]bool{}
+	for i := range inputs {
+		if g := inputs[i].Graph; g != nil && errs[i] == nil {
+			for _, t := range g.Continued {
+				if t != img.Funcs[i].Addr {
+					claimed[t] = true
+				}
 			}
-		}()
+		}
 	}
-	for i := range img.Funcs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel(workers, n, func(i int) {
+		if errs[i] != nil {
+			return
+		}
+		inputs[i].Claimed = claimed[img.Funcs[i].Addr]
+		results[i], errs[i] = placeOne(inputs[i])
+	})
 	var procs []scopes.ProcResult
 	var all []error
 	for i, r := range results {
@@ -69,23 +78,70 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 	return scopes.NewModule(img.Path, img.Name, procs), all
 }
 
-func analyzeOne(img *loader.Image, fn *loader.Func, noret func(uint64) bool) (res scopes.ProcResult, err error) {
+// parallel runs f(0..n-1) on a bounded pool of workers.
+func parallel(workers, n int, f func(int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+func graphOne(img *loader.Image, fn *loader.Func, noret func(uint64) bool, region func(uint64, bool) (uint64, uint64, bool)) (in scopes.Input, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &ProcError{fn.Name, fn.Addr, fmt.Errorf("internal error: %v", r)}
 		}
 	}()
-	in := scopes.Input{Img: img, Func: fn, Sub: img.SubprogramAt(fn.Addr)}
-	if !fn.PLT {
-		g, err := cfg.Build(img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: noret})
-		if err != nil {
-			return res, &ProcError{fn.Name, fn.Addr, err}
-		}
-		in.Graph = g
-		in.Forest = havlak.Find(len(g.Blocks), g.Entry, g.Succs())
+	in = scopes.Input{Img: img, Func: fn, Sub: img.SubprogramAt(fn.Addr)}
+	if fn.PLT {
+		return in, nil
 	}
+	g, err := cfg.Build(img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: noret, Region: region})
+	if err != nil {
+		return in, &ProcError{fn.Name, fn.Addr, err}
+	}
+	in.Graph = g
+	in.Forest = havlak.Find(len(g.Blocks), g.Entry, g.Succs())
+	return in, nil
+}
+
+func placeOne(in scopes.Input) (res scopes.ProcResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &ProcError{in.Func.Name, in.Func.Addr, fmt.Errorf("internal error: %v", r)}
+		}
+	}()
 	s, file := scopes.BuildProc(in)
 	return scopes.ProcResult{Scope: s, File: file}, nil
+}
+
+// continuation tells which code outside a procedure's extent its CFG
+// continues into, as Dyninst parses it: hot/cold split parts (foo.cold)
+// reached by a jump, and any procedure reached by a call to the next
+// instruction. Such code appears in both procedures, as in hpcstruct.
+func continuation(img *loader.Image) func(uint64, bool) (uint64, uint64, bool) {
+	return func(t uint64, callNext bool) (uint64, uint64, bool) {
+		f := img.FuncAt(t)
+		if f == nil || f.PLT {
+			return 0, 0, false
+		}
+		if callNext || strings.Contains(f.Name, ".cold") {
+			return f.Addr, f.End, true
+		}
+		return 0, 0, false
+	}
 }
 
 // noReturn lists procedures known never to return.

@@ -16,6 +16,9 @@ type Input struct {
 	Sub    *loader.Subprogram
 	Graph  *cfg.Graph
 	Forest *havlak.Forest
+	// Claimed marks a procedure whose code another procedure's CFG took
+	// over (Dyninst's call-to-next-instruction parse): it gets no statements.
+	Claimed bool
 }
 
 // inlKey identifies an inlined call within its parent context, as hpcstruct
@@ -115,6 +118,9 @@ func (b *builder) addBlock(root *node, blk *cfg.Block, base []inlKey) {
 // the gaps the CFG did not reach.
 func (b *builder) tree() *node {
 	root := newNode()
+	if b.in.Claimed {
+		return root
+	}
 	g, f := b.in.Graph, b.in.Forest
 	if g != nil {
 		for _, l := range f.Top {
@@ -291,4 +297,3 @@ func better(a, b stmtKey) bool {
 	}
 	return a.file < b.file
 }
-

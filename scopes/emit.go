@@ -44,7 +44,8 @@ func emit(n *node, ctx context) []*Scope {
 		if l.File == "" {
 			l.File = ctx.file // no line info: the loop is in the procedure's file
 		}
-		l.Children = emit(ln.body, ctx)
+		// hpcstruct judges only files, not lines, inside loops
+		l.Children = emit(ln.body, context{file: ctx.file})
 		loops = append(loops, l)
 	}
 	for k, kid := range n.kids {

@@ -20,7 +20,8 @@ func BuildProc(in Input) (*Scope, string) {
 	if r, ok := img.Lines.Lookup(fn.Addr); ok {
 		p.Line, file = r.Line, r.File
 	}
-	if in.Sub != nil && in.Sub.DeclFile != "" {
+	if in.Sub != nil && in.Sub.DeclFile != "" && in.Sub.Entry() == fn.Addr {
+		// a hot/cold part (foo.cold) belongs to the file of the code at its entry
 		file = in.Sub.DeclFile
 	}
 	if file == "" {
@@ -63,10 +64,12 @@ func demangleOK(name string) (string, bool) {
 	if !strings.HasPrefix(name, "_Z") {
 		return name, true
 	}
-	d, err := demangle.ToString(name, demangle.NoRust)
+	ast, err := demangle.ToAST(name, demangle.NoRust)
 	if err != nil {
 		return name, true
 	}
+	dropReturnType(ast)
+	d := demangle.ASTToString(ast)
 	if strings.Contains(d, "{lambda(") {
 		return d, false
 	}
@@ -85,4 +88,17 @@ func inlineName(in *loader.Inline) string {
 		return in.Name
 	}
 	return in.LinkName
+}
+
+// dropReturnType removes the return type that the mangling of template
+// functions carries: hpcstruct's names never show it.
+func dropReturnType(a demangle.AST) {
+	if c, ok := a.(*demangle.Clone); ok {
+		a = c.Base
+	}
+	if t, ok := a.(*demangle.Typed); ok {
+		if ft, ok := t.Type.(*demangle.FunctionType); ok {
+			ft.Return = nil
+		}
+	}
 }

@@ -177,7 +177,7 @@ func (x *xmlWriter) scope(s *Scope) {
 		x.w.WriteString("/>\n")
 		return
 	}
-	if len(s.Children) == 0 {
+	if len(s.Children) == 0 && s.Kind != Proc {
 		x.w.WriteString("/>\n")
 		return
 	}
@@ -187,7 +187,14 @@ func (x *xmlWriter) scope(s *Scope) {
 		x.scope(c)
 	}
 	x.depth--
-	x.close(map[Kind]string{Proc: "P", Alien: "A", Loop: "L"}[s.Kind])
+	switch s.Kind {
+	case Proc:
+		x.close("P")
+	case Alien:
+		x.close("A")
+	case Loop:
+		x.close("L")
+	}
 }
 
 // FormatRanges prints a range set as hpcstruct does: `{[0x10-0x20) [0x30-0x31)}`.

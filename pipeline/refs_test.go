@@ -1,0 +1,122 @@
+package pipeline
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bloop/golden"
+	"bloop/loader"
+	"bloop/scopes"
+)
+
+// notExact names the reference binaries whose real-hpcstruct output bloop
+// does not reproduce exactly yet, why, and the share of code bytes whose
+// scope path (procedure, inline chain, loop chain, line) agrees today. The
+// goal is exact, or >= 99.5% where a principled difference remains; floor
+// only guards against regressions until then.
+var notExact = map[string]struct {
+	reason string
+	floor  float64
+}{
+	"nest-gfortran12-O0": {"open: the OpenMP body's loop header is taken at line 17, hpcstruct says 16 (exit-condition line choice)", 0.93},
+	"tmpl-gcc12-O2":      {"open: inline callee line/guard rules and shared-code ownership in deep STL inline trees", 0.83},
+	"tmpl-gcc12-O3":      {"open: as tmpl-gcc12-O2", 0.84},
+	"tmpl-clang14-O2":    {"open: as tmpl-gcc12-O2, plus clang's call-site attribution", 0.68},
+}
+
+type refCase struct{ bin, ref string }
+
+func refCases(t *testing.T) []refCase {
+	var cases []refCase
+	for _, dir := range []string{"../../shared/hpctoolkit-tests", "../../shared/hpcstruct-refs"} {
+		bins, _ := filepath.Glob(filepath.Join(dir, "bin", "*"))
+		for _, b := range bins {
+			name := filepath.Base(b)
+			if strings.HasSuffix(name, ".license") || strings.Contains(name, "-sm_") {
+				continue // CUDA cubins are not x86-64
+			}
+			cases = append(cases, refCase{b, filepath.Join(dir, "struct", name+".hpcstruct")})
+		}
+	}
+	if len(cases) == 0 {
+		t.Skip("../../shared reference binaries not present")
+	}
+	return cases
+}
+
+func structure(t testing.TB, bin string, workers int) []byte {
+	img, err := loader.Open(bin, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, errs := Analyze(img, Options{Workers: workers})
+	for _, e := range errs {
+		t.Errorf("%s: %v", bin, e)
+	}
+	var buf bytes.Buffer
+	if err := scopes.WriteXML(&buf, []*scopes.Module{mod}, false); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestHPCStructReferences compares bloop with the structure files real
+// hpcstruct wrote, under HPCToolkit's canonical comparison.
+func TestHPCStructReferences(t *testing.T) {
+	exact := 0
+	cases := refCases(t)
+	for _, c := range cases {
+		name := filepath.Base(c.bin)
+		t.Run(name, func(t *testing.T) {
+			out := structure(t, c.bin, 2)
+			got, err := golden.Parse(bytes.NewReader(out), name)
+			if err != nil {
+				t.Fatalf("our output does not parse: %v", err)
+			}
+			ref, err := golden.ParseFile(c.ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eq, diffs := golden.Equal(ref, got)
+			same, total := golden.PathAgreement(ref, got)
+			share := float64(same) / float64(max(total, 1))
+			known_, known := notExact[name]
+			switch {
+			case eq:
+				exact++
+				if known {
+					t.Errorf("now matches exactly: remove it from notExact")
+				}
+			case !known:
+				for i, d := range diffs {
+					if i == 10 {
+						break
+					}
+					t.Errorf("differs: %v", d)
+				}
+			default:
+				t.Logf("not exact (%s); scope paths agree on %.3f%% of %d bytes", known_.reason, 100*share, total)
+				if share < known_.floor {
+					t.Errorf("scope paths agree on only %.3f%% of code bytes, below this binary's floor %.1f%%", 100*share, 100*known_.floor)
+				}
+			}
+		})
+	}
+	t.Logf("%d of %d reference binaries match exactly", exact, len(cases))
+}
+
+// TestDeterministic checks that the worker count does not change a byte.
+func TestDeterministic(t *testing.T) {
+	for _, bin := range []string{"../../shared/hpcstruct-refs/bin/tmpl-gcc12-O2", "../testdata/bin/tmpl-clang14-O2"} {
+		if _, err := os.Stat(bin); err != nil {
+			continue
+		}
+		a, b := structure(t, bin, 1), structure(t, bin, 2)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: -j1 and -j2 outputs differ", bin)
+		}
+	}
+}
