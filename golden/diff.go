@@ -1,0 +1,640 @@
+package golden
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DiffOptions controls Diff.
+type DiffOptions struct {
+	// Addresses also compares v: of procedures, matched loops, and the
+	// statements (per file and line) directly inside matched scopes.
+	Addresses bool `json:"addresses"`
+}
+
+// Change kinds, in the order they are listed in a report.
+const (
+	LoopRemoved    = "loop-removed"
+	LoopAdded      = "loop-added"
+	LoopMoved      = "loop-moved"
+	LoopSplit      = "loop-split"
+	LoopFused      = "loop-fused"
+	InlineRemoved  = "inline-removed"
+	InlineAdded    = "inline-added"
+	InlineMoved    = "inline-moved"
+	StmtIntoLoop   = "statement-into-loop"
+	StmtOutOfLoop  = "statement-out-of-loop"
+	AddressChanged = "address"
+)
+
+var kindRank = map[string]int{
+	LoopRemoved: 0, LoopAdded: 1, LoopMoved: 2, LoopSplit: 3, LoopFused: 4,
+	InlineRemoved: 5, InlineAdded: 6, InlineMoved: 7,
+	StmtIntoLoop: 8, StmtOutOfLoop: 9, AddressChanged: 10,
+}
+
+// Change is one structural difference inside a procedure.
+type Change struct {
+	Kind string `json:"kind"`
+	// Path is the scope inside the procedure, as in Paths: in a for
+	// removals and in b for additions; "file:line" for statements.
+	Path string `json:"path"`
+	// Old and New: the header line for loop-moved, the call site for
+	// inline-moved, v for address (or "(none)").
+	Old string `json:"old,omitempty"`
+	New string `json:"new,omitempty"`
+	// Count: for loop-split / loop-fused, the number of loops on the side
+	// that has several.
+	Count int `json:"count,omitempty"`
+	// NestedLoops and NestedInlines: for added and removed loops and
+	// inlined calls, the loops and inlined calls inside them (also gone,
+	// and included in the summary counts).
+	NestedLoops   int `json:"nested_loops,omitempty"`
+	NestedInlines int `json:"nested_inlined_calls,omitempty"`
+}
+
+// scope is a loop, an inlined call or a procedure body, with the
+// statements directly in it. Aliens that are not inlined calls (guards
+// such as n="<inline>", call-site wrappers) are transparent: they only set
+// the file of what they contain.
+type scope struct {
+	kind  byte   // 'P', 'L' or 'I' (inlined call: call-site A + callee A)
+	key   string // exact match: kind, file and line (I: callee, its file, call site)
+	fuzzy string // "moved" pairing: L: file; I: callee and its file
+	line  int    // L: header line
+	site  string // I: call site "file:line"
+	v     string // own v (P, L)
+	lo    uint64 // lowest address in the subtree, for order
+	path  string
+	kids  []*scope
+	stmts []stmt
+}
+
+type stmt struct {
+	file, line string
+	rs         []Range
+	inLoop     bool
+}
+
+type proc struct {
+	name, pretty, file string
+	body               *scope
+}
+
+// collectProcs lists the procedures of a canonical document in order.
+func collectProcs(d *Doc) []*proc {
+	var out []*proc
+	var walk func(n *Node, file string)
+	walk = func(n *Node, file string) {
+		for _, c := range n.Children {
+			switch c.Tag {
+			case "F":
+				walk(c, c.Value("n"))
+			case "P":
+				name, ok := c.Get("ln")
+				if !ok {
+					name = c.Value("n")
+				}
+				body := &scope{kind: 'P', v: c.Value("v")}
+				buildScope(c, body, file, false)
+				finish(body)
+				// Show n only when it says more than ln: not for C names in
+				// shared libraries ("f [lib.so]").
+				pretty := c.Value("n")
+				if pretty == name || (strings.HasPrefix(pretty, name+" [") && strings.HasSuffix(pretty, "]")) {
+					pretty = ""
+				}
+				out = append(out, &proc{name: name, pretty: pretty, file: file, body: body})
+				walk(c, file) // nested procedures
+			case "LM":
+				walk(c, "")
+			}
+		}
+	}
+	walk(d.Root, "")
+	return out
+}
+
+func buildScope(n *Node, s *scope, file string, inLoop bool) {
+	for _, c := range n.Children {
+		addChild(c, s, file, inLoop)
+	}
+}
+
+func fileOf(n *Node, ctx string) string {
+	if f, ok := n.Get("f"); ok {
+		return baseName(f)
+	}
+	return ctx
+}
+
+func addChild(c *Node, s *scope, file string, inLoop bool) {
+	switch c.Tag {
+	case "S", "C":
+		rs, _ := ParseRanges(c.Value("v"))
+		s.stmts = append(s.stmts, stmt{file, c.Value("l"), rs, inLoop})
+	case "L":
+		f, l := fileOf(c, file), c.Value("l")
+		line, _ := strconv.Atoi(l)
+		ls := &scope{kind: 'L', key: "L\x00" + f + "\x00" + l, fuzzy: f, line: line,
+			v: c.Value("v"), path: joinPath(s.path, "L("+f+":"+l+")")}
+		s.kids = append(s.kids, ls)
+		buildScope(c, ls, f, true)
+	case "A":
+		f := fileOf(c, file)
+		if c.Value("n") != "" {
+			buildScope(c, s, f, inLoop) // guard alien: transparent
+			return
+		}
+		site := f + ":" + c.Value("l")
+		for _, cc := range c.Children {
+			name := cc.Value("n")
+			if cc.Tag != "A" || name == "" {
+				addChild(cc, s, f, inLoop)
+				continue
+			}
+			cf := fileOf(cc, f)
+			is := &scope{kind: 'I', key: "I\x00" + name + "\x00" + cf + "\x00" + site,
+				fuzzy: name + "\x00" + cf, site: site,
+				path: joinPath(s.path, "A("+site+":)/A("+cf+":"+cc.Value("l")+":"+name+")")}
+			s.kids = append(s.kids, is)
+			buildScope(cc, is, cf, inLoop)
+		}
+	}
+	// Nested P are separate procedures (collectProcs).
+}
+
+// finish computes lo bottom-up and orders kids by it.
+func finish(s *scope) uint64 {
+	lo := ^uint64(0)
+	if rs, err := ParseRanges(s.v); err == nil && len(rs) > 0 {
+		lo = rs[0].Lo
+	}
+	for _, st := range s.stmts {
+		if len(st.rs) > 0 {
+			lo = min(lo, st.rs[0].Lo)
+		}
+	}
+	for _, k := range s.kids {
+		lo = min(lo, finish(k))
+	}
+	sortScopes(s.kids)
+	s.lo = lo
+	return lo
+}
+
+func sortScopes(ss []*scope) {
+	slices.SortStableFunc(ss, func(a, b *scope) int {
+		if c := cmpU64(a.lo, b.lo); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+}
+
+// Diff canonicalizes a and b and reports their structural differences:
+// procedures are matched by link name and file basename, and scopes inside
+// them by kind, file basename and line, ignoring addresses and ids unless
+// opts.Addresses is set.
+func Diff(a, b *Doc, opts DiffOptions) *Report {
+	r := &Report{A: a.Name, B: b.Name, Options: opts, Procedures: []ProcReport{}, Warnings: []string{}}
+	ca, errA := Canonicalize(a)
+	cb, errB := Canonicalize(b)
+	for _, e := range []error{errA, errB} {
+		var re *RangelessError
+		if errors.As(e, &re) {
+			for _, p := range re.Paths {
+				r.Warnings = append(r.Warnings, re.File+": no address range: "+p)
+			}
+		}
+	}
+	pa, pb := collectProcs(ca), collectProcs(cb)
+	idx := map[string][]int{}
+	for i, p := range pb {
+		k := procKey(p)
+		idx[k] = append(idx[k], i)
+	}
+	usedB := make([]bool, len(pb))
+	for _, p := range pa {
+		k := procKey(p)
+		if len(idx[k]) == 0 {
+			r.Procedures = append(r.Procedures, ProcReport{Name: p.name, Pretty: p.pretty, File: p.file, Status: ProcRemoved, Changes: []Change{}})
+			continue
+		}
+		q := pb[idx[k][0]]
+		usedB[idx[k][0]] = true
+		idx[k] = idx[k][1:]
+		d := &differ{opts: opts}
+		d.procedure(p, q)
+		if len(d.changes) > 0 {
+			slices.SortStableFunc(d.changes, cmpChange)
+			r.Procedures = append(r.Procedures, ProcReport{Name: p.name, Pretty: p.pretty, File: p.file, Status: ProcChanged, Changes: d.changes})
+		}
+	}
+	for i, p := range pb {
+		if !usedB[i] {
+			r.Procedures = append(r.Procedures, ProcReport{Name: p.name, Pretty: p.pretty, File: p.file, Status: ProcAdded, Changes: []Change{}})
+		}
+	}
+	slices.SortStableFunc(r.Procedures, func(x, y ProcReport) int {
+		if c := strings.Compare(x.File, y.File); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.Name, y.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Status, y.Status)
+	})
+	r.summarize()
+	return r
+}
+
+// procKey matches procedures by link name and file basename. The pseudo
+// file "[<binary basename>]" (code without line information) matches any
+// other such name, so that builds of one source under different binary
+// names can be compared.
+func procKey(p *proc) string {
+	f := p.file
+	if strings.HasPrefix(f, "[") && strings.HasSuffix(f, "]") {
+		f = "[]"
+	}
+	return p.name + "\x00" + f
+}
+
+func cmpChange(x, y Change) int {
+	if c := kindRank[x.Kind] - kindRank[y.Kind]; c != 0 {
+		return c
+	}
+	for _, c := range []int{strings.Compare(x.Path, y.Path), strings.Compare(x.Old, y.Old), strings.Compare(x.New, y.New)} {
+		if c != 0 {
+			return c
+		}
+	}
+	if c := x.Count - y.Count; c != 0 {
+		return c
+	}
+	if c := x.NestedLoops - y.NestedLoops; c != 0 {
+		return c
+	}
+	return x.NestedInlines - y.NestedInlines
+}
+
+type differ struct {
+	opts    DiffOptions
+	changes []Change
+}
+
+func (d *differ) add(c Change) { d.changes = append(d.changes, c) }
+
+func (d *differ) procedure(a, b *proc) {
+	d.pair([]*scope{a.body}, []*scope{b.body})
+	d.statementMoves(a.body, b.body)
+}
+
+// pair compares matched scopes (one side may hold several: split/fused).
+func (d *differ) pair(as, bs []*scope) {
+	if d.opts.Addresses {
+		if len(as) == 1 && len(bs) == 1 && as[0].kind != 'I' && as[0].v != bs[0].v {
+			d.add(Change{Kind: AddressChanged, Path: as[0].path, Old: as[0].v, New: bs[0].v})
+		}
+		d.compareStmts(as, bs)
+	}
+	d.level(mergedKids(as), mergedKids(bs))
+}
+
+func mergedKids(ss []*scope) []*scope {
+	if len(ss) == 1 {
+		return ss[0].kids
+	}
+	var out []*scope
+	for _, s := range ss {
+		out = append(out, s.kids...)
+	}
+	sortScopes(out)
+	return out
+}
+
+// level matches the child scopes of a matched pair: exact key matches
+// first (1:n loops are splits, n:1 fusions); then a scope whose subtree
+// holds a key still unmatched at this level on the other side is dropped
+// and its children promoted (an extra or missing enclosing loop or
+// inlined call); then leftover loops in the same file pair up as moved
+// and leftover inlined calls of the same callee as moved call sites; the
+// rest are additions and removals.
+func (d *differ) level(as, bs []*scope) {
+	type match struct{ a, b []*scope }
+	var matches []match
+	poolA, poolB := slices.Clone(as), slices.Clone(bs)
+	for {
+		ia, ib := groupByKey(poolA), groupByKey(poolB)
+		var restA, restB []*scope
+		done := map[string]bool{}
+		for _, s := range slices.Concat(poolA, poolB) {
+			if done[s.key] {
+				continue
+			}
+			done[s.key] = true
+			la, lb := ia[s.key], ib[s.key]
+			switch {
+			case s.kind == 'L' && len(la) == 1 && len(lb) >= 2:
+				d.add(Change{Kind: LoopSplit, Path: la[0].path, Count: len(lb)})
+				matches = append(matches, match{la, lb})
+			case s.kind == 'L' && len(la) >= 2 && len(lb) == 1:
+				d.add(Change{Kind: LoopFused, Path: lb[0].path, Count: len(la)})
+				matches = append(matches, match{la, lb})
+			default:
+				n := min(len(la), len(lb))
+				for k := range n {
+					matches = append(matches, match{la[k : k+1], lb[k : k+1]})
+				}
+				restA = append(restA, la[n:]...)
+				restB = append(restB, lb[n:]...)
+			}
+		}
+		sortScopes(restA)
+		sortScopes(restB)
+		// Promote on one side at a time so that two scopes that each hold
+		// the other's key (interchanged loops) do not both dissolve.
+		if next, ok := d.promote(restA, restB, LoopRemoved, InlineRemoved); ok {
+			poolA, poolB = next, restB
+			continue
+		}
+		if next, ok := d.promote(restB, restA, LoopAdded, InlineAdded); ok {
+			poolA, poolB = restA, next
+			continue
+		}
+		poolA, poolB = restA, restB
+		break
+	}
+	paired := map[*scope]bool{}
+	// Moved loops: same file, different line.
+	keysL, ga := groupFuzzy(poolA, 'L')
+	_, gb := groupFuzzy(poolB, 'L')
+	for _, f := range keysL {
+		xs, ys := ga[f], gb[f]
+		if len(ys) == 0 {
+			continue
+		}
+		byLine := func(a, b *scope) int { return a.line - b.line }
+		slices.SortStableFunc(xs, byLine)
+		slices.SortStableFunc(ys, byLine)
+		for _, p := range pairMonotone(xs, ys) {
+			x, y := xs[p[0]], ys[p[1]]
+			d.add(Change{Kind: LoopMoved, Path: x.path, Old: strconv.Itoa(x.line), New: strconv.Itoa(y.line)})
+			matches = append(matches, match{[]*scope{x}, []*scope{y}})
+			paired[x], paired[y] = true, true
+		}
+	}
+	// Moved inlined calls: same callee, different call site.
+	keysI, ga := groupFuzzy(poolA, 'I')
+	_, gb = groupFuzzy(poolB, 'I')
+	for _, f := range keysI {
+		xs, ys := ga[f], gb[f]
+		for k := range min(len(xs), len(ys)) {
+			d.add(Change{Kind: InlineMoved, Path: xs[k].path, Old: xs[k].site, New: ys[k].site})
+			matches = append(matches, match{xs[k : k+1], ys[k : k+1]})
+			paired[xs[k]], paired[ys[k]] = true, true
+		}
+	}
+	for _, s := range poolA {
+		if !paired[s] {
+			d.gone(s, LoopRemoved, InlineRemoved)
+		}
+	}
+	for _, s := range poolB {
+		if !paired[s] {
+			d.gone(s, LoopAdded, InlineAdded)
+		}
+	}
+	for _, m := range matches {
+		d.pair(m.a, m.b)
+	}
+}
+
+// promote dissolves the scopes in rest whose strict descendants include a
+// key of other, reporting them with the given kinds, and returns rest with
+// their children in their place.
+func (d *differ) promote(rest, other []*scope, loopKind, inlineKind string) ([]*scope, bool) {
+	want := map[string]bool{}
+	for _, s := range other {
+		want[s.key] = true
+	}
+	var out []*scope
+	changed := false
+	for _, s := range rest {
+		if len(want) > 0 && descendantHas(s, want) {
+			d.add(Change{Kind: pick(s, loopKind, inlineKind), Path: s.path})
+			out = append(out, s.kids...)
+			changed = true
+		} else {
+			out = append(out, s)
+		}
+	}
+	sortScopes(out)
+	return out, changed
+}
+
+func descendantHas(s *scope, keys map[string]bool) bool {
+	for _, k := range s.kids {
+		if keys[k.key] || descendantHas(k, keys) {
+			return true
+		}
+	}
+	return false
+}
+
+// gone reports an unmatched scope; the loops and inlined calls inside it
+// are counted in the same change rather than listed one by one.
+func (d *differ) gone(s *scope, loopKind, inlineKind string) {
+	c := Change{Kind: pick(s, loopKind, inlineKind), Path: s.path}
+	var count func(s *scope)
+	count = func(s *scope) {
+		for _, k := range s.kids {
+			if k.kind == 'L' {
+				c.NestedLoops++
+			} else {
+				c.NestedInlines++
+			}
+			count(k)
+		}
+	}
+	count(s)
+	d.add(c)
+}
+
+func pick(s *scope, loopKind, inlineKind string) string {
+	if s.kind == 'L' {
+		return loopKind
+	}
+	return inlineKind
+}
+
+func groupByKey(ss []*scope) map[string][]*scope {
+	m := map[string][]*scope{}
+	for _, s := range ss {
+		m[s.key] = append(m[s.key], s)
+	}
+	return m
+}
+
+// groupFuzzy groups the scopes of kind by fuzzy key; keys are in
+// first-appearance order.
+func groupFuzzy(ss []*scope, kind byte) ([]string, map[string][]*scope) {
+	var keys []string
+	m := map[string][]*scope{}
+	for _, s := range ss {
+		if s.kind != kind {
+			continue
+		}
+		if _, ok := m[s.fuzzy]; !ok {
+			keys = append(keys, s.fuzzy)
+		}
+		m[s.fuzzy] = append(m[s.fuzzy], s)
+	}
+	return keys, m
+}
+
+// pairMonotone pairs min(len(xs), len(ys)) loops of two line-sorted lists
+// in order, minimizing the total line distance (a small DP: lists are the
+// leftover loops of one nesting level).
+func pairMonotone(xs, ys []*scope) [][2]int {
+	if len(xs) > len(ys) {
+		ps := pairMonotone(ys, xs)
+		for i := range ps {
+			ps[i][0], ps[i][1] = ps[i][1], ps[i][0]
+		}
+		return ps
+	}
+	n, m := len(xs), len(ys)
+	if n == 0 {
+		return nil
+	}
+	if n*m > 1<<20 {
+		// Too large for the DP (never seen in real code): pair in order.
+		out := make([][2]int, n)
+		for i := range out {
+			out[i] = [2]int{i, i}
+		}
+		return out
+	}
+	const inf = int(^uint(0) >> 2)
+	// cost[i][j]: best cost pairing xs[:i] with a subsequence of ys[:j].
+	cost := make([][]int, n+1)
+	for i := range cost {
+		cost[i] = make([]int, m+1)
+		for j := range cost[i] {
+			if j < i {
+				cost[i][j] = inf
+			}
+		}
+	}
+	for i := 1; i <= n; i++ {
+		for j := i; j <= m; j++ {
+			d := xs[i-1].line - ys[j-1].line
+			if d < 0 {
+				d = -d
+			}
+			take := cost[i-1][j-1] + d
+			skip := inf
+			if j > i {
+				skip = cost[i][j-1]
+			}
+			cost[i][j] = min(take, skip)
+		}
+	}
+	var out [][2]int
+	for i, j := n, m; i > 0; j-- {
+		d := xs[i-1].line - ys[j-1].line
+		if d < 0 {
+			d = -d
+		}
+		if j == i || cost[i][j] == cost[i-1][j-1]+d {
+			out = append(out, [2]int{i - 1, j - 1})
+			i--
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// statementMoves reports source lines that are inside a loop in one
+// procedure and not in the other. Line 0 (unknown) is ignored, as are
+// lines present on one side only.
+func (d *differ) statementMoves(a, b *scope) {
+	ia, ib := loopLines(a), loopLines(b)
+	var keys []string
+	for k := range ia {
+		if _, ok := ib[k]; ok && ia[k] != ib[k] {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		kind := StmtIntoLoop
+		if ia[k] {
+			kind = StmtOutOfLoop
+		}
+		d.add(Change{Kind: kind, Path: k})
+	}
+}
+
+// loopLines maps "file:line" of every statement to whether it is inside a loop.
+func loopLines(s *scope) map[string]bool {
+	m := map[string]bool{}
+	var walk func(s *scope)
+	walk = func(s *scope) {
+		for _, st := range s.stmts {
+			if st.line == "0" {
+				continue
+			}
+			k := st.file + ":" + st.line
+			m[k] = m[k] || st.inLoop
+		}
+		for _, k := range s.kids {
+			walk(k)
+		}
+	}
+	walk(s)
+	return m
+}
+
+// compareStmts compares, per file and line, the addresses of the
+// statements directly inside matched scopes.
+func (d *differ) compareStmts(as, bs []*scope) {
+	ma, mb := stmtRanges(as), stmtRanges(bs)
+	var keys []string
+	for k := range ma {
+		keys = append(keys, k)
+	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		va, vb := "(none)", "(none)"
+		if rs, ok := ma[k]; ok {
+			va = FormatRanges(mergeRanges(rs))
+		}
+		if rs, ok := mb[k]; ok {
+			vb = FormatRanges(mergeRanges(rs))
+		}
+		if va != vb {
+			d.add(Change{Kind: AddressChanged, Path: joinPath(as[0].path, "S("+k+")"), Old: va, New: vb})
+		}
+	}
+}
+
+func stmtRanges(ss []*scope) map[string][]Range {
+	m := map[string][]Range{}
+	for _, s := range ss {
+		for _, st := range s.stmts {
+			k := st.file + ":" + st.line
+			m[k] = append(m[k], st.rs...)
+		}
+	}
+	return m
+}
