@@ -1,11 +1,51 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
+
+	"bloop/golden"
 )
 
+// runDiff compares two structure files; exit 0 equal, 1 different, 2 error, like diff(1).
 func runDiff(args []string) int {
-	fmt.Fprintln(os.Stderr, "bloop diff: not yet available")
-	return 2
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	addrs := fs.Bool("addresses", false, "also compare address ranges")
+	asJSON := fs.Bool("json", false, "write the report as JSON")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: bloop diff [flags] A.hpcstruct B.hpcstruct\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return 2
+	}
+	var docs [2]*golden.Doc
+	for i := range docs {
+		d, err := golden.ParseFile(fs.Arg(i))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
+			return 2
+		}
+		docs[i] = d
+	}
+	r := golden.Diff(docs[0], docs[1], golden.DiffOptions{Addresses: *addrs})
+	var err error
+	if *asJSON {
+		err = r.WriteJSON(os.Stdout)
+	} else {
+		err = r.WriteText(os.Stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
+		return 2
+	}
+	if r.Equal() {
+		return 0
+	}
+	return 1
 }

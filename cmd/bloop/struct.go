@@ -35,7 +35,7 @@ func runStruct(args []string) int {
 		fmt.Fprintf(fs.Output(), "usage: bloop struct [flags] BINARY\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(splitShortInts(args)); err != nil {
 		return 1
 	}
 	if fs.NArg() != 1 {
@@ -137,4 +137,17 @@ func peakRSSMiB() float64 {
 	}
 	_ = runtime.GOOS
 	return float64(ru.Maxrss) / 1024
+}
+
+// splitShortInts accepts hpcstruct's -j4 spelling as -j 4.
+func splitShortInts(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if len(a) > 2 && a[0] == '-' && a[1] == 'j' && a[2] >= '0' && a[2] <= '9' {
+			out = append(out, "-j", a[2:])
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
