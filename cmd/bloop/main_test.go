@@ -72,3 +72,17 @@ func TestStructAndDiff(t *testing.T) {
 		t.Fatalf("json exit %d", code)
 	}
 }
+
+// TestStructDevNull guards against replacing a device by the atomic rename.
+func TestStructDevNull(t *testing.T) {
+	if _, err := os.Stat(example); err != nil {
+		t.Skip("testdata binary missing")
+	}
+	if code := runStruct([]string{"-o", os.DevNull, example}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	st, err := os.Stat(os.DevNull)
+	if err != nil || st.Mode()&os.ModeDevice == 0 {
+		t.Fatalf("%s is no longer a device", os.DevNull)
+	}
+}

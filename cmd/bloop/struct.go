@@ -109,6 +109,19 @@ func writeAtomic(dest string, write func(io.Writer) error) error {
 	if dest == "-" {
 		return write(os.Stdout)
 	}
+	if st, err := os.Stat(dest); err == nil && !st.Mode().IsRegular() {
+		// A device or pipe (-o /dev/null, a FIFO) is written in place:
+		// renaming over it would replace the device with a file.
+		f, err := os.OpenFile(dest, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("cannot write %s: %v", dest, err)
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %v", dest, err)
+		}
+		return f.Close()
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %v", dest, err)
