@@ -1,0 +1,229 @@
+package golden
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The scope tree Diff works on: procedures, loops and inlined calls, each
+// with the statements directly inside it.
+
+// scope is a loop, an inlined call or a procedure body, with the
+// statements directly in it. Aliens that are not inlined calls (guards
+// such as n="<inline>", call-site wrappers) are transparent: they only set
+// the file of what they contain.
+type scope struct {
+	kind  byte   // 'P', 'L' or 'I' (inlined call: call-site A + callee A)
+	key   string // exact match: kind, file and line (I: callee, its file, call site)
+	fuzzy string // "moved" pairing: L: file; I: callee and its file
+	line  int    // L: header line
+	site  string // I: call site "file:line"
+	v     string // own v (P, L)
+	lo    uint64 // lowest address in the subtree, for order
+	path  string
+	kids  []*scope
+	stmts []stmt
+}
+
+type stmt struct {
+	file, line string
+	rs         []Range
+	inLoop     bool
+}
+
+type proc struct {
+	name, pretty, file string
+	body               *scope
+}
+
+// collectProcs lists the procedures of a canonical document in order.
+func collectProcs(d *Doc) []*proc {
+	var out []*proc
+	var walk func(n *Node, file string)
+	walk = func(n *Node, file string) {
+		for _, c := range n.Children {
+			switch c.Tag {
+			case "F":
+				walk(c, c.Value("n"))
+			case "P":
+				name, ok := c.Get("ln")
+				if !ok {
+					name = c.Value("n")
+				}
+				body := &scope{kind: 'P', v: c.Value("v")}
+				buildScope(c, body, file, false)
+				finish(body)
+				// Show n only when it says more than ln: not for C names in
+				// shared libraries ("f [lib.so]").
+				pretty := c.Value("n")
+				if pretty == name || (strings.HasPrefix(pretty, name+" [") && strings.HasSuffix(pretty, "]")) {
+					pretty = ""
+				}
+				out = append(out, &proc{name: name, pretty: pretty, file: file, body: body})
+				walk(c, file) // nested procedures
+			case "LM":
+				walk(c, "")
+			}
+		}
+	}
+	walk(d.Root, "")
+	return out
+}
+
+func buildScope(n *Node, s *scope, file string, inLoop bool) {
+	for _, c := range n.Children {
+		addChild(c, s, file, inLoop)
+	}
+}
+
+func fileOf(n *Node, ctx string) string {
+	if f, ok := n.Get("f"); ok {
+		return baseName(f)
+	}
+	return ctx
+}
+
+func addChild(c *Node, s *scope, file string, inLoop bool) {
+	switch c.Tag {
+	case "S", "C":
+		rs, _ := ParseRanges(c.Value("v"))
+		s.stmts = append(s.stmts, stmt{file, c.Value("l"), rs, inLoop})
+	case "L":
+		f, l := fileOf(c, file), c.Value("l")
+		line, _ := strconv.Atoi(l)
+		ls := &scope{kind: 'L', key: "L\x00" + f + "\x00" + l, fuzzy: f, line: line,
+			v: c.Value("v"), path: joinPath(s.path, "L("+f+":"+l+")")}
+		s.kids = append(s.kids, ls)
+		buildScope(c, ls, f, true)
+	case "A":
+		f := fileOf(c, file)
+		if c.Value("n") != "" {
+			buildScope(c, s, f, inLoop) // guard alien: transparent
+			return
+		}
+		site := f + ":" + c.Value("l")
+		for _, cc := range c.Children {
+			name := cc.Value("n")
+			if cc.Tag != "A" || name == "" {
+				addChild(cc, s, f, inLoop)
+				continue
+			}
+			cf := fileOf(cc, f)
+			is := &scope{kind: 'I', key: "I\x00" + name + "\x00" + cf + "\x00" + site,
+				fuzzy: name + "\x00" + cf, site: site,
+				path: joinPath(s.path, "A("+site+":)/A("+cf+":"+cc.Value("l")+":"+name+")")}
+			s.kids = append(s.kids, is)
+			buildScope(cc, is, cf, inLoop)
+		}
+	}
+	// Nested P are separate procedures (collectProcs).
+}
+
+// finish computes lo bottom-up and orders kids by it.
+func finish(s *scope) uint64 {
+	lo := ^uint64(0)
+	if rs, err := ParseRanges(s.v); err == nil && len(rs) > 0 {
+		lo = rs[0].Lo
+	}
+	for _, st := range s.stmts {
+		if len(st.rs) > 0 {
+			lo = min(lo, st.rs[0].Lo)
+		}
+	}
+	for _, k := range s.kids {
+		lo = min(lo, finish(k))
+	}
+	sortScopes(s.kids)
+	s.lo = lo
+	return lo
+}
+
+func sortScopes(ss []*scope) {
+	slices.SortStableFunc(ss, func(a, b *scope) int {
+		if c := cmpU64(a.lo, b.lo); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+}
+
+// statementMoves reports source lines that are inside a loop in one
+// procedure and not in the other. Line 0 (unknown) is ignored, as are
+// lines present on one side only.
+func (d *differ) statementMoves(a, b *scope) {
+	ia, ib := loopLines(a), loopLines(b)
+	var keys []string
+	for k := range ia {
+		if _, ok := ib[k]; ok && ia[k] != ib[k] {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		kind := StmtIntoLoop
+		if ia[k] {
+			kind = StmtOutOfLoop
+		}
+		d.add(Change{Kind: kind, Path: k})
+	}
+}
+
+// loopLines maps "file:line" of every statement to whether it is inside a loop.
+func loopLines(s *scope) map[string]bool {
+	m := map[string]bool{}
+	var walk func(s *scope)
+	walk = func(s *scope) {
+		for _, st := range s.stmts {
+			if st.line == "0" {
+				continue
+			}
+			k := st.file + ":" + st.line
+			m[k] = m[k] || st.inLoop
+		}
+		for _, k := range s.kids {
+			walk(k)
+		}
+	}
+	walk(s)
+	return m
+}
+
+// compareStmts compares, per file and line, the addresses of the
+// statements directly inside matched scopes.
+func (d *differ) compareStmts(as, bs []*scope) {
+	ma, mb := stmtRanges(as), stmtRanges(bs)
+	var keys []string
+	for k := range ma {
+		keys = append(keys, k)
+	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		va, vb := "(none)", "(none)"
+		if rs, ok := ma[k]; ok {
+			va = FormatRanges(mergeRanges(rs))
+		}
+		if rs, ok := mb[k]; ok {
+			vb = FormatRanges(mergeRanges(rs))
+		}
+		if va != vb {
+			d.add(Change{Kind: AddressChanged, Path: joinPath(as[0].path, "S("+k+")"), Old: va, New: vb})
+		}
+	}
+}
+
+func stmtRanges(ss []*scope) map[string][]Range {
+	m := map[string][]Range{}
+	for _, s := range ss {
+		for _, st := range s.stmts {
+			k := st.file + ":" + st.line
+			m[k] = append(m[k], st.rs...)
+		}
+	}
+	return m
+}
