@@ -85,6 +85,9 @@ type Options struct {
 	// procedure reached by a call to the next instruction), as Dyninst
 	// parses it. ok is false when the target is another procedure.
 	Region func(target uint64, callNext bool) (lo, hi uint64, ok bool)
+	// Roots are further entry points, such as exception landing pads, that
+	// only the unwinder reaches.
+	Roots []uint64
 }
 
 type region struct{ lo, hi uint64 }
@@ -122,6 +125,12 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	insts := map[uint64]Inst{}
 	leaders := map[uint64]bool{entry: true}
 	work := []uint64{entry}
+	for _, r := range opt.Roots {
+		if r >= lo && r < hi && r != entry {
+			leaders[r] = true
+			work = append(work, r)
+		}
+	}
 	g := &Graph{}
 	calls := map[uint64]bool{}
 	var pending []uint64 // indirect jumps whose tables are not resolved yet

@@ -45,6 +45,8 @@ type Image struct {
 	Procs     []*Subprogram
 	Lines     *LineTable
 	DebugFile string // separate debug file used, or ""
+	// LandingPads are exception landing pads (from .eh_frame LSDAs), sorted.
+	LandingPads []uint64
 	Warnings  []string
 
 	procIndex []procRange
@@ -130,6 +132,7 @@ func Open(path string, opt Options) (img *Image, err error) {
 		return nil, err
 	}
 	img.readFuncs(ef)
+	img.LandingPads = landingPads(ef, img)
 
 	dwFile, dbgPath := ef, ""
 	if !hasDWARF(ef) {
@@ -199,7 +202,8 @@ func hasDWARF(f *elf.File) bool {
 
 func (img *Image) readSections(f *elf.File) error {
 	for _, s := range f.Sections {
-		if s.Type != elf.SHT_PROGBITS || s.Flags&elf.SHF_ALLOC == 0 {
+		// .eh_frame is SHT_X86_64_UNWIND (0x70000001) on x86-64; keep it for landing pads.
+		if (s.Type != elf.SHT_PROGBITS && s.Type != elf.SectionType(0x70000001)) || s.Flags&elf.SHF_ALLOC == 0 {
 			continue
 		}
 		if s.Size > maxSectionSize {

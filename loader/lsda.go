@@ -1,0 +1,268 @@
+package loader
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"sort"
+)
+
+// Landing pads are code reached only by the unwinder (C++ catch blocks and
+// cleanups). Dyninst parses them as part of their procedure, so bloop finds
+// them the same way: FDEs in .eh_frame point to LSDAs in .gcc_except_table,
+// whose call-site tables give the landing pads.
+
+// ehReader decodes DWARF exception-handling pointer encodings.
+type ehReader struct {
+	b    []byte
+	addr uint64 // address of b[0]
+	off  int
+	bad  bool
+}
+
+func (r *ehReader) u8() byte {
+	if r.off >= len(r.b) {
+		r.bad = true
+		return 0
+	}
+	v := r.b[r.off]
+	r.off++
+	return v
+}
+
+func (r *ehReader) fixed(n int) uint64 {
+	if r.off+n > len(r.b) {
+		r.bad = true
+		r.off = len(r.b)
+		return 0
+	}
+	var v uint64
+	for i := n - 1; i >= 0; i-- {
+		v = v<<8 | uint64(r.b[r.off+i])
+	}
+	r.off += n
+	return v
+}
+
+func (r *ehReader) uleb() uint64 {
+	v, n := binary.Uvarint(r.b[min(r.off, len(r.b)):])
+	if n <= 0 {
+		r.bad = true
+		r.off = len(r.b)
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+func (r *ehReader) sleb() int64 {
+	var v int64
+	var shift uint
+	for {
+		c := r.u8()
+		if r.bad {
+			return 0
+		}
+		v |= int64(c&0x7f) << shift
+		shift += 7
+		if c&0x80 == 0 {
+			if shift < 64 && c&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v
+		}
+		if shift > 63 {
+			r.bad = true
+			return 0
+		}
+	}
+}
+
+// ptr reads a pointer in encoding enc (DW_EH_PE_*); ok is false for omit or
+// unsupported encodings.
+func (r *ehReader) ptr(enc byte) (uint64, bool) {
+	if enc == 0xff {
+		return 0, false
+	}
+	here := r.addr + uint64(r.off)
+	var v uint64
+	switch enc & 0x0f {
+	case 0x00:
+		v = r.fixed(8)
+	case 0x01:
+		v = r.uleb()
+	case 0x02:
+		v = r.fixed(2)
+	case 0x03:
+		v = r.fixed(4)
+	case 0x04:
+		v = r.fixed(8)
+	case 0x09:
+		v = uint64(r.sleb())
+	case 0x0a:
+		v = uint64(int64(int16(r.fixed(2))))
+	case 0x0b:
+		v = uint64(int64(int32(r.fixed(4))))
+	case 0x0c:
+		v = r.fixed(8)
+	default:
+		r.bad = true
+		return 0, false
+	}
+	switch enc & 0x70 {
+	case 0x00:
+	case 0x10:
+		v += here
+	default:
+		return 0, false // textrel/datarel/funcrel: not used by gcc or clang on x86-64
+	}
+	return v, !r.bad
+}
+
+type cieInfo struct {
+	fdeEnc, lsdaEnc byte
+	hasLSDA, z      bool
+}
+
+// landingPads returns every landing pad address, sorted and unique.
+func landingPads(f *elf.File, img *Image) []uint64 {
+	sec := f.Section(".eh_frame")
+	if sec == nil || sec.Type == elf.SHT_NOBITS {
+		return nil
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return nil
+	}
+	cies := map[int]*cieInfo{}
+	var pads []uint64
+	for off := 0; off+8 <= len(data); {
+		length := uint64(binary.LittleEndian.Uint32(data[off:]))
+		hdr := 4
+		if length == 0 {
+			break
+		}
+		if length == 0xffffffff {
+			if off+12 > len(data) {
+				break
+			}
+			length, hdr = binary.LittleEndian.Uint64(data[off+4:]), 12
+		}
+		end := off + hdr + int(length)
+		if length > uint64(len(data)) || end > len(data) || end <= off {
+			break
+		}
+		idOff := off + hdr
+		id := binary.LittleEndian.Uint32(data[idOff:])
+		rec := &ehReader{b: data[:end], addr: sec.Addr, off: idOff + 4}
+		if id == 0 {
+			cies[off] = parseCIE(rec)
+		} else if cie := cies[idOff-int(id)]; cie != nil {
+			if start, ok := rec.ptr(cie.fdeEnc); ok {
+				rec.ptr(cie.fdeEnc & 0x0f) // pc range
+				if cie.z {
+					rec.uleb()
+				}
+				if cie.hasLSDA {
+					if lsda, ok := rec.ptr(cie.lsdaEnc); ok && lsda != 0 {
+						pads = append(pads, lsdaPads(img, lsda, start)...)
+					}
+				}
+			}
+		}
+		off = end
+	}
+	sort.Slice(pads, func(i, j int) bool { return pads[i] < pads[j] })
+	out := pads[:0]
+	for i, p := range pads {
+		if (i == 0 || p != pads[i-1]) && img.IsCode(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func parseCIE(r *ehReader) *cieInfo {
+	c := &cieInfo{fdeEnc: 0, lsdaEnc: 0xff}
+	version := r.u8()
+	var aug []byte
+	for {
+		ch := r.u8()
+		if ch == 0 || r.bad {
+			break
+		}
+		aug = append(aug, ch)
+	}
+	if len(aug) >= 2 && aug[0] == 'e' && aug[1] == 'h' {
+		r.fixed(8)
+	}
+	r.uleb()
+	r.sleb()
+	if version == 1 {
+		r.u8()
+	} else {
+		r.uleb()
+	}
+	if len(aug) == 0 || aug[0] != 'z' {
+		return c
+	}
+	c.z = true
+	r.uleb()
+	for _, a := range aug[1:] {
+		switch a {
+		case 'L':
+			c.lsdaEnc, c.hasLSDA = r.u8(), true
+		case 'P':
+			enc := r.u8()
+			r.ptr(enc)
+		case 'R':
+			c.fdeEnc = r.u8()
+		}
+	}
+	if r.bad {
+		return nil
+	}
+	return c
+}
+
+// lsdaPads reads one LSDA's call-site table.
+func lsdaPads(img *Image, lsda, funcStart uint64) []uint64 {
+	head := img.ReadData(lsda, 1)
+	if head == nil {
+		return nil
+	}
+	// Read a generous window; the table length bounds the walk.
+	var b []byte
+	for n := 4096; n >= 16 && b == nil; n /= 2 {
+		b = img.ReadData(lsda, n)
+	}
+	if b == nil {
+		return nil
+	}
+	r := &ehReader{b: b, addr: lsda}
+	lpStart := funcStart
+	if enc := r.u8(); enc != 0xff {
+		if v, ok := r.ptr(enc); ok {
+			lpStart = v
+		}
+	}
+	if tt := r.u8(); tt != 0xff {
+		r.uleb()
+	}
+	csEnc := r.u8()
+	csLen := r.uleb()
+	end := r.off + int(csLen)
+	if r.bad || end > len(r.b) {
+		return nil
+	}
+	var pads []uint64
+	for r.off < end && !r.bad {
+		r.ptr(csEnc & 0x0f) // start
+		r.ptr(csEnc & 0x0f) // length
+		lp, _ := r.ptr(csEnc & 0x0f)
+		r.uleb() // action
+		if lp != 0 && !r.bad {
+			pads = append(pads, lpStart+lp)
+		}
+	}
+	return pads
+}
