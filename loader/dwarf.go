@@ -20,10 +20,11 @@ type Subprogram struct {
 	Inlines  []*Inline
 	Parent   *Subprogram // lexically enclosing procedure (Fortran contains, local classes)
 	Offset   dwarf.Offset
+	EntryPC  uint64 // DW_AT_low_pc, DW_AT_entry_pc, or the first range listed (the hot part)
 }
 
-// Entry is the lowest address of the procedure.
-func (p *Subprogram) Entry() uint64 { return p.Ranges[0].Lo }
+// Entry is the procedure's entry address (not its lowest: a cold part may lie below).
+func (p *Subprogram) Entry() uint64 { return p.EntryPC }
 
 // Inline is one DW_TAG_inlined_subroutine: a call site and the callee's code.
 type Inline struct {
@@ -208,6 +209,22 @@ func linkageName(e *dwarf.Entry) string {
 	return ""
 }
 
+func (r *dwarfReader) entryPC(e *dwarf.Entry, sorted []Range) uint64 {
+	for _, a := range []dwarf.Attr{dwarf.AttrLowpc, dwarf.AttrEntrypc} {
+		if v, ok := e.Val(a).(uint64); ok && v != 0 {
+			return v
+		}
+	}
+	if rs, err := r.d.Ranges(e); err == nil {
+		for _, x := range rs {
+			if x[1] > x[0] && r.img.IsCode(x[0]) {
+				return x[0]
+			}
+		}
+	}
+	return sorted[0].Lo
+}
+
 func (r *dwarfReader) ranges(e *dwarf.Entry) []Range {
 	rs, err := r.d.Ranges(e)
 	if err != nil {
@@ -264,6 +281,7 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 			di := &declInfo{}
 			r.fillDecl(di, e, 0)
 			sp := &Subprogram{Name: di.name, LinkName: di.link, DeclFile: di.file, DeclLine: di.line, Ranges: rs, Parent: top.sub, Offset: e.Offset}
+			sp.EntryPC = r.entryPC(e, rs)
 			r.img.Procs = append(r.img.Procs, sp)
 			next = frame{sub: sp}
 		case dwarf.TagInlinedSubroutine:

@@ -209,7 +209,15 @@ type exit struct {
 // outside the loop) share, and all of its code is placed relative to that
 // context, even code whose own inline chain is shallower (hoisted code).
 // parent is the absolute context of the enclosing loop.
-func (b *builder) loop(l *havlak.Loop, parent []inlKey) *loopNode {
+// header finds a loop's entry, the inline context shared by its exit
+// conditions, and its header file and line.
+type header struct {
+	abs   []inlKey
+	key   stmtKey
+	entry uint64
+}
+
+func (b *builder) header(l *havlak.Loop) header {
 	g := b.in.Graph
 	all := l.AllNodes()
 	in := make(map[int]bool, len(all))
@@ -264,12 +272,33 @@ func (b *builder) loop(l *havlak.Loop, parent []inlKey) *loopNode {
 			best, found = k, true
 		}
 	}
-	ln := &loopNode{entry: entry, file: best.file, line: best.line, path: rel(abs, parent), body: newNode()}
-	for _, c := range l.Children {
-		place(ln.body, b.loop(c, abs))
+	return header{abs: abs, key: best, entry: entry}
+}
+
+func (b *builder) loop(l *havlak.Loop, parent []inlKey) *loopNode {
+	g := b.in.Graph
+	h := b.header(l)
+	ln := &loopNode{entry: h.entry, file: h.key.file, line: h.key.line, path: rel(h.abs, parent), body: newNode()}
+	// Dyninst merges irreducible child loops with the same header file and
+	// line into their parent; their code and sub-loops become the parent's.
+	own := append([]int(nil), l.Nodes...)
+	kids := append([]*havlak.Loop(nil), l.Children...)
+	for i := 0; i < len(kids); i++ {
+		c := kids[i]
+		if !c.Irreducible || b.header(c).key != h.key {
+			continue
+		}
+		own = append(own, c.Nodes...)
+		kids = append(kids, c.Children...)
+		kids[i] = nil
 	}
-	for _, v := range l.Nodes {
-		b.addBlock(ln.body, g.Blocks[v], abs)
+	for _, c := range kids {
+		if c != nil {
+			place(ln.body, b.loop(c, h.abs))
+		}
+	}
+	for _, v := range own {
+		b.addBlock(ln.body, g.Blocks[v], h.abs)
 	}
 	return ln
 }
