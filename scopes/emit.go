@@ -55,11 +55,13 @@ func emit(n *node, ctx context) []*Scope {
 		}
 		site := &Scope{Kind: Alien, File: callFile, Line: callLine}
 		cal := &Scope{Kind: Alien, Name: k.name, File: k.calleeFile, callee: true}
-		cctx := context{file: k.calleeFile}
+		// hpcstruct takes the callee's file from its code, not its
+		// declaration: the file of its lowest-addressed statement.
+		cctx := context{file: firstFile(kid)}
 		if cctx.file == "" {
-			cctx.file = majorityFile(kid)
-			cal.File = cctx.file
+			cctx.file = k.calleeFile
 		}
+		cal.File = cctx.file
 		// hpcstruct treats lines of the callee's own file that lie below its
 		// first loop or inlined call as foreign code of that callee.
 		lower := func(l int) {
@@ -142,19 +144,14 @@ func minLine(children []*Scope, n *node, file string) int {
 	return best
 }
 
-// majorityFile picks a file for a callee whose DWARF names none: the file
-// holding most of its statements.
-func majorityFile(n *node) string {
-	count := map[string]int{}
+// firstFile is the file of the lowest-addressed statement directly in n.
+func firstFile(n *node) string {
+	best, lo := "", ^uint64(0)
 	for k, rs := range n.stmts {
 		for _, r := range rs {
-			count[k.file] += int(r.Hi - r.Lo)
-		}
-	}
-	best, bc := "", -1
-	for f, c := range count {
-		if c > bc || (c == bc && f < best) {
-			best, bc = f, c
+			if r.Lo < lo {
+				best, lo = k.file, r.Lo
+			}
 		}
 	}
 	return best
