@@ -173,10 +173,14 @@ func (r *dwarfReader) decl(off dwarf.Offset, depth int) *declInfo {
 }
 
 func (r *dwarfReader) fillDecl(di *declInfo, e *dwarf.Entry, depth int) {
+	// Name and linkage name come from the same entry, the first in the
+	// specification/abstract-origin chain that has a name: that is what
+	// hpcstruct shows (clang puts linkage names of constructors and lambdas
+	// on the abstract instance but names on the declaration).
+	named := false
 	if n, ok := e.Val(dwarf.AttrName).(string); ok {
-		di.name = n
+		di.name, di.link, named = n, linkageName(e), true
 	}
-	di.link = linkageName(e)
 	if l, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
 		di.line = int(l)
 	}
@@ -186,11 +190,8 @@ func (r *dwarfReader) fillDecl(di *declInfo, e *dwarf.Entry, depth int) {
 	for _, a := range []dwarf.Attr{dwarf.AttrSpecification, dwarf.AttrAbstractOrigin} {
 		if o, ok := e.Val(a).(dwarf.Offset); ok {
 			up := r.decl(o, depth+1)
-			if di.name == "" {
-				di.name = up.name
-			}
-			if di.link == "" {
-				di.link = up.link
+			if !named && up.name != "" {
+				di.name, di.link, named = up.name, up.link, true
 			}
 			if di.line == 0 {
 				di.line, di.file = up.line, up.file
