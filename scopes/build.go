@@ -92,6 +92,11 @@ func (b *builder) path(addr uint64) []inlKey {
 
 func (b *builder) line(addr uint64) stmtKey {
 	if r, ok := b.in.Img.Lines.Lookup(addr); ok {
+		if r.Line == 0 {
+			// Line 0 is "no line": one statement per scope, whatever file
+			// the row names, and never foreign.
+			return stmtKey{}
+		}
 		return stmtKey{r.File, r.Line}
 	}
 	return stmtKey{}

@@ -68,8 +68,7 @@ func demangleOK(name string) (string, bool) {
 	if err != nil {
 		return name, true
 	}
-	dropReturnType(ast)
-	d := demangle.ASTToString(ast)
+	d := withoutReturnType(ast)
 	if strings.Contains(d, "{lambda(") {
 		return d, false
 	}
@@ -90,15 +89,22 @@ func inlineName(in *loader.Inline) string {
 	return in.LinkName
 }
 
-// dropReturnType removes the return type that the mangling of template
-// functions carries: hpcstruct's names never show it.
-func dropReturnType(a demangle.AST) {
+// withoutReturnType prints a demangled name without the return type that
+// the mangling of template functions carries: hpcstruct's names never show
+// it. The return type is cut from the printed text, because changing the
+// AST would change how template parameters in the rest resolve.
+func withoutReturnType(a demangle.AST) string {
+	full := demangle.ASTToString(a)
 	if c, ok := a.(*demangle.Clone); ok {
 		a = c.Base
 	}
 	if t, ok := a.(*demangle.Typed); ok {
-		if ft, ok := t.Type.(*demangle.FunctionType); ok {
-			ft.Return = nil
+		if ft, ok := t.Type.(*demangle.FunctionType); ok && ft.Return != nil {
+			ret := demangle.ASTToString(ft.Return)
+			if strings.HasPrefix(full, ret+" ") {
+				return full[len(ret)+1:]
+			}
 		}
 	}
+	return full
 }
