@@ -92,11 +92,6 @@ func (b *builder) path(addr uint64) []inlKey {
 
 func (b *builder) line(addr uint64) stmtKey {
 	if r, ok := b.in.Img.Lines.Lookup(addr); ok {
-		if r.Line == 0 {
-			// Line 0 is "no line": one statement per scope, whatever file
-			// the row names, and never foreign.
-			return stmtKey{}
-		}
 		return stmtKey{r.File, r.Line}
 	}
 	return stmtKey{}
@@ -276,6 +271,9 @@ func (b *builder) header(l *havlak.Loop) header {
 		if !found || better(k, best) {
 			best, found = k, true
 		}
+	}
+	if best.line == 0 {
+		best.file = "" // no line: the loop is in its context's file
 	}
 	return header{abs: abs, key: best, entry: entry}
 }

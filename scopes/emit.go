@@ -151,6 +151,9 @@ func firstFile(n *node) string {
 		for _, r := range rs {
 			if r.Lo < lo {
 				best, lo = k.file, r.Lo
+				if k.line == 0 {
+					best = "" // no line: the declaration decides
+				}
 			}
 		}
 	}
