@@ -299,9 +299,16 @@ func (b *builder) loop(l *havlak.Loop, parent []inlKey) *loopNode {
 		kids[i] = nil
 	}
 	for _, c := range kids {
-		if c != nil {
-			place(ln.body, b.loop(c, h.abs))
+		if c == nil {
+			continue
 		}
+		cl := b.loop(c, h.abs)
+		// A loop's header line is never below a sub-loop's in the same
+		// context and file (hpcstruct: the outer loop starts first).
+		if len(cl.path) == 0 && cl.file == ln.file && cl.line > 0 && cl.line < ln.line {
+			ln.line = cl.line
+		}
+		place(ln.body, cl)
 	}
 	for _, v := range own {
 		b.addBlock(ln.body, g.Blocks[v], h.abs)
