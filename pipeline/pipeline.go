@@ -146,7 +146,8 @@ func continuation(img *loader.Image) func(uint64, bool) (uint64, uint64, bool) {
 		if f == nil || f.PLT {
 			return 0, 0, false
 		}
-		if callNext || strings.Contains(f.Name, ".cold") {
+		// A jump to a procedure's entry is a tail call, even into a .cold part.
+		if callNext || strings.Contains(f.Name, ".cold") && t != f.Addr {
 			return f.Addr, f.End, true
 		}
 		return 0, 0, false

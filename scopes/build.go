@@ -285,13 +285,14 @@ func (b *builder) loop(l *havlak.Loop, parent []inlKey) *loopNode {
 	g := b.in.Graph
 	h := b.header(l)
 	ln := &loopNode{entry: h.entry, file: h.key.file, line: h.key.line, path: rel(h.abs, parent), body: newNode()}
-	// Dyninst merges irreducible child loops with the same header file and
-	// line into their parent; their code and sub-loops become the parent's.
+	// Dyninst sees an irreducible region as one loop where Havlak nests one
+	// loop per DFS header: irreducible children of an irreducible loop, and
+	// those with the parent's header line, are merged into the parent.
 	own := append([]int(nil), l.Nodes...)
 	kids := append([]*havlak.Loop(nil), l.Children...)
 	for i := 0; i < len(kids); i++ {
 		c := kids[i]
-		if !c.Irreducible || b.header(c).key != h.key {
+		if !c.Irreducible || (!l.Irreducible && b.header(c).key != h.key) {
 			continue
 		}
 		own = append(own, c.Nodes...)

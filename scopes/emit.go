@@ -18,26 +18,28 @@ func base(f string) string { return filepath.Base(f) }
 func emit(n *node, ctx context) []*Scope {
 	var stmts, guards, loops, inls []*Scope
 	guardBy := map[string]*Scope{}
+	// foreign code (another file, or a line below the procedure's) goes into
+	// a guard alien per file, as hpcstruct writes it.
+	guard := func(file string, line int) *Scope {
+		foreign := file != "" && ctx.file != "" && base(file) != base(ctx.file)
+		if !foreign && !(line > 0 && line < ctx.threshold) {
+			return nil
+		}
+		g := guardBy[file]
+		if g == nil {
+			g = &Scope{Kind: Alien, Name: "<inline>", File: file, guard: true}
+			guardBy[file] = g
+			guards = append(guards, g)
+		}
+		return g
+	}
 	for k, rs := range n.stmts {
 		s := &Scope{Kind: Stmt, File: k.file, Line: k.line, Ranges: mergeRanges(append([]Range(nil), rs...))}
-		foreign := k.file != "" && ctx.file != "" && base(k.file) != base(ctx.file)
-		if foreign || (k.line > 0 && k.line < ctx.threshold) {
-			g := guardBy[k.file]
-			if g == nil {
-				g = &Scope{Kind: Alien, Name: "<inline>", File: k.file, Line: k.line, guard: true}
-				guardBy[k.file] = g
-				guards = append(guards, g)
-			}
-			if k.line < g.Line {
-				g.Line = k.line
-			}
+		if g := guard(k.file, k.line); g != nil {
 			g.Children = append(g.Children, s)
 			continue
 		}
 		stmts = append(stmts, s)
-	}
-	for _, g := range guards {
-		sortStmts(g.Children)
 	}
 	for _, ln := range n.loops {
 		l := &Scope{Kind: Loop, File: ln.file, Line: ln.line, Entry: ln.entry}
@@ -46,7 +48,15 @@ func emit(n *node, ctx context) []*Scope {
 		}
 		// hpcstruct judges only files, not lines, inside loops
 		l.Children = emit(ln.body, context{file: ctx.file})
+		if g := guard(ln.file, ln.line); g != nil {
+			g.Children = append(g.Children, l)
+			continue
+		}
 		loops = append(loops, l)
+	}
+	for _, g := range guards {
+		g.Line = guardLine(g)
+		sortChildren(g.Children)
 	}
 	for k, kid := range n.kids {
 		callFile, callLine := k.callFile, k.callLine
@@ -108,6 +118,42 @@ func emit(n *node, ctx context) []*Scope {
 	out = append(out, guards...)
 	out = append(out, loops...)
 	return append(out, inls...)
+}
+
+// guardLine is a guard alien's line: that of its lowest-addressed statement,
+// else of its first loop.
+func guardLine(g *Scope) int {
+	line, lo := 0, ^uint64(0)
+	for _, c := range g.Children {
+		if c.Kind == Stmt && len(c.Ranges) > 0 && c.Ranges[0].Lo < lo {
+			line, lo = c.Line, c.Ranges[0].Lo
+		}
+	}
+	if lo == ^uint64(0) {
+		for _, c := range g.Children {
+			if c.Kind == Loop && (line == 0 || c.Line < line) {
+				line = c.Line
+			}
+		}
+	}
+	return line
+}
+
+// sortChildren orders statements by line, then loops by entry.
+func sortChildren(cs []*Scope) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if a.Kind != b.Kind {
+			return a.Kind == Stmt
+		}
+		if a.Kind == Loop {
+			return a.Entry < b.Entry
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Ranges[0].Lo < b.Ranges[0].Lo
+	})
 }
 
 func sortStmts(s []*Scope) {

@@ -27,7 +27,13 @@ func BuildProc(in Input) (*Scope, string) {
 	if file == "" {
 		file = "[" + img.Name + "]"
 	}
-	p.Children = emit(root, context{file: file, threshold: p.Line})
+	// Foreign code is judged against the file of the entry's line, which
+	// differs from the declaring file when the entry is inlined code.
+	cfile := file
+	if r, ok := img.Lines.Lookup(fn.Addr); ok && r.Line != 0 && r.File != "" {
+		cfile = r.File
+	}
+	p.Children = emit(root, context{file: cfile, threshold: p.Line})
 	return p, file
 }
 
