@@ -46,8 +46,8 @@ func emit(n *node, ctx context) []*Scope {
 		if l.File == "" {
 			l.File = ctx.file // no line info: the loop is in the procedure's file
 		}
-		// hpcstruct judges only files, not lines, inside loops
-		l.Children = emit(ln.body, context{file: ctx.file})
+		// Inside a loop the loop's file is the context, and lines are not judged.
+		l.Children = emit(ln.body, context{file: l.File})
 		if g := guard(ln.file, ln.line); g != nil {
 			g.Children = append(g.Children, l)
 			continue
@@ -120,20 +120,21 @@ func emit(n *node, ctx context) []*Scope {
 	return append(out, inls...)
 }
 
-// guardLine is a guard alien's line: that of its lowest-addressed statement,
-// else of its first loop.
+// guardLine is a guard alien's line: its first loop's when it holds loops,
+// else its smallest statement line.
 func guardLine(g *Scope) int {
-	line, lo := 0, ^uint64(0)
+	line := 0
 	for _, c := range g.Children {
-		if c.Kind == Stmt && len(c.Ranges) > 0 && c.Ranges[0].Lo < lo {
-			line, lo = c.Line, c.Ranges[0].Lo
+		if c.Kind == Loop && (line == 0 || c.Line < line) {
+			line = c.Line
 		}
 	}
-	if lo == ^uint64(0) {
-		for _, c := range g.Children {
-			if c.Kind == Loop && (line == 0 || c.Line < line) {
-				line = c.Line
-			}
+	if line != 0 {
+		return line
+	}
+	for _, c := range g.Children {
+		if c.Kind == Stmt && c.Line > 0 && (line == 0 || c.Line < line) {
+			line = c.Line
 		}
 	}
 	return line
