@@ -106,18 +106,16 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		return nil, fmt.Errorf("no code at %#x", lo)
 	}
 	hi = lo + uint64(len(img.Bytes(lo, hi)))
-	regions := []region{{lo, hi}}
+	// Outside the procedure's own extent, every target is asked again: a jump
+	// into a .cold part continues the procedure, a jump to its entry is a
+	// tail call.
 	regionOf := func(a uint64, callNext bool) (region, bool) {
-		for _, r := range regions {
-			if a >= r.lo && a < r.hi {
-				return r, true
-			}
+		if a >= lo && a < hi {
+			return region{lo, hi}, true
 		}
 		if opt.Region != nil {
 			if rlo, rhi, ok := opt.Region(a, callNext); ok && len(img.Bytes(rlo, rhi)) > 0 {
-				r := region{rlo, rlo + uint64(len(img.Bytes(rlo, rhi)))}
-				regions = append(regions, r)
-				return r, true
+				return region{rlo, rlo + uint64(len(img.Bytes(rlo, rhi)))}, true
 			}
 		}
 		return region{}, false
