@@ -220,7 +220,7 @@ type header struct {
 	entry uint64
 }
 
-func (b *builder) header(l *havlak.Loop) header {
+func (b *builder) header(l *havlak.Loop, parent []inlKey) header {
 	g := b.in.Graph
 	all := l.AllNodes()
 	in := make(map[int]bool, len(all))
@@ -228,6 +228,7 @@ func (b *builder) header(l *havlak.Loop) header {
 		in[v] = true
 	}
 	var exits []exit
+	var entries []uint64
 	entry := ^uint64(0)
 	for _, v := range all {
 		blk := g.Blocks[v]
@@ -249,8 +250,11 @@ func (b *builder) header(l *havlak.Loop) header {
 				isEntry = true
 			}
 		}
-		if isEntry && blk.Start < entry {
-			entry = blk.Start
+		if isEntry {
+			entries = append(entries, blk.Start)
+			if blk.Start < entry {
+				entry = blk.Start
+			}
 		}
 	}
 	if entry == ^uint64(0) {
@@ -260,9 +264,17 @@ func (b *builder) header(l *havlak.Loop) header {
 	if len(exits) == 0 {
 		exits = append(exits, exit{b.path(entry), b.line(entry)})
 	}
+	// The loop sits in the inline context shared by its exits and entries,
+	// but never above the enclosing loop's context.
 	abs = exits[0].path
 	for _, e := range exits[1:] {
 		abs = abs[:commonLen(abs, e.path)]
+	}
+	for _, a := range entries {
+		abs = abs[:commonLen(abs, b.path(a))]
+	}
+	if len(abs) < len(parent) && commonLen(abs, parent) == len(abs) {
+		abs = parent
 	}
 	best, found := stmtKey{}, false
 	for _, e := range exits {
@@ -283,7 +295,7 @@ func (b *builder) header(l *havlak.Loop) header {
 
 func (b *builder) loop(l *havlak.Loop, parent []inlKey) *loopNode {
 	g := b.in.Graph
-	h := b.header(l)
+	h := b.header(l, parent)
 	ln := &loopNode{entry: h.entry, file: h.key.file, line: h.key.line, path: rel(h.abs, parent), body: newNode()}
 	// Dyninst sees an irreducible region as one loop where Havlak nests one
 	// loop per DFS header: irreducible children of an irreducible loop, and
@@ -292,7 +304,7 @@ func (b *builder) loop(l *havlak.Loop, parent []inlKey) *loopNode {
 	kids := append([]*havlak.Loop(nil), l.Children...)
 	for i := 0; i < len(kids); i++ {
 		c := kids[i]
-		if !c.Irreducible || (!l.Irreducible && b.header(c).key != h.key) {
+		if !c.Irreducible || (!l.Irreducible && b.header(c, h.abs).key != h.key) {
 			continue
 		}
 		own = append(own, c.Nodes...)
