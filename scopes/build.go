@@ -92,9 +92,6 @@ func (b *builder) path(addr uint64) []inlKey {
 
 func (b *builder) line(addr uint64) stmtKey {
 	if r, ok := b.in.Img.Lines.Lookup(addr); ok {
-		if r.Line == 0 {
-			return stmtKey{} // "no line", whatever file the row names
-		}
 		return stmtKey{r.File, r.Line}
 	}
 	return stmtKey{}

@@ -33,7 +33,18 @@ func emit(n *node, ctx context) []*Scope {
 		}
 		return g
 	}
+	var line0 *Scope
 	for k, rs := range n.stmts {
+		if k.line == 0 {
+			// Line 0 is "no line": one statement per scope, whatever file
+			// the rows name, and never foreign.
+			if line0 == nil {
+				line0 = &Scope{Kind: Stmt}
+				stmts = append(stmts, line0)
+			}
+			line0.Ranges = append(line0.Ranges, rs...)
+			continue
+		}
 		s := &Scope{Kind: Stmt, File: k.file, Line: k.line, Ranges: mergeRanges(append([]Range(nil), rs...))}
 		if g := guard(k.file, k.line); g != nil {
 			g.Children = append(g.Children, s)
@@ -53,6 +64,9 @@ func emit(n *node, ctx context) []*Scope {
 			continue
 		}
 		loops = append(loops, l)
+	}
+	if line0 != nil {
+		line0.Ranges = mergeRanges(line0.Ranges)
 	}
 	for _, g := range guards {
 		g.Line = guardLine(g)
@@ -193,18 +207,22 @@ func minLine(children []*Scope, n *node, file string) int {
 
 // firstFile is the file of the lowest-addressed statement directly in n.
 func firstFile(n *node) string {
-	best, lo := "", ^uint64(0)
+	lined, linedLo := "", ^uint64(0)
+	zero, zeroLo := "", ^uint64(0)
 	for k, rs := range n.stmts {
 		for _, r := range rs {
-			if r.Lo < lo {
-				best, lo = k.file, r.Lo
-				if k.line == 0 {
-					best = "" // no line: the declaration decides
-				}
+			switch {
+			case k.line != 0 && r.Lo < linedLo:
+				lined, linedLo = k.file, r.Lo
+			case k.line == 0 && r.Lo < zeroLo:
+				zero, zeroLo = k.file, r.Lo
 			}
 		}
 	}
-	return best
+	if linedLo != ^uint64(0) {
+		return lined
+	}
+	return zero // code with line 0 only: the file its rows name
 }
 
 // lowest is the smallest address under s.
