@@ -268,7 +268,7 @@ func (b *builder) header(l *havlak.Loop, parent []inlKey) header {
 		abs = abs[:commonLen(abs, e.path)]
 	}
 	for _, a := range entries {
-		abs = abs[:commonLen(abs, b.path(a))]
+		abs = abs[:commonLen(abs, b.path(b.firstLined(a)))]
 	}
 	if len(abs) < len(parent) && commonLen(abs, parent) == len(abs) {
 		abs = parent
@@ -324,6 +324,22 @@ func (b *builder) loop(l *havlak.Loop, parent []inlKey) *loopNode {
 		b.addBlock(ln.body, g.Blocks[v], h.abs)
 	}
 	return ln
+}
+
+// firstLined is the first instruction of the block at a that has a line
+// (compilers give hoisted and scheduling code line 0), else a.
+func (b *builder) firstLined(a uint64) uint64 {
+	g := b.in.Graph
+	i := sort.Search(len(g.Blocks), func(i int) bool { return g.Blocks[i].Start >= a })
+	if i == len(g.Blocks) || g.Blocks[i].Start != a {
+		return a
+	}
+	for _, in := range g.Blocks[i].Insts {
+		if b.line(in.Addr).line != 0 {
+			return in.Addr
+		}
+	}
+	return a
 }
 
 func commonLen(a, b []inlKey) int {
