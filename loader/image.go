@@ -47,7 +47,7 @@ type Image struct {
 	DebugFile string // separate debug file used, or ""
 	// LandingPads are exception landing pads (from .eh_frame LSDAs), sorted.
 	LandingPads []uint64
-	Warnings  []string
+	Warnings    []string
 
 	procIndex []procRange
 	data      []*Section // every allocated PROGBITS section, for jump tables // every range of every procedure, by Lo
