@@ -85,9 +85,11 @@ type Options struct {
 	// procedure reached by a call to the next instruction), as Dyninst
 	// parses it. ok is false when the target is another procedure.
 	Region func(target uint64, callNext bool) (lo, hi uint64, ok bool)
-	// Roots are further entry points, such as exception landing pads, that
-	// only the unwinder reaches.
+	// Roots are further entry points that only the unwinder reaches.
 	Roots []uint64
+	// LandingPad gives the exception landing pad of a call, which Dyninst
+	// parses as reachable from the call.
+	LandingPad func(call uint64) (uint64, bool)
 }
 
 type region struct{ lo, hi uint64 }
@@ -189,6 +191,14 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			case IndirectJump:
 				pending = append(pending, a)
 				next = false
+			case Call, IndirectCall:
+				if opt.LandingPad != nil {
+					if pad, ok := opt.LandingPad(a); ok {
+						branch(pad)
+					}
+				}
+			}
+			switch in.Kind {
 			case Call:
 				if in.Target == in.End() {
 					// Dyninst parses a call to the next instruction as a jump.

@@ -45,9 +45,10 @@ type Image struct {
 	Procs     []*Subprogram
 	Lines     *LineTable
 	DebugFile string // separate debug file used, or ""
-	// LandingPads are exception landing pads (from .eh_frame LSDAs), sorted.
-	LandingPads []uint64
-	Warnings    []string
+	// CallSites map calls to their exception landing pads (from the LSDAs
+	// that .eh_frame points to), sorted by address.
+	CallSites []CallSite
+	Warnings  []string
 
 	procIndex []procRange
 	data      []*Section // every allocated PROGBITS section, for jump tables // every range of every procedure, by Lo
@@ -132,7 +133,7 @@ func Open(path string, opt Options) (img *Image, err error) {
 		return nil, err
 	}
 	img.readFuncs(ef)
-	img.LandingPads = landingPads(ef, img)
+	img.CallSites = landingPads(ef, img)
 
 	dwFile, dbgPath := ef, ""
 	if !hasDWARF(ef) {
@@ -257,6 +258,15 @@ func (img *Image) ReadData(addr uint64, n int) []byte {
 	}
 	off := addr - img.data[i].Addr
 	return img.data[i].Data[off : off+uint64(n)]
+}
+
+// dataFrom returns the bytes from addr to the end of its allocated section.
+func (img *Image) dataFrom(addr uint64) []byte {
+	i := sort.Search(len(img.data), func(i int) bool { return img.data[i].End() > addr })
+	if i == len(img.data) || img.data[i].Addr > addr {
+		return nil
+	}
+	return img.data[i].Data[addr-img.data[i].Addr:]
 }
 
 // IsCode reports whether addr lies in an executable section.

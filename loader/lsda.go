@@ -123,8 +123,13 @@ type cieInfo struct {
 	hasLSDA, z      bool
 }
 
-// landingPads returns every landing pad address, sorted and unique.
-func landingPads(f *elf.File, img *Image) []uint64 {
+// CallSite is a range of calls whose exceptions land at Pad.
+type CallSite struct {
+	Lo, Hi, Pad uint64
+}
+
+// landingPads returns the call sites with landing pads, sorted by Lo.
+func landingPads(f *elf.File, img *Image) []CallSite {
 	sec := f.Section(".eh_frame")
 	if sec == nil || sec.Type == elf.SHT_NOBITS {
 		return nil
@@ -134,7 +139,7 @@ func landingPads(f *elf.File, img *Image) []uint64 {
 		return nil
 	}
 	cies := map[int]*cieInfo{}
-	var pads []uint64
+	var pads []CallSite
 	for off := 0; off+8 <= len(data); {
 		length := uint64(binary.LittleEndian.Uint32(data[off:]))
 		hdr := 4
@@ -171,14 +176,33 @@ func landingPads(f *elf.File, img *Image) []uint64 {
 		}
 		off = end
 	}
-	sort.Slice(pads, func(i, j int) bool { return pads[i] < pads[j] })
+	sort.Slice(pads, func(i, j int) bool {
+		if pads[i].Lo != pads[j].Lo {
+			return pads[i].Lo < pads[j].Lo
+		}
+		return pads[i].Pad < pads[j].Pad
+	})
 	out := pads[:0]
-	for i, p := range pads {
-		if (i == 0 || p != pads[i-1]) && img.IsCode(p) {
+	for _, p := range pads {
+		if p.Hi > p.Lo && img.IsCode(p.Pad) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// PadFor returns the landing pad of the call at addr, if any.
+func (img *Image) PadFor(addr uint64) (uint64, bool) {
+	cs := img.CallSites
+	i := sort.Search(len(cs), func(i int) bool { return cs[i].Lo > addr }) - 1
+	// Call-site ranges of one function do not overlap; look back a little
+	// for ranges of other functions that might.
+	for k := 0; i >= 0 && k < 4; i, k = i-1, k+1 {
+		if addr < cs[i].Hi {
+			return cs[i].Pad, true
+		}
+	}
+	return 0, false
 }
 
 func parseCIE(r *ehReader) *cieInfo {
@@ -225,16 +249,8 @@ func parseCIE(r *ehReader) *cieInfo {
 }
 
 // lsdaPads reads one LSDA's call-site table.
-func lsdaPads(img *Image, lsda, funcStart uint64) []uint64 {
-	head := img.ReadData(lsda, 1)
-	if head == nil {
-		return nil
-	}
-	// Read a generous window; the table length bounds the walk.
-	var b []byte
-	for n := 4096; n >= 16 && b == nil; n /= 2 {
-		b = img.ReadData(lsda, n)
-	}
+func lsdaPads(img *Image, lsda, funcStart uint64) []CallSite {
+	b := img.dataFrom(lsda)
 	if b == nil {
 		return nil
 	}
@@ -254,14 +270,14 @@ func lsdaPads(img *Image, lsda, funcStart uint64) []uint64 {
 	if r.bad || end > len(r.b) {
 		return nil
 	}
-	var pads []uint64
+	var pads []CallSite
 	for r.off < end && !r.bad {
-		r.ptr(csEnc & 0x0f) // start
-		r.ptr(csEnc & 0x0f) // length
+		start, _ := r.ptr(csEnc & 0x0f)
+		length, _ := r.ptr(csEnc & 0x0f)
 		lp, _ := r.ptr(csEnc & 0x0f)
 		r.uleb() // action
 		if lp != 0 && !r.bad {
-			pads = append(pads, lpStart+lp)
+			pads = append(pads, CallSite{Lo: funcStart + start, Hi: funcStart + start + length, Pad: lpStart + lp})
 		}
 	}
 	return pads

@@ -6,7 +6,6 @@ package pipeline
 import (
 	"fmt"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
@@ -79,14 +78,6 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 	return scopes.NewModule(img.Path, img.Name, procs), all
 }
 
-// padsIn returns the landing pads inside fn's extent.
-func padsIn(img *loader.Image, fn *loader.Func) []uint64 {
-	p := img.LandingPads
-	i := sort.Search(len(p), func(i int) bool { return p[i] >= fn.Addr })
-	j := sort.Search(len(p), func(i int) bool { return p[i] >= fn.End })
-	return p[i:j]
-}
-
 // parallel runs f(0..n-1) on a bounded pool of workers.
 func parallel(workers, n int, f func(int)) {
 	var wg sync.WaitGroup
@@ -117,7 +108,7 @@ func graphOne(img *loader.Image, fn *loader.Func, noret func(uint64) bool, regio
 	if fn.PLT {
 		return in, nil
 	}
-	g, err := cfg.Build(img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: noret, Region: region, Roots: padsIn(img, fn)})
+	g, err := cfg.Build(img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: noret, Region: region, LandingPad: img.PadFor})
 	if err != nil {
 		return in, &ProcError{fn.Name, fn.Addr, err}
 	}
