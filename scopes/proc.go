@@ -100,17 +100,43 @@ func inlineName(in *loader.Inline) string {
 // it. The return type is cut from the printed text, because changing the
 // AST would change how template parameters in the rest resolve.
 func withoutReturnType(a demangle.AST) string {
-	full := demangle.ASTToString(a)
+	a = markEmptyPacks(a)
+	full := strings.ReplaceAll(demangle.ASTToString(a), ", "+emptyPack, "")
 	if c, ok := a.(*demangle.Clone); ok {
 		a = c.Base
 	}
 	if t, ok := a.(*demangle.Typed); ok {
 		if ft, ok := t.Type.(*demangle.FunctionType); ok && ft.Return != nil {
-			ret := demangle.ASTToString(ft.Return)
+			ret := strings.ReplaceAll(demangle.ASTToString(ft.Return), ", "+emptyPack, "")
 			if strings.HasPrefix(full, ret+" ") {
 				return full[len(ret)+1:]
 			}
 		}
 	}
 	return full
+}
+
+// emptyPack stands in for an empty template parameter pack at the end of a
+// template argument list. The GNU demangler, which hpcstruct's names come
+// from, then writes `_Construct<Vec<double, 3>>` without the space it puts
+// between other closing brackets; the marker reproduces that.
+const emptyPack = "\x01"
+
+func markEmptyPacks(a demangle.AST) demangle.AST {
+	c := a.Copy(func(x demangle.AST) demangle.AST {
+		t, ok := x.(*demangle.Template)
+		if !ok || len(t.Args) < 2 {
+			return nil
+		}
+		p, ok := t.Args[len(t.Args)-1].(*demangle.ArgumentPack)
+		if !ok || len(p.Args) != 0 {
+			return nil
+		}
+		args := append(append([]demangle.AST(nil), t.Args[:len(t.Args)-1]...), &demangle.Name{Name: emptyPack})
+		return &demangle.Template{Name: t.Name, Args: args}
+	}, func(demangle.AST) bool { return false })
+	if c == nil {
+		return a
+	}
+	return c
 }
