@@ -16,23 +16,23 @@ func BuildProc(in Input) (*Scope, string) {
 	img, fn := in.Img, in.Func
 	p := &Scope{Kind: Proc, Entry: fn.Addr}
 	p.Name, p.LinkName = procName(img, fn, in.Sub)
+	// The procedure belongs to the file of its entry's line (which differs
+	// from the declaring file when the entry is inlined code); foreign code
+	// is judged against it too.
 	file := ""
 	if r, ok := img.Lines.Lookup(fn.Addr); ok {
-		p.Line, file = r.Line, r.File
+		p.Line = r.Line
+		if r.Line != 0 {
+			file = r.File
+		}
 	}
-	if in.Sub != nil && in.Sub.DeclFile != "" && in.Sub.Entry() == fn.Addr {
-		// a hot/cold part (foo.cold) belongs to the file of the code at its entry
+	if file == "" && in.Sub != nil {
 		file = in.Sub.DeclFile
 	}
 	if file == "" {
 		file = "[" + img.Name + "]"
 	}
-	// Foreign code is judged against the file of the entry's line, which
-	// differs from the declaring file when the entry is inlined code.
 	cfile := file
-	if r, ok := img.Lines.Lookup(fn.Addr); ok && r.Line != 0 && r.File != "" {
-		cfile = r.File
-	}
 	p.Children = emit(root, context{file: cfile, threshold: p.Line})
 	return p, file
 }
