@@ -81,7 +81,12 @@ func emit(n *node, ctx context) []*Scope {
 		cal := &Scope{Kind: Alien, Name: k.name, File: k.calleeFile, callee: true}
 		// hpcstruct takes the callee's file from its code, not its
 		// declaration: the file of its lowest-addressed statement.
-		cctx := context{file: firstFile(kid)}
+		// The callee's own file: where its nested calls are made, else where
+		// its first statement is, else its declaration.
+		cctx := context{file: callFileOf(kid)}
+		if cctx.file == "" {
+			cctx.file = firstFile(kid)
+		}
 		if cctx.file == "" {
 			cctx.file = k.calleeFile
 		}
@@ -223,6 +228,37 @@ func firstFile(n *node) string {
 		return lined
 	}
 	return zero // code with line 0 only: the file its rows name
+}
+
+// callFileOf is the call-site file of n's lowest-addressed nested inline call.
+func callFileOf(n *node) string {
+	best, lo := "", ^uint64(0)
+	for k, kid := range n.kids {
+		if k.unknown || k.callFile == "" {
+			continue
+		}
+		if a := lowestNode(kid); a < lo || (a == lo && k.callFile < best) {
+			best, lo = k.callFile, a
+		}
+	}
+	return best
+}
+
+// lowestNode is the smallest address of code under n.
+func lowestNode(n *node) uint64 {
+	lo := ^uint64(0)
+	for _, rs := range n.stmts {
+		for _, r := range rs {
+			lo = min(lo, r.Lo)
+		}
+	}
+	for _, k := range n.kids {
+		lo = min(lo, lowestNode(k))
+	}
+	for _, l := range n.loops {
+		lo = min(lo, lowestNode(l.body))
+	}
+	return lo
 }
 
 // lowest is the smallest address under s.
