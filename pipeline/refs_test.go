@@ -13,15 +13,16 @@ import (
 )
 
 // notExact names the reference binaries whose real-hpcstruct output bloop
-// does not reproduce exactly yet, why, and the share of code bytes whose
-// scope path (procedure, inline chain, loop chain, line) agrees today. The
-// goal is exact, or >= 99.5% where a principled difference remains; floor
-// only guards against regressions until then.
+// does not reproduce exactly, and why. Each must still agree with
+// hpcstruct on at least 99.5% of code bytes' scope paths (procedure,
+// inline chain, loop chain, line), compared with callee names ignored when
+// the reason is a naming one; floor guards the full comparison.
 var notExact = map[string]struct {
-	reason string
-	floor  float64
+	reason      string
+	ignoreNames bool
+	floor       float64
 }{
-	"tmpl-clang14-O2": {"open: clang's line-0 rows and loop contexts in deep STL inline trees", 0.95},
+	"tmpl-clang14-O2": {"three inlined callees (std::swap<int>, two std::__fill_a1) are named differently: the Go demangler numbers substitutions inside `sr` unresolved names unlike GNU's (TestDemangleOracle); the structure itself matches", true, 0.98},
 }
 
 type refCase struct{ bin, ref string }
@@ -99,6 +100,16 @@ func TestHPCStructReferences(t *testing.T) {
 				if share < known_.floor {
 					t.Errorf("scope paths agree on only %.3f%% of code bytes, below this binary's floor %.1f%%", 100*share, 100*known_.floor)
 				}
+				if known_.ignoreNames {
+					blankCalleeNames(ref.Root)
+					blankCalleeNames(got.Root)
+					same, total = golden.PathAgreement(ref, got)
+					share = float64(same) / float64(max(total, 1))
+					t.Logf("with callee names ignored: %.3f%%", 100*share)
+				}
+				if share < 0.995 {
+					t.Errorf("scope paths agree on only %.3f%% of code bytes (want >= 99.5%%)", 100*share)
+				}
 			}
 		})
 	}
@@ -115,5 +126,18 @@ func TestDeterministic(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Errorf("%s: -j1 and -j2 outputs differ", bin)
 		}
+	}
+}
+
+// blankCalleeNames drops the names of inlined callees, for comparisons that
+// must not depend on the demangler.
+func blankCalleeNames(n *golden.Node) {
+	if n.Tag == "A" {
+		if v, _ := n.Get("n"); v != "" && v != "<inline>" {
+			n.Set("n", "-")
+		}
+	}
+	for _, c := range n.Children {
+		blankCalleeNames(c)
 	}
 }

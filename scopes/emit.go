@@ -87,6 +87,11 @@ func emit(n *node, ctx context) []*Scope {
 		if cctx.file == "" {
 			cctx.file = firstFile(kid)
 		}
+		if cctx.file == "" || !hasLines(kid) {
+			if f := loopFile(kid); f != "" {
+				cctx.file = f
+			}
+		}
 		if cctx.file == "" {
 			cctx.file = k.calleeFile
 		}
@@ -242,6 +247,26 @@ func callFileOf(n *node) string {
 		}
 	}
 	return best
+}
+
+// loopFile is the header file of n's lowest-entry loop that has one.
+func loopFile(n *node) string {
+	best, lo := "", ^uint64(0)
+	for _, l := range n.loops {
+		if l.file != "" && l.entry < lo {
+			best, lo = l.file, l.entry
+		}
+	}
+	return best
+}
+
+func hasLines(n *node) bool {
+	for k := range n.stmts {
+		if k.line != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // lowestNode is the smallest address of code under n.

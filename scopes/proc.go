@@ -70,7 +70,7 @@ func demangleOK(name string) (string, bool) {
 	if !strings.HasPrefix(name, "_Z") {
 		return name, true
 	}
-	ast, err := demangle.ToAST(name, demangle.NoRust)
+	ast, err := demangle.ToAST(name, demangle.NoRust, demangle.Verbose)
 	if err != nil {
 		return name, true
 	}
@@ -101,13 +101,13 @@ func inlineName(in *loader.Inline) string {
 // AST would change how template parameters in the rest resolve.
 func withoutReturnType(a demangle.AST) string {
 	a = markEmptyPacks(a)
-	full := strings.ReplaceAll(demangle.ASTToString(a), ", "+emptyPack, "")
+	full := gnuString(a)
 	if c, ok := a.(*demangle.Clone); ok {
 		a = c.Base
 	}
 	if t, ok := a.(*demangle.Typed); ok {
 		if ft, ok := t.Type.(*demangle.FunctionType); ok && ft.Return != nil {
-			ret := strings.ReplaceAll(demangle.ASTToString(ft.Return), ", "+emptyPack, "")
+			ret := gnuString(ft.Return)
 			if strings.HasPrefix(full, ret+" ") {
 				return full[len(ret)+1:]
 			}
@@ -121,6 +121,21 @@ func withoutReturnType(a demangle.AST) string {
 // from, then writes `_Construct<Vec<double, 3>>` without the space it puts
 // between other closing brackets; the marker reproduces that.
 const emptyPack = "\x01"
+
+// gnuString prints an AST (marked by markEmptyPacks) as the GNU demangler does.
+func gnuString(a demangle.AST) string {
+	return strings.ReplaceAll(demangle.ASTToString(a), ", "+emptyPack, "")
+}
+
+// demangleGNU returns the full demangled name, return type included, as
+// c++filt prints it; ok is false when the name does not demangle.
+func demangleGNU(name string) (string, bool) {
+	a, err := demangle.ToAST(name, demangle.NoRust, demangle.Verbose)
+	if err != nil {
+		return name, false
+	}
+	return gnuString(markEmptyPacks(a)), true
+}
 
 func markEmptyPacks(a demangle.AST) demangle.AST {
 	c := a.Copy(func(x demangle.AST) demangle.AST {

@@ -1,6 +1,14 @@
 package scopes
 
-import "testing"
+import (
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"bloop/loader"
+)
 
 // TestDemangle pins names as hpcstruct (the GNU demangler) writes them.
 func TestDemangle(t *testing.T) {
@@ -18,4 +26,78 @@ func TestDemangle(t *testing.T) {
 			t.Errorf("Demangle(%s)\\n got %s\\nwant %s", c.in, got, c.want)
 		}
 	}
+}
+
+// knownDemangleDiffs are names on which github.com/ianlancetaylor/demangle
+// and GNU's demangler disagree: substitutions inside `sr` unresolved names
+// are numbered differently.
+var knownDemangleDiffs = map[string]bool{
+	"_ZSt4swapIiENSt9enable_ifIXsrSt6__and_IJSt6__not_ISt15__is_tuple_likeIT_EESt21is_move_constructibleIS4_ESt18is_move_assignableIS4_EEE5valueEvE4typeERS4_SE_": true,
+	"_ZSt4swapIiENSt9enable_ifIXsr6__and_ISt6__not_ISt15__is_tuple_likeIT_EESt21is_move_constructibleIS3_ESt18is_move_assignableIS3_EEE5valueEvE4typeERS3_SC_":    true,
+	"_ZSt9__fill_a1IPiiEN9__gnu_cxx11__enable_ifIXsr11__is_scalarIT0_EE7__valueEvE6__typeET_S6_RKS3_":                                                             true,
+	"_ZSt9__fill_a1IP3VecIdLi3EES1_EN9__gnu_cxx11__enable_ifIXntsr11__is_scalarIT0_EE7__valueEvE6__typeET_S8_RKS5_":                                               true,
+}
+
+// TestDemangleOracle compares our demangling with c++filt (GNU's, which
+// hpcstruct uses) on every C++ name of the reference binaries.
+func TestDemangleOracle(t *testing.T) {
+	cxxfilt, err := exec.LookPath("c++filt")
+	if err != nil {
+		t.Skip("c++filt not installed")
+	}
+	bins, _ := filepath.Glob("../../shared/hpcstruct-refs/bin/tmpl-*")
+	if len(bins) == 0 {
+		t.Skip("reference binaries not present")
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, b := range bins {
+		img, err := loader.Open(b, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		add := func(n string) {
+			if strings.HasPrefix(n, "_Z") && !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+		for _, f := range img.Funcs {
+			add(strings.TrimSuffix(f.Name, "@plt"))
+		}
+		for _, p := range img.Procs {
+			add(p.LinkName)
+			var walk func([]*loader.Inline)
+			walk = func(ins []*loader.Inline) {
+				for _, in := range ins {
+					add(in.LinkName)
+					walk(in.Children)
+				}
+			}
+			walk(p.Inlines)
+		}
+	}
+	sort.Strings(names)
+	cmd := exec.Command(cxxfilt)
+	cmd.Stdin = strings.NewReader(strings.Join(names, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(want) != len(names) {
+		t.Fatalf("c++filt returned %d lines for %d names", len(want), len(names))
+	}
+	bad := 0
+	for i, n := range names {
+		got, _ := demangleGNU(n)
+		if got == want[i] || knownDemangleDiffs[n] {
+			continue
+		}
+		bad++
+		if bad <= 10 {
+			t.Errorf("%s\n got %s\nwant %s", n, got, want[i])
+		}
+	}
+	t.Logf("%d names compared with c++filt, %d known differences", len(names), len(knownDemangleDiffs))
 }
