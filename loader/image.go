@@ -288,3 +288,15 @@ type dwarfData struct {
 	info []byte
 	abbr []byte
 }
+
+// FromSections builds an image from raw sections, for analysing code that
+// does not come from a file (and for tests). Sections holding code must
+// be marked exec.
+func FromSections(arch Arch, exec, data []*Section) *Image {
+	img := &Image{Name: "memory", Arch: arch, Lines: &LineTable{}}
+	img.Sections = append(img.Sections, exec...)
+	img.data = append(append(img.data, exec...), data...)
+	sort.Slice(img.Sections, func(i, j int) bool { return img.Sections[i].Addr < img.Sections[j].Addr })
+	sort.Slice(img.data, func(i, j int) bool { return img.data[i].Addr < img.data[j].Addr })
+	return img
+}

@@ -1,0 +1,175 @@
+package cfg
+
+import (
+	"encoding/binary"
+	"reflect"
+	"testing"
+
+	"bloop/loader"
+)
+
+// blockShape is a compact, comparable view of a graph.
+type blockShape struct {
+	Start, End uint64
+	Succs      []uint64
+}
+
+func shape(g *Graph) []blockShape {
+	var out []blockShape
+	for _, b := range g.Blocks {
+		s := blockShape{Start: b.Start, End: b.End}
+		for _, x := range b.Succs {
+			s.Succs = append(s.Succs, g.Blocks[x].Start)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func le32(v uint32) []byte { b := make([]byte, 4); binary.LittleEndian.PutUint32(b, v); return b }
+
+func cat(parts ...[]byte) []byte {
+	var out []byte
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func TestBuildAMD64(t *testing.T) {
+	const base = 0x1000
+	// A PIC jump table at 0x2000 with offsets relative to the table.
+	picTable := cat(le32(uint32(0x1020-0x2000+(1<<32))), le32(uint32(0x1024-0x2000+(1<<32))), le32(uint32(0x1028-0x2000+(1<<32))))
+	absTable := make([]byte, 16)
+	binary.LittleEndian.PutUint64(absTable, 0x1018)
+	binary.LittleEndian.PutUint64(absTable[8:], 0x101c)
+	tests := []struct {
+		name  string
+		code  []byte
+		data  []byte
+		noret map[uint64]bool
+		want  []blockShape
+	}{
+		{
+			name: "straight line with endbr64",
+			code: []byte{0xf3, 0x0f, 0x1e, 0xfa, 0x90, 0xc3},
+			want: []blockShape{{0x1000, 0x1006, nil}},
+		},
+		{
+			name: "loop: dec; jne back; ret",
+			// 1000: ff c9 dec ecx ; 1002: 75 fc jne 1000 ; 1004: c3
+			code: []byte{0xff, 0xc9, 0x75, 0xfc, 0xc3},
+			want: []blockShape{{0x1000, 0x1004, []uint64{0x1000, 0x1004}}, {0x1004, 0x1005, nil}},
+		},
+		{
+			name: "call to a noreturn function ends the block",
+			// 1000: e8 0b 00 00 00 call 1010 ; 1005: c3 (unreachable)
+			code:  []byte{0xe8, 0x0b, 0x00, 0x00, 0x00, 0xc3},
+			noret: map[uint64]bool{0x1010: true},
+			want:  []blockShape{{0x1000, 0x1005, nil}},
+		},
+		{
+			name: "call that returns falls through",
+			code: []byte{0xe8, 0x0b, 0x00, 0x00, 0x00, 0xc3},
+			want: []blockShape{{0x1000, 0x1005, []uint64{0x1005}}, {0x1005, 0x1006, nil}},
+		},
+		{
+			name: "tail call out of the procedure has no successor",
+			code: []byte{0xe9, 0xfb, 0x0f, 0x00, 0x00}, // jmp 2000
+			want: []blockShape{{0x1000, 0x1005, nil}},
+		},
+		{
+			name: "ud2 ends its path, the other branch goes on",
+			// 1000: 74 02 je 1004 ; 1002: 0f 0b ud2 ; 1004: c3
+			code: []byte{0x74, 0x02, 0x0f, 0x0b, 0xc3},
+			want: []blockShape{{0x1000, 0x1002, []uint64{0x1004, 0x1002}}, {0x1002, 0x1004, nil}, {0x1004, 0x1005, nil}},
+		},
+		{
+			name: "undecodable byte stops its path but not the procedure",
+			// 1000: 74 01 je 1003 ; 1002: 06 (invalid in 64-bit mode) ; 1003: c3
+			code: []byte{0x74, 0x01, 0x06, 0xc3},
+			want: []blockShape{{0x1000, 0x1002, []uint64{0x1003}}, {0x1003, 0x1004, nil}},
+		},
+		{
+			name: "PIC jump table (gcc/clang -fPIC)",
+			// 1000: 83 ff 02          cmp edi,2
+			// 1003: 77 21             ja 1026 (inside padding: no block there is needed)
+			// 1005: 48 8d 15 f4 0f 00 00 lea rdx,[rip+0xff4] -> 0x2000
+			// 100c: 48 63 04 ba       movsxd rax,[rdx+rdi*4]
+			// 1010: 48 01 d0          add rax,rdx
+			// 1013: ff e0             jmp rax
+			// 1015..101f: nops ; 1020: c3 ; 1024: c3 ; 1028: c3
+			code: cat([]byte{0x83, 0xff, 0x02, 0x77, 0x23, 0x48, 0x8d, 0x15, 0xf4, 0x0f, 0x00, 0x00,
+				0x48, 0x63, 0x04, 0xba, 0x48, 0x01, 0xd0, 0xff, 0xe0},
+				[]byte{0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90},
+				[]byte{0xc3, 0x90, 0x90, 0x90, 0xc3, 0x90, 0x90, 0x90, 0xc3}),
+			data: picTable,
+			want: []blockShape{
+				{0x1000, 0x1005, []uint64{0x1028, 0x1005}},
+				{0x1005, 0x1015, []uint64{0x1020, 0x1024, 0x1028}},
+				{0x1020, 0x1021, nil}, {0x1024, 0x1025, nil}, {0x1028, 0x1029, nil},
+			},
+		},
+		{
+			name: "absolute jump table (non-PIC)",
+			// 1000: 83 ff 01 cmp edi,1 ; 1003: 77 13 ja 1018
+			// 1005: ff 24 fd 00 20 00 00 jmp [rdi*8+0x2000]
+			// 100c..1017 nops ; 1018: c3 ; 1019..101b nop ; 101c: c3
+			code: cat([]byte{0x83, 0xff, 0x01, 0x77, 0x13, 0xff, 0x24, 0xfd, 0x00, 0x20, 0x00, 0x00},
+				make90(12), []byte{0xc3, 0x90, 0x90, 0x90, 0xc3}),
+			data: absTable,
+			want: []blockShape{
+				{0x1000, 0x1005, []uint64{0x1018, 0x1005}},
+				{0x1005, 0x100c, []uint64{0x1018, 0x101c}},
+				{0x1018, 0x1019, nil}, {0x101c, 0x101d, nil},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			exec := []*loader.Section{{Name: ".text", Addr: base, Data: tc.code}}
+			var data []*loader.Section
+			if tc.data != nil {
+				data = append(data, &loader.Section{Name: ".rodata", Addr: 0x2000, Data: tc.data})
+			}
+			img := loader.FromSections(loader.AMD64, exec, data)
+			g, err := Build(img, base, base, base+uint64(len(tc.code)), Options{NoReturn: func(a uint64) bool { return tc.noret[a] }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := shape(g); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("blocks\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func make90(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = 0x90
+	}
+	return b
+}
+
+// TestBuildGarbage checks that random bytes never hang or panic the builder.
+func TestBuildGarbage(t *testing.T) {
+	seed := uint32(1)
+	for round := 0; round < 200; round++ {
+		code := make([]byte, 512)
+		for i := range code {
+			seed = seed*1664525 + 1013904223
+			code[i] = byte(seed >> 24)
+		}
+		img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: code}}, nil)
+		g, err := Build(img, 0x1000, 0x1000, 0x1200, Options{})
+		if err != nil {
+			continue
+		}
+		for _, b := range g.Blocks {
+			if b.Start < 0x1000 || b.End > 0x1200 || b.End <= b.Start {
+				t.Fatalf("round %d: block [%#x,%#x) outside the procedure", round, b.Start, b.End)
+			}
+		}
+	}
+}
