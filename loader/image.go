@@ -99,9 +99,16 @@ func Open(path string, opt Options) (img *Image, err error) {
 	if st.IsDir() {
 		return nil, errorf(path, "is a directory")
 	}
-	var magic [4]byte
-	if _, err := io.ReadFull(f, magic[:]); err != nil || string(magic[:]) != elf.ELFMAG {
+	var ident [elf.EI_NIDENT]byte
+	n, _ := io.ReadFull(f, ident[:])
+	if n < 4 || string(ident[:4]) != elf.ELFMAG {
 		return nil, errorf(path, "not an ELF file")
+	}
+	if n < elf.EI_NIDENT {
+		return nil, errorf(path, "truncated ELF header")
+	}
+	if c, d := elf.Class(ident[elf.EI_CLASS]), elf.Data(ident[elf.EI_DATA]); c != elf.ELFCLASS64 || d != elf.ELFDATA2LSB {
+		return nil, errorf(path, "unsupported ELF: %v %v (bloop reads 64-bit little-endian images)", c, d)
 	}
 	ef, err := elf.NewFile(f)
 	if err != nil {

@@ -1,0 +1,185 @@
+package loader
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const corpus = "../testdata/bin/"
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile(corpus + "loops-gcc12-O2")
+	if err != nil {
+		t.Skip("testdata binaries missing")
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	elf32 := append([]byte(nil), good[:64]...)
+	elf32[4] = 1 // ELFCLASS32
+	bigEndian := append([]byte(nil), good...)
+	bigEndian[5] = 2
+	hugeShoff := append([]byte(nil), good...)
+	copy(hugeShoff[0x28:], []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0})
+	tests := []struct {
+		name, path, want string
+	}{
+		{"missing", filepath.Join(dir, "nope"), "cannot read"},
+		{"directory", dir, "is a directory"},
+		{"empty", write("empty", nil), "not an ELF file"},
+		{"text", write("text", []byte("#!/bin/sh\n")), "not an ELF file"},
+		{"32-bit", write("elf32", elf32), "unsupported ELF"},
+		{"big-endian", write("be", bigEndian), "unsupported ELF"},
+		{"header only", write("hdr", good[:64]), ""},
+		{"truncated", write("trunc", good[:len(good)/2]), ""},
+		{"section table far away", write("shoff", hugeShoff), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Open(tc.path, Options{})
+			if err == nil {
+				t.Fatalf("no error")
+			}
+			if !strings.HasPrefix(err.Error(), tc.path+": ") {
+				t.Errorf("error %q does not start with the file name", err)
+			}
+			if tc.want != "" && !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not say %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestTruncations opens every prefix (in steps) of a binary: an error or
+// an image, never a panic.
+func TestTruncations(t *testing.T) {
+	good, err := os.ReadFile(corpus + "inline-gcc12-O2")
+	if err != nil {
+		t.Skip("testdata binaries missing")
+	}
+	p := filepath.Join(t.TempDir(), "x")
+	for n := 0; n < len(good); n += 97 {
+		os.WriteFile(p, good[:n], 0o644)
+		Open(p, Options{})
+	}
+}
+
+func TestImageBasics(t *testing.T) {
+	img, err := Open(corpus+"libinline-gcc12-O2.so", Options{})
+	if err != nil {
+		t.Skip(err)
+	}
+	if !img.Shared || img.Arch != AMD64 {
+		t.Errorf("shared=%v arch=%v, want a shared amd64 library", img.Shared, img.Arch)
+	}
+	exe, err := Open(corpus+"inline-gcc12-O2", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exe.Shared {
+		t.Errorf("a PIE executable was taken for a shared library")
+	}
+	if !exe.HasInlineInfo() || exe.Lines.Empty() {
+		t.Errorf("inline info %v, lines %d", exe.HasInlineInfo(), len(exe.Lines.Rows))
+	}
+	plt := 0
+	for _, f := range exe.Funcs {
+		if f.PLT {
+			plt++
+			if !strings.HasSuffix(f.Name, "@plt") || f.End-f.Addr == 0 {
+				t.Errorf("bad PLT stub %+v", f)
+			}
+		}
+	}
+	if plt == 0 {
+		t.Errorf("no PLT stubs")
+	}
+	for i := 1; i < len(exe.Lines.Rows); i++ {
+		if exe.Lines.Rows[i].Addr < exe.Lines.Rows[i-1].End {
+			t.Fatalf("line rows overlap at %#x", exe.Lines.Rows[i].Addr)
+		}
+	}
+}
+
+// TestSymbolizerOracle compares, for sampled code addresses of corpus
+// binaries, our line and inline chain with llvm-symbolizer --inlining.
+func TestSymbolizerOracle(t *testing.T) {
+	sym, err := exec.LookPath("llvm-symbolizer")
+	if err != nil {
+		t.Skip("llvm-symbolizer not installed")
+	}
+	for _, name := range []string{"inline-gcc12-O2", "inline-clang14-O2", "tmpl-gcc12-O2", "tmpl-clang14-O2", "nest-gfortran12-O2"} {
+		img, err := Open(corpus+name, Options{})
+		if err != nil {
+			t.Skip(err)
+		}
+		var addrs []uint64
+		for _, r := range img.Lines.Rows {
+			addrs = append(addrs, r.Addr)
+		}
+		if len(addrs) > 2000 {
+			addrs = addrs[:2000]
+		}
+		var in bytes.Buffer
+		for _, a := range addrs {
+			in.WriteString("0x" + strconv.FormatUint(a, 16) + "\n")
+		}
+		cmd := exec.Command(sym, "--inlining", "--functions=none", "--relative-address", "--obj="+corpus+name)
+		cmd.Stdin = &in
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One block per address: frames innermost first, then a blank line.
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		var blocks [][]string
+		var cur []string
+		for sc.Scan() {
+			if sc.Text() == "" {
+				blocks = append(blocks, cur)
+				cur = nil
+				continue
+			}
+			cur = append(cur, sc.Text())
+		}
+		if len(blocks) != len(addrs) {
+			t.Fatalf("%s: %d answers for %d addresses", name, len(blocks), len(addrs))
+		}
+		lineBad, depthBad := 0, 0
+		for i, a := range addrs {
+			row, _ := img.Lines.Lookup(a)
+			frames := blocks[i]
+			// innermost frame: file:line:column
+			parts := strings.Split(frames[0], ":")
+			if len(parts) < 2 {
+				continue
+			}
+			line, _ := strconv.Atoi(parts[len(parts)-2])
+			if line != row.Line || filepath.Base(strings.Join(parts[:len(parts)-2], ":")) != filepath.Base(row.File) {
+				lineBad++
+			}
+			depth := 0
+			if sp := img.SubprogramAt(a); sp != nil {
+				depth = len(sp.InlineChain(a, nil))
+			}
+			if depth != len(frames)-1 {
+				depthBad++
+			}
+		}
+		t.Logf("%s: %d addresses, %d line mismatches, %d inline-depth mismatches", name, len(addrs), lineBad, depthBad)
+		if lineBad*100 > len(addrs) || depthBad*100 > len(addrs) {
+			t.Errorf("%s: more than 1%% disagree with llvm-symbolizer (lines %d, inline depth %d of %d)", name, lineBad, depthBad, len(addrs))
+		}
+	}
+}
