@@ -124,6 +124,9 @@ func placeOne(in scopes.Input) (res scopes.ProcResult, err error) {
 		}
 	}()
 	s, file := scopes.BuildProc(in)
+	if err := checkProc(in, s); err != nil {
+		return res, &ProcError{in.Func.Name, in.Func.Addr, err}
+	}
 	return scopes.ProcResult{Scope: s, File: file}, nil
 }
 
