@@ -139,9 +139,6 @@ func Open(path string, opt Options) (img *Image, err error) {
 	if err := img.readSections(ef); err != nil {
 		return nil, err
 	}
-	img.readFuncs(ef)
-	img.CallSites = landingPads(ef, img)
-
 	dwFile, dbgPath := ef, ""
 	if !hasDWARF(ef) {
 		if p := findDebugFile(path, ef, opt.DebugDirs); p != "" {
@@ -155,6 +152,12 @@ func Open(path string, opt Options) (img *Image, err error) {
 		}
 	}
 	img.DebugFile = dbgPath
+	var dbgSyms *elf.File
+	if dwFile != ef {
+		dbgSyms = dwFile
+	}
+	img.readFuncs(ef, dbgSyms)
+	img.CallSites = landingPads(ef, img)
 	if hasDWARF(dwFile) {
 		d, err := dwFile.DWARF()
 		if err != nil {

@@ -22,7 +22,9 @@ type symInfo struct {
 
 // readFuncs collects function symbols from .symtab and .dynsym plus PLT stubs,
 // one Func per entry address, and bounds each by its size or by the next entry.
-func (img *Image) readFuncs(f *elf.File) {
+// Stripped binaries keep their full .symtab in the separate debug file, so
+// dbg (when not nil) contributes its symbols too.
+func (img *Image) readFuncs(f, dbg *elf.File) {
 	byAddr := map[uint64]*symInfo{}
 	add := func(syms []elf.Symbol) {
 		for _, s := range syms {
@@ -49,6 +51,11 @@ func (img *Image) readFuncs(f *elf.File) {
 	}
 	if syms, err := f.DynamicSymbols(); err == nil {
 		add(syms)
+	}
+	if dbg != nil {
+		if syms, err := dbg.Symbols(); err == nil {
+			add(syms)
+		}
 	}
 	var funcs []*Func
 	for addr, si := range byAddr {
