@@ -1,0 +1,119 @@
+package loader
+
+import (
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// summary is what must not change when the debug info moves or is compressed.
+type summary struct {
+	Funcs, Procs, Rows, Inlines int
+	FirstRow                    LineRow
+}
+
+func summarize(img *Image) summary {
+	s := summary{Funcs: len(img.Funcs), Procs: len(img.Procs), Rows: len(img.Lines.Rows)}
+	if len(img.Lines.Rows) > 0 {
+		s.FirstRow = img.Lines.Rows[0]
+	}
+	for _, p := range img.Procs {
+		s.Inlines += len(p.Inlines)
+	}
+	return s
+}
+
+func objcopy(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("objcopy", args...).CombinedOutput(); err != nil {
+		t.Fatalf("objcopy %v: %v\n%s", args, err, out)
+	}
+}
+
+// TestSeparateDebugInfo strips a corpus binary and finds its debug info
+// again through .gnu_debuglink, through build-id under --debug-dir, and in
+// zlib- and zstd-compressed sections.
+func TestSeparateDebugInfo(t *testing.T) {
+	if _, err := exec.LookPath("objcopy"); err != nil {
+		t.Skip("objcopy not installed")
+	}
+	src := corpus + "tmpl-gcc12-O2"
+	ref, err := Open(src, Options{})
+	if err != nil {
+		t.Skip(err)
+	}
+	want := summarize(ref)
+	dir := t.TempDir()
+
+	// .gnu_debuglink next to the binary
+	bin := filepath.Join(dir, "prog")
+	dbg := filepath.Join(dir, "prog.debug")
+	objcopy(t, "--only-keep-debug", src, dbg)
+	objcopy(t, "--strip-debug", "--add-gnu-debuglink="+dbg, src, bin)
+	img, err := Open(bin, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.DebugFile != dbg {
+		t.Errorf("debuglink: debug file %q, want %q", img.DebugFile, dbg)
+	}
+	if got := summarize(img); !reflect.DeepEqual(got, want) {
+		t.Errorf("debuglink: %+v, want %+v", got, want)
+	}
+
+	// build-id under an extra debug root, fully stripped binary (no debuglink)
+	stripped := filepath.Join(dir, "stripped")
+	objcopy(t, "--strip-all", src, stripped)
+	id := buildIDHex(t, src)
+	root := filepath.Join(dir, "debugroot")
+	p := filepath.Join(root, ".build-id", id[:2], id[2:]+".debug")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	objcopy(t, "--only-keep-debug", src, p)
+	img, err = Open(stripped, Options{DebugDirs: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.DebugFile != p {
+		t.Errorf("build-id: debug file %q, want %q", img.DebugFile, p)
+	}
+	if got := summarize(img); !reflect.DeepEqual(got, want) {
+		t.Errorf("build-id (symbols from the debug file): %+v, want %+v", got, want)
+	}
+
+	for _, c := range []string{"zlib", "zstd"} {
+		z := filepath.Join(dir, "z-"+c)
+		if out, err := exec.Command("objcopy", "--compress-debug-sections="+c, src, z).CombinedOutput(); err != nil {
+			t.Logf("objcopy cannot compress with %s: %s", c, out)
+			continue
+		}
+		img, err := Open(z, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := summarize(img); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s-compressed: %+v, want %+v", c, got, want)
+		}
+	}
+}
+
+func buildIDHex(t *testing.T, path string) string {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	id := buildID(f)
+	if len(id) < 2 {
+		t.Skip("no build-id")
+	}
+	const hexdigits = "0123456789abcdef"
+	out := make([]byte, 0, 2*len(id))
+	for _, b := range id {
+		out = append(out, hexdigits[b>>4], hexdigits[b&15])
+	}
+	return string(out)
+}
