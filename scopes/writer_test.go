@@ -1,0 +1,122 @@
+package scopes
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func sampleModule() *Module {
+	s := func(line int, lo, hi uint64) *Scope {
+		return &Scope{Kind: Stmt, Line: line, Ranges: []Range{{lo, hi}}}
+	}
+	loop := &Scope{Kind: Loop, File: "/src/a.c", Line: 5, Entry: 0x1010, Children: []*Scope{s(5, 0x1010, 0x1018), s(6, 0x1018, 0x1020)}}
+	callee := &Scope{Kind: Alien, Name: "g<int>", File: "/src/a.h", Line: 2, callee: true, Children: []*Scope{s(2, 0x1020, 0x1024)}}
+	site := &Scope{Kind: Alien, File: "/src/a.c", Line: 7, Children: []*Scope{callee}}
+	guard := &Scope{Kind: Alien, Name: "<inline>", File: "/src/b.h", Line: 9, guard: true, Children: []*Scope{s(9, 0x1024, 0x1026)}}
+	p := &Scope{Kind: Proc, Name: "f & \"g\"", LinkName: "_Z1fv", Line: 4, Entry: 0x1000,
+		Children: []*Scope{s(4, 0x1000, 0x1010), guard, loop, site}}
+	return NewModule("/bin/x", "x", []ProcResult{{p, "/src/a.c"}})
+}
+
+func TestWriteXML(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteXML(&buf, []*Module{sampleModule()}, false); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	body := out[strings.Index(out, "<HPCToolkitStructure i"):]
+	want := `<HPCToolkitStructure i="0" version="4.9" n="">
+<LM i="2" n="/bin/x" has-calls="0" v="{}">
+<F i="3" n="/src/a.c">
+<P i="4" n="f &amp; &quot;g&quot;" ln="_Z1fv" l="4" v="{[0x1000-0x1001)}">
+<S i="5" l="4" v="{[0x1000-0x1010)}"/>
+<A i="6" l="9" f="/src/b.h" n="&lt;inline&gt;" v="{}">
+<S i="7" l="9" v="{[0x1024-0x1026)}"/>
+</A>
+<L i="8" l="5" f="/src/a.c" v="{[0x1010-0x1011)}">
+<S i="9" l="5" v="{[0x1010-0x1018)}"/>
+<S i="10" l="6" v="{[0x1018-0x1020)}"/>
+</L>
+<A i="11" l="7" f="/src/a.c" n="" v="{}">
+<A i="12" l="2" f="/src/a.h" n="g&lt;int&gt;" v="{}">
+<S i="13" l="2" v="{[0x1020-0x1024)}"/>
+</A>
+</A>
+</P>
+</F>
+</LM>
+</HPCToolkitStructure>
+`
+	if body != want {
+		t.Errorf("got\n%s\nwant\n%s", body, want)
+	}
+	if !strings.HasPrefix(out, "<?xml version=\"1.0\"?>\n<!DOCTYPE HPCToolkitStructure [") {
+		t.Errorf("missing XML declaration or DTD")
+	}
+	buf.Reset()
+	WriteXML(&buf, []*Module{sampleModule()}, true)
+	if !strings.Contains(buf.String(), "\n      <S i=\"5\" l=\"4\"") {
+		t.Errorf("--pretty-print does not indent two spaces per level")
+	}
+}
+
+func TestFormatRanges(t *testing.T) {
+	for _, c := range []struct {
+		in   []Range
+		want string
+	}{
+		{nil, "{}"},
+		{[]Range{{0, 0x10}}, "{[0-0x10)}"},
+		{[]Range{{0x10, 0x20}, {0x30, 0x31}}, "{[0x10-0x20) [0x30-0x31)}"},
+	} {
+		if got := FormatRanges(c.in); got != c.want {
+			t.Errorf("FormatRanges(%v) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, []*Module{sampleModule()}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Version int
+		Modules []struct {
+			Files []struct {
+				Name  string
+				Procs []*jsonScope
+			}
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Modules[0].Files[0].Procs[0]
+	if doc.Version != 1 || p.Kind != "P" || p.Entry != "0x1000" || p.LinkName != "_Z1fv" {
+		t.Fatalf("procedure %+v", p)
+	}
+	if p.Lines == nil || *p.Lines != [2]int{2, 9} {
+		t.Errorf("procedure line range %v, want [2 9]", p.Lines)
+	}
+	kinds := ""
+	for _, c := range p.Children {
+		kinds += c.Kind + ":" + c.Inline + " "
+	}
+	if kinds != "S: A:guard L: A:call " {
+		t.Errorf("children %q", kinds)
+	}
+	if site := p.Children[3]; site.Children[0].Inline != "callee" || site.Children[0].Name != "g<int>" {
+		t.Errorf("inline pair %+v", site.Children[0])
+	}
+}
+
+func TestMergeRanges(t *testing.T) {
+	got := mergeRanges([]Range{{5, 6}, {1, 3}, {3, 4}, {2, 3}})
+	want := []Range{{1, 4}, {5, 6}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("mergeRanges = %v, want %v", got, want)
+	}
+}
