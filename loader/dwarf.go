@@ -21,6 +21,18 @@ type Subprogram struct {
 	Parent   *Subprogram // lexically enclosing procedure (Fortran contains, local classes)
 	Offset   dwarf.Offset
 	EntryPC  uint64 // DW_AT_low_pc, DW_AT_entry_pc, or the first range listed (the hot part)
+	Desc     *Descriptor
+}
+
+// Descriptor is a procedure as the source declares it: every DWARF
+// subprogram with a name and a begin line, with or without code (the
+// thesis's procedure hierarchy, including instantiate-DWARF-descriptors).
+type Descriptor struct {
+	Name    string
+	File    string
+	Line    int
+	Parent  *Descriptor // lexically enclosing procedure (Fortran contains)
+	HasCode bool
 }
 
 // Entry is the procedure's entry address (not its lowest: a cold part may lie below).
@@ -81,10 +93,11 @@ type dwarfReader struct {
 	files  map[dwarf.Offset][]string
 	decls  map[dwarf.Offset]*declInfo
 	quirks *abbrevQuirks
+	descs  map[descKey]*Descriptor
 }
 
 func (img *Image) readDWARF(d *dwarf.Data, f *elf.File) error {
-	r := &dwarfReader{img: img, d: d, files: map[dwarf.Offset][]string{}, decls: map[dwarf.Offset]*declInfo{}}
+	r := &dwarfReader{img: img, d: d, files: map[dwarf.Offset][]string{}, decls: map[dwarf.Offset]*declInfo{}, descs: map[descKey]*Descriptor{}}
 	r.quirks = newAbbrevQuirks(f)
 	rd := d.Reader()
 	for {
@@ -241,6 +254,27 @@ func (r *dwarfReader) ranges(e *dwarf.Entry) []Range {
 	return out
 }
 
+// descriptor records a procedure descriptor once per (file, line, name).
+func (r *dwarfReader) descriptor(di *declInfo, parent *Descriptor) *Descriptor {
+	if di.name == "" || di.line == 0 || di.file == "" {
+		return nil
+	}
+	key := descKey{di.file, di.line, di.name}
+	if d, ok := r.descs[key]; ok {
+		return d
+	}
+	d := &Descriptor{Name: di.name, File: di.file, Line: di.line, Parent: parent}
+	r.descs[key] = d
+	r.img.Descriptors = append(r.img.Descriptors, d)
+	return d
+}
+
+type descKey struct {
+	file string
+	line int
+	name string
+}
+
 // unit walks one compile unit, collecting procedures with code and their inline trees.
 func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 	files := r.fileTable(cu)
@@ -254,8 +288,9 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 	}
 	// Each stack slot is what a child entry attaches to.
 	type frame struct {
-		sub *Subprogram
-		in  *Inline
+		sub  *Subprogram
+		in   *Inline
+		desc *Descriptor // lexically enclosing procedure descriptor
 	}
 	stack := []frame{{}}
 	for len(stack) > 0 {
@@ -274,17 +309,21 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 		next := top
 		switch e.Tag {
 		case dwarf.TagSubprogram:
-			rs := r.ranges(e)
-			if len(rs) == 0 {
-				next = frame{} // declarations and abstract instances own no code
-				break
-			}
 			di := &declInfo{}
 			r.fillDecl(di, e, 0)
-			sp := &Subprogram{Name: di.name, LinkName: di.link, DeclFile: di.file, DeclLine: di.line, Ranges: rs, Parent: top.sub, Offset: e.Offset}
+			d := r.descriptor(di, top.desc)
+			rs := r.ranges(e)
+			if len(rs) == 0 {
+				next = frame{desc: d} // declarations and abstract instances own no code
+				break
+			}
+			if d != nil {
+				d.HasCode = true
+			}
+			sp := &Subprogram{Name: di.name, LinkName: di.link, DeclFile: di.file, DeclLine: di.line, Ranges: rs, Parent: top.sub, Offset: e.Offset, Desc: d}
 			sp.EntryPC = r.entryPC(e, rs)
 			r.img.Procs = append(r.img.Procs, sp)
-			next = frame{sub: sp}
+			next = frame{sub: sp, desc: d}
 		case dwarf.TagInlinedSubroutine:
 			if top.sub == nil {
 				next = frame{}
@@ -301,7 +340,7 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 			}
 			in.CallUnknown = r.quirks.callFileImplicit(e.Offset)
 			if len(in.Ranges) == 0 {
-				next = frame{sub: top.sub, in: top.in}
+				next = frame{sub: top.sub, in: top.in, desc: top.desc}
 				break
 			}
 			if top.in != nil {
@@ -309,7 +348,7 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 			} else {
 				top.sub.Inlines = append(top.sub.Inlines, in)
 			}
-			next = frame{sub: top.sub, in: in}
+			next = frame{sub: top.sub, in: in, desc: top.desc}
 		case dwarf.TagLexDwarfBlock, dwarf.TagTryDwarfBlock, dwarf.TagCatchDwarfBlock:
 			// transparent: inlines inside blocks belong to the enclosing scope
 		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:

@@ -36,15 +36,17 @@ func (s *Section) End() uint64 { return s.Addr + uint64(len(s.Data)) }
 
 // Image is everything bloop reads from one ELF file (and its separate debug file).
 type Image struct {
-	Path      string
-	Name      string // basename of Path
-	Arch      Arch
-	Shared    bool // a shared library, not an executable (PIE or not)
-	Sections  []*Section
-	Funcs     []*Func // procedures from symbols and PLT stubs, sorted by Addr
-	Procs     []*Subprogram
-	Lines     *LineTable
-	DebugFile string // separate debug file used, or ""
+	Path     string
+	Name     string // basename of Path
+	Arch     Arch
+	Shared   bool // a shared library, not an executable (PIE or not)
+	Sections []*Section
+	Funcs    []*Func // procedures from symbols and PLT stubs, sorted by Addr
+	Procs    []*Subprogram
+	// Descriptors are all procedure descriptors, with and without code.
+	Descriptors []*Descriptor
+	Lines       *LineTable
+	DebugFile   string // separate debug file used, or ""
 	// CallSites map calls to their exception landing pads (from the LSDAs
 	// that .eh_frame points to), sorted by address.
 	CallSites []CallSite
