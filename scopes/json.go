@@ -9,7 +9,7 @@ import (
 //
 //	{"version":1,"modules":[{"path":..,"name":..,"files":[{"name":..,"procs":[scope..]}]}]}
 //	scope: {"kind":"P|A|L|S","name"?,"link_name"?,"file"?,"line","lines"?:[lo,hi],
-//	        "entry"?:"0x..","ranges"?:[["0x..","0x.."]],"inline"?:"call|callee|guard","children"?:[..]}
+//	        "entry"?:"0x..","ranges"?:[["0x..","0x.."]],"inline"?:"call|callee|guard|alien","children"?:[..]}
 //
 // "lines" is the inclusive range of source lines of the statements under a
 // scope (P, A, L), so viewers need not recompute it.
@@ -77,6 +77,8 @@ func toJSON(s *Scope) *jsonScope {
 			j.Inline = "guard"
 		case s.callee:
 			j.Inline = "callee"
+		case s.alien:
+			j.Inline = "alien"
 		default:
 			j.Inline = "call"
 		}

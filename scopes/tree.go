@@ -31,6 +31,22 @@ type Scope struct {
 
 	guard  bool // A: a guard alien
 	callee bool // A: the inner A of an inline pair
+	alien  bool // A: a lone alien context of the thesis engine (file context, no call site)
+}
+
+// NewAlien makes a lone alien context: code from another procedure or file,
+// without a known call site (the thesis engine's flattened alien contexts).
+func NewAlien(file, name string, line int) *Scope {
+	return &Scope{Kind: Alien, File: file, Name: name, Line: line, alien: true}
+}
+
+// IsLoneAlien reports whether s is a lone alien context (see NewAlien).
+func (s *Scope) IsLoneAlien() bool { return s.alien }
+
+// IsContext reports whether s starts a procedure context of its own: a
+// procedure, a lone alien, a guard, or the callee of an inline pair.
+func (s *Scope) IsContext() bool {
+	return s.Kind == Proc || (s.Kind == Alien && (s.alien || s.guard || s.callee))
 }
 
 // IsGuard reports whether an alien is a guard ("<inline>").

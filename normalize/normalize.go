@@ -1,0 +1,134 @@
+// Package normalize holds the thesis's normalization passes over a finished
+// scope tree (Tallent 2007, section 3.6): coalesce-duplicate-statements,
+// merge-perfectly-nested-loops, partition-alien-contexts and
+// remove-empty-scopes. Each pass is separate; Run applies a set of them in
+// the thesis's order until nothing changes. Address ranges move with merged
+// scopes, so every code byte stays in exactly one statement.
+package normalize
+
+import (
+	"fmt"
+	"sort"
+
+	"bloop/scopes"
+)
+
+// Level selects passes.
+type Level int
+
+// Normalization levels for -N.
+const (
+	None Level = iota // no pass (what hpcstruct does)
+	Safe              // passes that never move code across loop levels: merge-perfectly-nested-loops, remove-empty-scopes
+	All               // every pass, in the thesis's order
+)
+
+// ParseLevel reads the -N flag.
+func ParseLevel(s string) (Level, error) {
+	switch s {
+	case "none":
+		return None, nil
+	case "safe":
+		return Safe, nil
+	case "all":
+		return All, nil
+	}
+	return None, fmt.Errorf("unknown normalization %q (want all, safe or none)", s)
+}
+
+// Partitioner names the procedure whose source region holds (file, line),
+// or "" when no descriptor says; partition-alien-contexts splits alien
+// contexts by it.
+type Partitioner func(file string, line int) string
+
+// maxRounds bounds the fixed-point iteration; each round must shrink the tree.
+const maxRounds = 64
+
+// Run normalizes procedure p in place.
+func Run(p *scopes.Scope, lvl Level, part Partitioner) {
+	if lvl == None {
+		return
+	}
+	for round := 0; round < maxRounds; round++ {
+		changed := false
+		if lvl == All {
+			changed = CoalesceDuplicateStatements(p) || changed
+		}
+		changed = MergePerfectlyNestedLoops(p) || changed
+		if lvl == All && part != nil {
+			changed = PartitionAlienContexts(p, part) || changed
+		}
+		changed = RemoveEmptyScopes(p) || changed
+		if !changed {
+			return
+		}
+	}
+}
+
+// lineKey identifies a statement's source line.
+type lineKey struct {
+	file string
+	line int
+}
+
+// stmtFile is the file of a statement for coalescing: its own, or the file
+// context it inherits.
+func stmtFile(s *scopes.Scope, ctxFile string) string {
+	if s.File != "" {
+		return s.File
+	}
+	return ctxFile
+}
+
+// mergeStmt moves src's ranges into dst.
+func mergeStmt(dst, src *scopes.Scope) {
+	dst.Ranges = mergeRanges(append(dst.Ranges, src.Ranges...))
+	src.Ranges = nil
+}
+
+func mergeRanges(rs []scopes.Range) []scopes.Range {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
+	var out []scopes.Range
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.Lo <= out[n-1].Hi {
+			if r.Hi > out[n-1].Hi {
+				out[n-1].Hi = r.Hi
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func removeChild(parent, c *scopes.Scope) {
+	out := parent.Children[:0]
+	for _, x := range parent.Children {
+		if x != c {
+			out = append(out, x)
+		}
+	}
+	parent.Children = out
+}
+
+// hasCode reports whether any statement under s has an address range.
+func hasCode(s *scopes.Scope) bool {
+	found := false
+	scopes.Walk(s, func(x *scopes.Scope) {
+		if x.Kind == scopes.Stmt && len(x.Ranges) > 0 {
+			found = true
+		}
+	})
+	return found
+}
+
+// lowest is the smallest address under s.
+func lowest(s *scopes.Scope) uint64 {
+	lo := ^uint64(0)
+	scopes.Walk(s, func(x *scopes.Scope) {
+		if x.Kind == scopes.Stmt && len(x.Ranges) > 0 && x.Ranges[0].Lo < lo {
+			lo = x.Ranges[0].Lo
+		}
+	})
+	return lo
+}
