@@ -11,13 +11,45 @@ import (
 
 	"bloop/cfg"
 	"bloop/havlak"
+	"bloop/heuristic"
 	"bloop/loader"
+	"bloop/normalize"
 	"bloop/scopes"
 )
+
+// Engine selects how inlined code is placed.
+type Engine int
+
+// Placement engines for --inline.
+const (
+	Auto      Engine = iota // DWARF when the binary has inlined-subroutine records
+	DWARF                   // DWARF inline trees (matches hpcstruct)
+	Heuristic               // the thesis's heuristics (line tables and descriptors only)
+)
+
+// ParseEngine reads the --inline flag.
+func ParseEngine(s string) (Engine, error) {
+	switch s {
+	case "auto":
+		return Auto, nil
+	case "dwarf":
+		return DWARF, nil
+	case "heuristic":
+		return Heuristic, nil
+	}
+	return Auto, fmt.Errorf("unknown inline engine %q (want auto, dwarf or heuristic)", s)
+}
 
 // Options tune an analysis.
 type Options struct {
 	Workers int // <= 0: all cores
+	Engine  Engine
+	// Normalize selects the thesis's normalization passes; nil means the
+	// engine's default (all for the heuristic engine, none for DWARF).
+	Normalize *normalize.Level
+	// Compat reproduces real hpcstruct's tree: the DWARF engine, no
+	// normalization, loop lines from exit conditions.
+	Compat bool
 }
 
 // ProcError is a problem confined to one procedure, which was skipped.
@@ -59,12 +91,33 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 			}
 		}
 	}
+	engine := opt.Engine
+	if opt.Compat {
+		engine = DWARF
+	}
+	if engine == Auto {
+		engine = Heuristic
+		if img.HasInlineInfo() {
+			engine = DWARF
+		}
+	}
+	lvl := normalize.None
+	if engine == Heuristic {
+		lvl = normalize.All
+	}
+	if opt.Normalize != nil && !opt.Compat {
+		lvl = *opt.Normalize
+	}
+	var bounds *heuristic.Bounds
+	if engine == Heuristic {
+		bounds = heuristic.NewBounds(img)
+	}
 	parallel(workers, n, func(i int) {
 		if errs[i] != nil {
 			return
 		}
 		inputs[i].Claimed = claimed[img.Funcs[i].Addr]
-		results[i], errs[i] = placeOne(inputs[i])
+		results[i], errs[i] = placeOne(inputs[i], bounds, lvl)
 	})
 	var procs []scopes.ProcResult
 	var all []error
@@ -117,13 +170,20 @@ func graphOne(img *loader.Image, fn *loader.Func, noret func(uint64) bool, regio
 	return in, nil
 }
 
-func placeOne(in scopes.Input) (res scopes.ProcResult, err error) {
+func placeOne(in scopes.Input, bounds *heuristic.Bounds, lvl normalize.Level) (res scopes.ProcResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &ProcError{in.Func.Name, in.Func.Addr, fmt.Errorf("internal error: %v", r)}
 		}
 	}()
-	s, file := scopes.BuildProc(in)
+	var s *scopes.Scope
+	var file string
+	if bounds != nil {
+		s, file = heuristic.BuildProc(in, bounds, lvl)
+	} else {
+		s, file = scopes.BuildProc(in)
+		normalize.Run(s, lvl, nil)
+	}
 	if err := checkProc(in, s); err != nil {
 		return res, &ProcError{in.Func.Name, in.Func.Addr, err}
 	}

@@ -50,7 +50,7 @@ func structure(t testing.TB, bin string, workers int) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, errs := Analyze(img, Options{Workers: workers})
+	mod, errs := Analyze(img, Options{Workers: workers, Compat: true})
 	for _, e := range errs {
 		t.Errorf("%s: %v", bin, e)
 	}

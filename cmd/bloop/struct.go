@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"bloop/loader"
+	"bloop/normalize"
 	"bloop/pipeline"
 	"bloop/scopes"
 )
@@ -29,6 +30,9 @@ func runStruct(args []string) int {
 	timing := fs.Bool("time", false, "print per-phase wall time and peak memory on stderr")
 	verbose := fs.Bool("v", false, "verbose: report warnings and per-procedure problems")
 	format := fs.String("format", "xml", "output format: xml (hpcstruct) or json")
+	inline := fs.String("inline", "auto", "inline placement: auto (dwarf when the binary has inline records), dwarf, or heuristic (the thesis engine)")
+	norm := fs.String("N", "", "normalization passes: all, safe or none (default: all for the heuristic engine, none for dwarf)")
+	compat := fs.String("compat", "", "hpcstruct: reproduce real hpcstruct's tree exactly")
 	var debugDirs multiFlag
 	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
 	fs.Usage = func() {
@@ -46,6 +50,28 @@ func runStruct(args []string) int {
 		fmt.Fprintf(os.Stderr, "bloop: unknown format %q (want xml or json)\n", *format)
 		return 1
 	}
+	popt := pipeline.Options{Workers: *jobs}
+	var err error
+	if popt.Engine, err = pipeline.ParseEngine(*inline); err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+		return 1
+	}
+	if *norm != "" {
+		lvl, err := normalize.ParseLevel(*norm)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+			return 1
+		}
+		popt.Normalize = &lvl
+	}
+	switch *compat {
+	case "":
+	case "hpcstruct":
+		popt.Compat = true
+	default:
+		fmt.Fprintf(os.Stderr, "bloop: unknown --compat %q (want hpcstruct)\n", *compat)
+		return 1
+	}
 	bin := fs.Arg(0)
 	t0 := time.Now()
 	img, err := loader.Open(bin, loader.Options{DebugDirs: debugDirs})
@@ -61,7 +87,7 @@ func runStruct(args []string) int {
 		img.Path = abs
 	}
 	t1 := time.Now()
-	mod, errs := pipeline.Analyze(img, pipeline.Options{Workers: *jobs})
+	mod, errs := pipeline.Analyze(img, popt)
 	tAnalyze := time.Since(t1)
 	for _, e := range errs {
 		fmt.Fprintf(os.Stderr, "bloop: %s: %v\n", bin, e)

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bloop/golden"
+)
+
+// The diff tests compare the reviewed corpus goldens (testdata/golden, see
+// testdata/README.md "Review of goldens"); the changes asserted here were
+// checked by hand against the sources and the disassembly.
+const goldenDir = "../../testdata/golden"
+
+func goldenFile(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join(goldenDir, name+".hpcstruct")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("golden %s missing", p)
+	}
+	return p
+}
+
+// diffCaptured runs runDiff with os.Stdout and os.Stderr sent to files and
+// returns the exit code and both outputs.
+func diffCaptured(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errf, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveOut, saveErr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = out, errf
+	func() {
+		defer func() { os.Stdout, os.Stderr = saveOut, saveErr }()
+		code = runDiff(args)
+	}()
+	out.Close()
+	errf.Close()
+	o, _ := os.ReadFile(out.Name())
+	e, _ := os.ReadFile(errf.Name())
+	return code, string(o), string(e)
+}
+
+// goldenReport is golden.Diff of two corpus goldens.
+func goldenReport(t *testing.T, a, b string) *golden.Report {
+	t.Helper()
+	da, err := golden.ParseFile(goldenFile(t, a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := golden.ParseFile(goldenFile(t, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return golden.Diff(da, db, golden.DiffOptions{})
+}
+
+// hasChange reports whether procedure proc of r has a change of kind at path.
+func hasChange(r *golden.Report, proc, kind, path string) bool {
+	for _, p := range r.Procedures {
+		if p.Name != proc {
+			continue
+		}
+		for _, c := range p.Changes {
+			if c.Kind == kind && c.Path == path {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func wantLines(t *testing.T, report string, lines ...string) {
+	t.Helper()
+	for _, l := range lines {
+		if !strings.Contains(report, l) {
+			t.Errorf("report lacks %q; report:\n%s", l, report)
+		}
+	}
+}
+
+func TestDiffIdenticalGoldens(t *testing.T) {
+	a := goldenFile(t, "tmpl-gcc12-O2")
+	// A byte copy under another name, so the two arguments are different files.
+	data, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := filepath.Join(t.TempDir(), "copy.hpcstruct")
+	if err := os.WriteFile(b, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := diffCaptured(t, a, b)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr: %s", code, errOut)
+	}
+	if strings.Contains(out, "\nprocedure ") {
+		t.Errorf("identical files report a procedure:\n%s", out)
+	}
+	wantLines(t, out, "\n0 procedures differ: 0 added, 0 removed; loops +0 -0 moved 0 split 0 fused 0; inlined calls +0 -0 moved 0;")
+	if r := goldenReport(t, "tmpl-gcc12-O2", "tmpl-gcc12-O2"); !r.Equal() || r.Summary != (golden.Summary{}) {
+		t.Errorf("golden.Diff of a file with itself: equal=%v summary %+v", r.Equal(), r.Summary)
+	}
+}
+
+// TestDiffGCCvsClang: loops.c from gcc 12 and clang 14 at -O2. gcc turns
+// the odd branch of collatz_steps (lines 43-45) into an inner loop headed
+// at line 44 (the `test $1; jne` at 0x1607-0x160b), clang keeps one loop;
+// gcc's line table puts a line-17 row (matmul's entry line) inside the
+// j-loop of matmul, clang's does not.
+func TestDiffGCCvsClang(t *testing.T) {
+	a, b := goldenFile(t, "loops-gcc12-O2"), goldenFile(t, "loops-clang14-O2")
+	code, out, errOut := diffCaptured(t, a, b)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr: %s", code, errOut)
+	}
+	wantLines(t, out,
+		"procedure collatz_steps (loops.c): changed\n  loop removed           L(loops.c:43)/L(loops.c:44)\n",
+		"procedure matmul (loops.c): changed\n  line out of loop       loops.c:17\n",
+		"loops +0 -1 moved 0",
+	)
+	// The loops both compilers agree on are not reported.
+	for _, p := range []string{"init", "first_big", "digit_sum", "main"} {
+		if strings.Contains(out, "procedure "+p+" ") {
+			t.Errorf("procedure %s reported, but its loops agree:\n%s", p, out)
+		}
+	}
+
+	r := goldenReport(t, "loops-gcc12-O2", "loops-clang14-O2")
+	if !hasChange(r, "collatz_steps", golden.LoopRemoved, "L(loops.c:43)/L(loops.c:44)") {
+		t.Errorf("collatz_steps: inner loop at line 44 not reported removed: %+v", r.Procedures)
+	}
+	if r.Summary.LoopsRemoved != 1 || r.Summary.LoopsAdded != 0 || r.Summary.ProcsAdded+r.Summary.ProcsRemoved != 0 {
+		t.Errorf("summary %+v", r.Summary)
+	}
+	// The other way round the loop is added.
+	back := goldenReport(t, "loops-clang14-O2", "loops-gcc12-O2")
+	if !hasChange(back, "collatz_steps", golden.LoopAdded, "L(loops.c:43)/L(loops.c:44)") {
+		t.Errorf("clang -> gcc: collatz_steps inner loop not reported added: %+v", back.Procedures)
+	}
+
+	// inline.c: gcc 12 and clang 14 inline different things. clang inlines
+	// inline_poly into main at line 63 (with its loop at 53 and poly_eval
+	// at 54); gcc keeps inline_poly a call.
+	ri := goldenReport(t, "inline-gcc12-O2", "inline-clang14-O2")
+	if !hasChange(ri, "main", golden.InlineAdded, "A(inline.c:63:)/A(inline.c:53:inline_poly)") {
+		t.Errorf("inline gcc -> clang: inline_poly inlined into main at line 63 not reported: %+v", ri.Procedures)
+	}
+}
+
+// TestDiffO2vsO3: inline.c from gcc 12 at -O2 and -O3. At -O3 gcc inlines
+// inline_poly into main at line 63 (bringing its loop at 53 and two
+// poly_eval copies) and fully unrolls poly_eval's loop (inline_helpers.h:12,
+// 5 trips), peeling one poly_eval copy out of inline_poly's loop. licm.c:
+// the -O2 build heads transform's loop at line 14 (in a guard alien, as 14
+// is above the procedure's line 16), the -O3 build at 16.
+func TestDiffO2vsO3(t *testing.T) {
+	a, b := goldenFile(t, "inline-gcc12-O2"), goldenFile(t, "inline-gcc12-O3")
+	code, out, errOut := diffCaptured(t, a, b)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr: %s", code, errOut)
+	}
+	wantLines(t, out,
+		"procedure main (inline.c): changed\n  inlined call added     A(inline.c:63:)/A(inline.c:53:inline_poly) (with 1 nested loops, 2 nested inlined calls)\n",
+		"procedure inline_poly (inline.c): changed\n",
+		"  loop removed           L(inline.c:53)/A(<unknown>:0:)/A(inline_helpers.h:12:poly_eval)/L(inline_helpers.h:12)\n",
+		"  inlined call added     A(<unknown>:0:)/A(inline_helpers.h:13:poly_eval)\n",
+	)
+	r := goldenReport(t, "inline-gcc12-O2", "inline-gcc12-O3")
+	if !hasChange(r, "main", golden.InlineAdded, "A(inline.c:63:)/A(inline.c:53:inline_poly)") {
+		t.Errorf("inline_poly inlined into main not reported: %+v", r.Procedures)
+	}
+	if !hasChange(r, "inline_poly", golden.LoopRemoved, "L(inline.c:53)/A(<unknown>:0:)/A(inline_helpers.h:12:poly_eval)/L(inline_helpers.h:12)") {
+		t.Errorf("unrolled poly_eval loop not reported removed: %+v", r.Procedures)
+	}
+	// Loops added/removed count the loops nested in added inlined calls.
+	if r.Summary.LoopsAdded != 1 || r.Summary.LoopsRemoved != 1 || r.Summary.InlinesAdded < 3 {
+		t.Errorf("summary %+v", r.Summary)
+	}
+
+	code, out, errOut = diffCaptured(t, goldenFile(t, "licm-gcc12-O2"), goldenFile(t, "licm-gcc12-O3"))
+	if code != 1 {
+		t.Fatalf("licm: exit %d, want 1; stderr: %s", code, errOut)
+	}
+	wantLines(t, out, "procedure transform.constprop.0 (licm.c): changed\n  loop moved             L(licm.c:14): line 14 -> 16\n")
+}
+
+func TestDiffJSON(t *testing.T) {
+	a, b := goldenFile(t, "loops-gcc12-O2"), goldenFile(t, "loops-clang14-O2")
+	code, out, errOut := diffCaptured(t, "--json", a, b)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr: %s", code, errOut)
+	}
+	var r struct {
+		A, B    string
+		Summary map[string]int
+		// Procedures as plain JSON, to check the field names tools see.
+		Procedures []struct {
+			Name, File, Status string
+			Changes            []struct{ Kind, Path string }
+		}
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&r); err != nil {
+		t.Fatalf("--json output does not parse: %v\n%s", err, out)
+	}
+	if dec.More() {
+		t.Errorf("trailing data after the JSON report")
+	}
+	for _, k := range []string{"procedures_differ", "procedures_added", "procedures_removed", "loops_added", "loops_removed",
+		"loops_moved", "loops_split", "loops_fused", "inlined_calls_added", "inlined_calls_removed", "inlined_calls_moved",
+		"statements_into_loops", "statements_out_of_loops"} {
+		if _, ok := r.Summary[k]; !ok {
+			t.Errorf("summary lacks %q: %v", k, r.Summary)
+		}
+	}
+	if r.Summary["procedures_differ"] != 2 || r.Summary["loops_removed"] != 1 || r.Summary["statements_out_of_loops"] != 1 {
+		t.Errorf("summary %v", r.Summary)
+	}
+	found := false
+	for _, p := range r.Procedures {
+		for _, c := range p.Changes {
+			if p.Name == "collatz_steps" && p.File == "loops.c" && p.Status == "changed" && c.Kind == "loop-removed" && c.Path == "L(loops.c:43)/L(loops.c:44)" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("JSON report lacks collatz_steps' removed loop:\n%s", out)
+	}
+	if !strings.HasSuffix(r.A, "loops-gcc12-O2.hpcstruct") || !strings.HasSuffix(r.B, "loops-clang14-O2.hpcstruct") {
+		t.Errorf("a, b = %q, %q", r.A, r.B)
+	}
+
+	// Identical files: exit 0, all counts zero, no procedures.
+	code, out, _ = diffCaptured(t, "--json", a, a)
+	if code != 0 {
+		t.Fatalf("identical: exit %d", code)
+	}
+	var eq golden.Report
+	if err := json.Unmarshal([]byte(out), &eq); err != nil {
+		t.Fatal(err)
+	}
+	if eq.Summary != (golden.Summary{}) || len(eq.Procedures) != 0 {
+		t.Errorf("identical files: %+v", eq)
+	}
+}
+
+// TestDiffBadInput: a truncated structure file, a file that is not a
+// structure file (the JSON golden, a binary) and a missing file give exit 2,
+// nothing on stdout, and a message naming the file.
+func TestDiffBadInput(t *testing.T) {
+	good := goldenFile(t, "switch-gcc12-O2")
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	trunc := filepath.Join(dir, "truncated.hpcstruct")
+	// Cut inside the scope tree, mid-element.
+	cut := bytes.Index(data, []byte("<L "))
+	if cut < 0 {
+		t.Fatal("no loop in the golden")
+	}
+	if err := os.WriteFile(trunc, data[:cut+10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.hpcstruct")
+	os.WriteFile(empty, nil, 0o644)
+	cases := []struct{ file, msg string }{
+		{trunc, "truncated"},
+		{empty, "empty file"},
+		{filepath.Join(goldenDir, "switch-gcc12-O2.json"), "not XML"},
+		{"../../testdata/bin/switch-gcc12-O2", "not XML"},
+		{filepath.Join(dir, "missing.hpcstruct"), "no such file"},
+	}
+	for _, c := range cases {
+		if _, err := os.Stat(c.file); err != nil && !strings.Contains(c.file, "missing") {
+			continue
+		}
+		for _, args := range [][]string{{good, c.file}, {c.file, good}, {"--json", good, c.file}} {
+			code, out, errOut := diffCaptured(t, args...)
+			if code != 2 {
+				t.Errorf("%v: exit %d, want 2", args, code)
+			}
+			if out != "" {
+				t.Errorf("%v: wrote a report on error:\n%s", args, out)
+			}
+			if !strings.Contains(errOut, "bloop diff: ") || !strings.Contains(errOut, c.file) || !strings.Contains(errOut, c.msg) {
+				t.Errorf("%v: error message %q should name %s and say %q", args, errOut, c.file, c.msg)
+			}
+			if strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+				t.Errorf("%v: error message is not one line: %q", args, errOut)
+			}
+		}
+	}
+}

@@ -1,0 +1,104 @@
+// Package heuristic is bloop's second placement engine: the thesis's
+// (Tallent 2007, ch. 3 and Algorithms 4.1-4.4) recovery of alien (inlined)
+// code and loop nests from line tables and procedure descriptors alone,
+// for binaries without DWARF inline records.
+package heuristic
+
+import (
+	"math"
+	"sort"
+
+	"bloop/loader"
+)
+
+// region is a procedure's source line interval [begin, end] in its file.
+type region struct {
+	d          *loader.Descriptor
+	begin, end int
+}
+
+// Bounds holds the procedure regions of every file, with end lines inferred
+// from the Non-Overlapping Principle (Procedure Invariants 1-3): a procedure
+// ends before the next procedure of its file that it does not contain, and
+// within its parent.
+type Bounds struct {
+	byFile map[string][]*region // sorted by begin
+	of     map[*loader.Descriptor]*region
+}
+
+// NewBounds infers the regions of img's descriptors.
+func NewBounds(img *loader.Image) *Bounds {
+	b := &Bounds{byFile: map[string][]*region{}, of: map[*loader.Descriptor]*region{}}
+	for _, d := range img.Descriptors {
+		r := &region{d: d, begin: d.Line, end: math.MaxInt}
+		b.byFile[d.File] = append(b.byFile[d.File], r)
+		b.of[d] = r
+	}
+	for _, rs := range b.byFile {
+		sort.SliceStable(rs, func(i, j int) bool {
+			if rs[i].begin != rs[j].begin {
+				return rs[i].begin < rs[j].begin
+			}
+			return rs[i].d.Name < rs[j].d.Name
+		})
+		for i, r := range rs {
+			for _, n := range rs[i+1:] {
+				// Template instances share a begin line: same region.
+				if n.begin > r.begin && !within(n.d, r.d) {
+					r.end = n.begin - 1
+					break
+				}
+			}
+		}
+	}
+	// Procedure Invariant 1: children end within their parents.
+	for d, r := range b.of {
+		for p := d.Parent; p != nil; p = p.Parent {
+			if pr := b.of[p]; pr != nil && pr.end < r.end {
+				r.end = pr.end
+			}
+		}
+	}
+	return b
+}
+
+// within reports whether d is lexically nested in p.
+func within(d, p *loader.Descriptor) bool {
+	for x := d.Parent; x != nil; x = x.Parent {
+		if x == p {
+			return true
+		}
+	}
+	return false
+}
+
+// Owner returns the innermost procedure whose region holds (file, line).
+// Regions are nested or disjoint, so the containing region that begins
+// last is the innermost.
+func (b *Bounds) Owner(file string, line int) *loader.Descriptor {
+	rs := b.byFile[file]
+	i := sort.Search(len(rs), func(i int) bool { return rs[i].begin > line }) - 1
+	for ; i >= 0; i-- {
+		if line <= rs[i].end {
+			return rs[i].d
+		}
+	}
+	return nil
+}
+
+// Region returns d's inferred line interval.
+func (b *Bounds) Region(d *loader.Descriptor) (begin, end int, ok bool) {
+	r := b.of[d]
+	if r == nil {
+		return 0, 0, false
+	}
+	return r.begin, r.end, true
+}
+
+// Name is the partitioner for partition-alien-contexts.
+func (b *Bounds) Name(file string, line int) string {
+	if d := b.Owner(file, line); d != nil {
+		return d.Name
+	}
+	return ""
+}

@@ -1,0 +1,302 @@
+package heuristic
+
+import (
+	"math"
+	"sort"
+
+	"bloop/cfg"
+	"bloop/havlak"
+	"bloop/loader"
+	"bloop/scopes"
+)
+
+// Tolerances of the thesis's matches (Algorithm 4.4).
+const (
+	loopBeginTol      = 5  // bbranch-max-fuzzy: a loop may grow 5 lines up
+	loopEndTolInAlien = 20 // and, inside an alien context, 20 lines down
+	estBeginTol       = 2  // procedures without a descriptor
+	estEndTol         = 100
+)
+
+type line struct {
+	file string
+	ln   int
+}
+
+// node is a scope under construction: the procedure, an alien context or
+// a loop, with line bounds that grow as statements are placed.
+type node struct {
+	kind       scopes.Kind
+	file, name string
+	begin, end int
+	desc       *loader.Descriptor
+	estimated  bool // a procedure without descriptor: fuzzy bounds
+	parent     *node
+	kids       []*node
+	stmts      map[line][]scopes.Range
+	entry      uint64
+}
+
+func (n *node) inAlien() bool {
+	for x := n.parent; x != nil; x = x.parent {
+		if x.kind == scopes.Alien {
+			return true
+		}
+	}
+	return false
+}
+
+// context is the nearest procedure context (procedure or alien) at or above n.
+func (n *node) context() *node {
+	x := n
+	for x.kind == scopes.Loop {
+		x = x.parent
+	}
+	return x
+}
+
+func (n *node) add(l line, r scopes.Range) {
+	if n.stmts == nil {
+		n.stmts = map[line][]scopes.Range{}
+	}
+	n.stmts[l] = append(n.stmts[l], r)
+}
+
+func (n *node) remove(c *node) {
+	out := n.kids[:0]
+	for _, k := range n.kids {
+		if k != c {
+			out = append(out, k)
+		}
+	}
+	n.kids = out
+}
+
+type engine struct {
+	in     scopes.Input
+	bounds *Bounds
+	proc   *node
+}
+
+func (e *engine) line(addr uint64) line {
+	if r, ok := e.in.Img.Lines.Lookup(addr); ok && r.Line != 0 {
+		return line{r.File, r.Line}
+	}
+	return line{}
+}
+
+// matches is the thesis's Algorithm 4.4; on success it grows s's bounds.
+func (e *engine) matches(s *node, l line) bool {
+	switch s.kind {
+	case scopes.Proc:
+		if s.desc != nil {
+			// Native code: in the procedure's region, not in a nested one.
+			return l.file == s.file && e.bounds.Owner(l.file, l.ln) == s.desc
+		}
+		if l.file != s.file || l.ln < s.begin-estBeginTol || l.ln > s.end+estEndTol {
+			return false
+		}
+	case scopes.Alien:
+		if l.file != s.file {
+			return false
+		}
+	case scopes.Loop:
+		end := math.MaxInt
+		if s.inAlien() {
+			end = s.end + loopEndTolInAlien
+		}
+		if l.file != s.file || l.ln < s.begin-loopBeginTol || l.ln > end {
+			return false
+		}
+	}
+	s.begin, s.end = min(s.begin, l.ln), max(s.end, l.ln)
+	return true
+}
+
+// determine is Algorithm 4.2: the scope that code with line l belongs in,
+// given its expected enclosing scope se (a loop or the procedure).
+func (e *engine) determine(se *node, l line) *node {
+	if l.ln == 0 {
+		return se // no line: stays where control flow put it
+	}
+	var path []*node
+	for x := se; x != nil; x = x.parent {
+		if x.kind != scopes.Loop {
+			path = append(path, x)
+		}
+	}
+	var c *node
+	for _, x := range path {
+		if e.matchesQuiet(x, l) {
+			c = x // the shallowest match wins
+		}
+	}
+	if c != nil {
+		if se.kind == scopes.Loop && c != se.context() {
+			e.mergeBroken(se, c, l)
+		}
+		e.matches(c, l)
+		if se.kind != scopes.Loop || e.matches(se, l) {
+			return se
+		}
+	}
+	// An alien context of se, or a new one.
+	for _, k := range se.kids {
+		if k.kind == scopes.Alien && e.matches(k, l) {
+			return k
+		}
+	}
+	a := &node{kind: scopes.Alien, file: l.file, begin: l.ln, end: l.ln, parent: se}
+	se.kids = append(se.kids, a)
+	return a
+}
+
+// matchesQuiet is matches without growing bounds.
+func (e *engine) matchesQuiet(s *node, l line) bool {
+	b, en := s.begin, s.end
+	ok := e.matches(s, l)
+	s.begin, s.end = b, en
+	return ok
+}
+
+// mergeBroken is Algorithm 4.3: loop sf was placed in an alien context
+// below ct, but code of ct lives in it (a nesting cycle, Procedure
+// Invariant 4); its loop nest moves out until it is a child of ct, and the
+// alien context is replicated inside for the code that was placed there.
+func (e *engine) mergeBroken(sf, ct *node, l line) {
+	x2 := sf
+	for {
+		x1 := x2
+		for x1.parent.kind == scopes.Loop {
+			x1 = x1.parent
+		}
+		c := x1.parent
+		if c == ct || c.kind == scopes.Proc || c.parent == nil {
+			return
+		}
+		c.remove(x1)
+		x1.parent = c.parent
+		c.parent.kids = append(c.parent.kids, x1)
+		for z := x2; ; z = z.parent {
+			if z.kind == scopes.Loop {
+				e.replicate(z, c)
+				z.file, z.begin, z.end = l.file, l.ln, l.ln
+			}
+			if z == x1 {
+				break
+			}
+		}
+		x2 = x1.parent
+		if x2.kind != scopes.Loop {
+			return
+		}
+	}
+}
+
+// replicate wraps z's statements, which were placed in alien context c,
+// in a copy of c inside z.
+func (e *engine) replicate(z, c *node) {
+	if len(z.stmts) == 0 {
+		return
+	}
+	var a *node
+	for _, k := range z.kids {
+		if k.kind == scopes.Alien && k.file == c.file {
+			a = k
+		}
+	}
+	if a == nil {
+		a = &node{kind: scopes.Alien, file: c.file, name: c.name, begin: c.begin, end: c.end, parent: z}
+		z.kids = append(z.kids, a)
+	}
+	for k, rs := range z.stmts {
+		for _, r := range rs {
+			a.add(k, r)
+		}
+	}
+	z.stmts = nil
+}
+
+// bbranch is the line of a loop's backward branch: the last instruction of
+// the highest latch (a block that jumps to the header).
+func (e *engine) bbranch(l *havlak.Loop) line {
+	g := e.in.Graph
+	var best *cfg.Inst
+	for _, v := range l.AllNodes() {
+		b := g.Blocks[v]
+		for _, s := range b.Succs {
+			if s == l.Header && (best == nil || b.Last().Addr > best.Addr) {
+				best = b.Last()
+			}
+		}
+	}
+	if best == nil {
+		best = g.Blocks[l.Header].Last()
+	}
+	return e.line(best.Addr)
+}
+
+// item is a block or a loop, processed in address order (the thesis's
+// preorder over the loop tree).
+type item struct {
+	addr  uint64
+	block *cfg.Block
+	loop  *havlak.Loop
+}
+
+func (e *engine) items(nodes []int, loops []*havlak.Loop) []item {
+	g := e.in.Graph
+	var out []item
+	for _, v := range nodes {
+		out = append(out, item{addr: g.Blocks[v].Start, block: g.Blocks[v]})
+	}
+	for _, l := range loops {
+		out = append(out, item{addr: g.Blocks[l.Header].Start, loop: l})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].addr < out[j].addr })
+	return out
+}
+
+func (e *engine) walk(se *node, its []item) {
+	for _, it := range its {
+		if it.block != nil {
+			for i := range it.block.Insts {
+				in := &it.block.Insts[i]
+				e.determine(se, e.line(in.Addr)).add(e.line(in.Addr), scopes.Range{Lo: in.Addr, Hi: in.End()})
+			}
+			continue
+		}
+		e.loop(se, it.loop)
+	}
+}
+
+func (e *engine) loop(se *node, l *havlak.Loop) {
+	bb := e.bbranch(l)
+	c := e.determine(se, bb)
+	ln := &node{kind: scopes.Loop, file: bb.file, begin: bb.ln, end: bb.ln, parent: c, entry: e.loopEntry(l)}
+	if bb.ln == 0 {
+		ln.file = c.context().file
+	}
+	c.kids = append(c.kids, ln)
+	e.walk(ln, e.items(l.Nodes, l.Children))
+}
+
+// loopEntry is the lowest block with a predecessor outside the loop.
+func (e *engine) loopEntry(l *havlak.Loop) uint64 {
+	g := e.in.Graph
+	all := l.AllNodes()
+	in := map[int]bool{}
+	for _, v := range all {
+		in[v] = true
+	}
+	best := g.Blocks[l.Header].Start
+	for _, v := range all {
+		b := g.Blocks[v]
+		for _, p := range b.Preds {
+			if !in[p] && b.Start < best {
+				best = b.Start
+			}
+		}
+	}
+	return best
+}

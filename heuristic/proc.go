@@ -1,0 +1,139 @@
+package heuristic
+
+import (
+	"math"
+	"sort"
+
+	"bloop/normalize"
+	"bloop/scopes"
+)
+
+// BuildProc places one procedure's code with the thesis engine, then
+// normalizes it at level lvl, and returns it with its file.
+func BuildProc(in scopes.Input, b *Bounds, lvl normalize.Level) (*scopes.Scope, string) {
+	p, file, _ := scopes.ProcHeader(in)
+	e := &engine{in: in, bounds: b}
+	root := &node{kind: scopes.Proc, file: file, begin: p.Line, end: p.Line, estimated: true}
+	if in.Sub != nil && in.Sub.Desc != nil {
+		if bg, en, ok := b.Region(in.Sub.Desc); ok {
+			root = &node{kind: scopes.Proc, file: in.Sub.Desc.File, begin: bg, end: en, desc: in.Sub.Desc}
+		}
+	}
+	e.proc = root
+	if g, f := in.Graph, in.Forest; g != nil {
+		var top []int
+		for i := range g.Blocks {
+			if f.Innermost[i] == nil {
+				top = append(top, i)
+			}
+		}
+		e.walk(root, e.items(top, f.Top))
+	}
+	for _, r := range gaps(in) {
+		l := e.line(r.Lo)
+		e.determine(root, l).add(l, r)
+	}
+	p.Children = convert(root)
+	normalize.Run(p, lvl, b.Name)
+	return p, file
+}
+
+// gaps are the bytes of the procedure's extent no decoded instruction
+// covers, split at line-table rows.
+func gaps(in scopes.Input) []scopes.Range {
+	fn := in.Func
+	var covered []scopes.Range
+	if in.Graph != nil {
+		for _, b := range in.Graph.Blocks {
+			covered = append(covered, scopes.Range{Lo: b.Start, Hi: b.End})
+		}
+	}
+	sort.Slice(covered, func(i, j int) bool { return covered[i].Lo < covered[j].Lo })
+	var out []scopes.Range
+	at := fn.Addr
+	emit := func(lo, hi uint64) {
+		for lo < hi {
+			end := hi
+			if r, ok := in.Img.Lines.Lookup(lo); ok && r.End < end {
+				end = r.End
+			}
+			out = append(out, scopes.Range{Lo: lo, Hi: end})
+			lo = end
+		}
+	}
+	for _, c := range covered {
+		if c.Lo > at && at < fn.End {
+			emit(at, min(c.Lo, fn.End))
+		}
+		at = max(at, c.Hi)
+	}
+	if at < fn.End {
+		emit(at, fn.End)
+	}
+	return out
+}
+
+// convert turns the construction tree into scopes.
+func convert(n *node) []*scopes.Scope {
+	var out []*scopes.Scope
+	for k, rs := range n.stmts {
+		out = append(out, &scopes.Scope{Kind: scopes.Stmt, File: k.file, Line: k.ln, Ranges: merge(rs)})
+	}
+	for _, k := range n.kids {
+		var s *scopes.Scope
+		if k.kind == scopes.Alien {
+			line := k.begin
+			if line == math.MaxInt {
+				line = 0
+			}
+			s = scopes.NewAlien(k.file, k.name, line)
+		} else {
+			s = &scopes.Scope{Kind: scopes.Loop, File: k.file, Line: k.begin, Entry: k.entry}
+		}
+		s.Children = convert(k)
+		out = append(out, s)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Kind != b.Kind {
+			return order(a) < order(b)
+		}
+		switch a.Kind {
+		case scopes.Loop:
+			return a.Entry < b.Entry
+		case scopes.Stmt:
+			if a.Line != b.Line {
+				return a.Line < b.Line
+			}
+			return a.Ranges[0].Lo < b.Ranges[0].Lo
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.File < b.File
+	})
+	return out
+}
+
+func order(s *scopes.Scope) int {
+	switch s.Kind {
+	case scopes.Stmt:
+		return 0
+	case scopes.Alien:
+		return 1
+	}
+	return 2
+}
+
+func merge(rs []scopes.Range) []scopes.Range {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
+	var out []scopes.Range
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.Lo <= out[n-1].Hi {
+			out[n-1].Hi = max(out[n-1].Hi, r.Hi)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package pipeline
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bloop/loader"
+	"bloop/scopes"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
+
+const (
+	corpusBin    = "../testdata/bin"
+	corpusGolden = "../testdata/golden"
+)
+
+// corpusStructure runs bloop on one corpus binary with the module path set
+// to "testdata/bin/<name>", so the output does not depend on where the
+// repository is checked out.
+func corpusStructure(t *testing.T, bin string) (xml, js []byte) {
+	img, err := loader.Open(bin, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(bin)
+	img.Path = "testdata/bin/" + name
+	mod, errs := Analyze(img, Options{Workers: 2})
+	for _, e := range errs {
+		t.Errorf("%s: %v", name, e)
+	}
+	mod.Path = "testdata/bin/" + name
+	var xb, jb bytes.Buffer
+	if err := scopes.WriteXML(&xb, []*scopes.Module{mod}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := scopes.WriteJSON(&jb, []*scopes.Module{mod}); err != nil {
+		t.Fatal(err)
+	}
+	return xb.Bytes(), jb.Bytes()
+}
+
+// firstDiff describes the first line where got and want differ.
+func firstDiff(got, want []byte) string {
+	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var gl, wl []byte
+		gok, wok := i < len(g), i < len(w)
+		if gok {
+			gl = g[i]
+		}
+		if wok {
+			wl = w[i]
+		}
+		if gok && wok && bytes.Equal(gl, wl) {
+			continue
+		}
+		switch {
+		case !gok:
+			return fmt.Sprintf("line %d: output ends; golden has\n\t%s", i+1, clip(wl))
+		case !wok:
+			return fmt.Sprintf("line %d: golden ends; output has\n\t%s", i+1, clip(gl))
+		}
+		return fmt.Sprintf("line %d:\n\tgot:  %s\n\twant: %s", i+1, clip(gl), clip(wl))
+	}
+	return "identical"
+}
+
+func clip(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "..."
+	}
+	return string(b)
+}
+
+// TestCorpusGolden compares bloop's output for every corpus binary with the
+// reviewed goldens in testdata/golden: <name>.hpcstruct (XML, not
+// pretty-printed) and <name>.json for each of them. All of them together
+// are about 6.3 MB (1.5 MB XML, 4.8 MB JSON), so every binary keeps both.
+// Run
+//
+//	go test ./pipeline -run CorpusGolden -update
+//
+// to rewrite them after a deliberate change, then review the diff (bloop
+// diff old new) and update the review in testdata/README.md if needed.
+func TestCorpusGolden(t *testing.T) {
+	bins, _ := filepath.Glob(filepath.Join(corpusBin, "*"))
+	n := 0
+	if *update {
+		if err := os.MkdirAll(corpusGolden, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range bins {
+		name := filepath.Base(b)
+		if name == "SHA256SUMS" {
+			continue
+		}
+		n++
+		t.Run(name, func(t *testing.T) {
+			xml, js := corpusStructure(t, b)
+			check := func(ext string, got []byte) {
+				path := filepath.Join(corpusGolden, name+ext)
+				if *update {
+					if err := os.WriteFile(path, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Errorf("%v (run go test ./pipeline -run CorpusGolden -update)", err)
+					return
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s differs from the golden at %s", path, firstDiff(got, want))
+				}
+			}
+			check(".hpcstruct", xml)
+			check(".json", js)
+		})
+	}
+	if n == 0 {
+		t.Skip("no corpus binaries")
+	}
+	if !*update {
+		// A golden without a binary is stale.
+		files, _ := filepath.Glob(filepath.Join(corpusGolden, "*"))
+		for _, f := range files {
+			base := filepath.Base(f)
+			name := strings.TrimSuffix(strings.TrimSuffix(base, ".hpcstruct"), ".json")
+			if _, err := os.Stat(filepath.Join(corpusBin, name)); err != nil || name == base {
+				t.Errorf("%s has no corpus binary", f)
+			}
+		}
+	}
+}
