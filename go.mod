@@ -7,3 +7,8 @@ require (
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 	golang.org/x/arch v0.32.0
 )
+
+require (
+	github.com/go-delve/delve v1.27.2 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)

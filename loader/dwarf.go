@@ -288,9 +288,10 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 	}
 	// Each stack slot is what a child entry attaches to.
 	type frame struct {
-		sub  *Subprogram
-		in   *Inline
-		desc *Descriptor // lexically enclosing procedure descriptor
+		sub     *Subprogram
+		in      *Inline
+		desc    *Descriptor // lexically enclosing procedure descriptor
+		inClass bool        // inside a class or structure type
 	}
 	stack := []frame{{}}
 	for len(stack) > 0 {
@@ -311,7 +312,15 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 		case dwarf.TagSubprogram:
 			di := &declInfo{}
 			r.fillDecl(di, e, 0)
-			d := r.descriptor(di, top.desc)
+			var d *Descriptor
+			// Prototypes of external routines (a declaration outside any
+			// class; gfortran puts them at the first call) and artificial
+			// procedures say nothing about where source procedures are.
+			decl, _ := e.Val(dwarf.AttrDeclaration).(bool)
+			art, _ := e.Val(dwarf.AttrArtificial).(bool)
+			if !art && (!decl || top.inClass) {
+				d = r.descriptor(di, top.desc)
+			}
 			rs := r.ranges(e)
 			if len(rs) == 0 {
 				next = frame{desc: d} // declarations and abstract instances own no code
@@ -362,6 +371,9 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 					rd.SkipChildren()
 				}
 				continue
+			}
+			if e.Tag == dwarf.TagClassType || e.Tag == dwarf.TagStructType {
+				next.inClass = true
 			}
 		}
 		if e.Children {

@@ -13,13 +13,21 @@ import (
 func BuildProc(in Input) (*Scope, string) {
 	b := &builder{in: in, names: inlineName}
 	root := b.tree()
+	p, file, cfile := ProcHeader(in)
+	p.Children = emit(root, context{file: cfile, threshold: p.Line})
+	return p, file
+}
+
+// ProcHeader makes the P scope of a procedure (names, line, entry) without
+// children, and says which file it belongs to and which file its own code
+// is judged against.
+func ProcHeader(in Input) (p *Scope, file, cfile string) {
 	img, fn := in.Img, in.Func
-	p := &Scope{Kind: Proc, Entry: fn.Addr}
+	p = &Scope{Kind: Proc, Entry: fn.Addr}
 	p.Name, p.LinkName = procName(img, fn, in.Sub)
 	// The procedure belongs to the file of its entry's line (which differs
 	// from the declaring file when the entry is inlined code); foreign code
 	// is judged against it too.
-	file := ""
 	if r, ok := img.Lines.Lookup(fn.Addr); ok {
 		p.Line = r.Line
 		if r.Line != 0 {
@@ -32,9 +40,7 @@ func BuildProc(in Input) (*Scope, string) {
 	if file == "" {
 		file = "[" + img.Name + "]"
 	}
-	cfile := file
-	p.Children = emit(root, context{file: cfile, threshold: p.Line})
-	return p, file
+	return p, file, file
 }
 
 // procName gives hpcstruct's pretty name and link name of a procedure.

@@ -12,6 +12,7 @@ const usage = `usage: bloop <command> [arguments]
 commands:
   struct   write the structure file (hpcstruct format or JSON) of a binary
   diff     compare two structure files structurally
+  eval     measure the thesis engine against DWARF inline records
 
 Run 'bloop <command> -h' for a command's flags.
 `
@@ -27,6 +28,8 @@ func main() {
 		code = runStruct(os.Args[2:])
 	case "diff":
 		code = runDiff(os.Args[2:])
+	case "eval":
+		code = runEval(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 	default:
