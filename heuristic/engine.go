@@ -260,9 +260,19 @@ func (e *engine) items(nodes []int, loops []*havlak.Loop) []item {
 func (e *engine) walk(se *node, its []item) {
 	for _, it := range its {
 		if it.block != nil {
+			// Code without a line (clang's line 0) goes with the code
+			// before it in the block: it is scheduling or spill code of
+			// the same statement, often inside inlined code.
+			var prev *node
 			for i := range it.block.Insts {
 				in := &it.block.Insts[i]
-				e.determine(se, e.line(in.Addr)).add(e.line(in.Addr), scopes.Range{Lo: in.Addr, Hi: in.End()})
+				l := e.line(in.Addr)
+				c := prev
+				if l.ln != 0 || c == nil {
+					c = e.determine(se, l)
+				}
+				c.add(l, scopes.Range{Lo: in.Addr, Hi: in.End()})
+				prev = c
 			}
 			continue
 		}
