@@ -1,0 +1,82 @@
+package eval
+
+import (
+	"os"
+	"testing"
+)
+
+// pinned are the thesis engine's figures on the corpus when this test was
+// written (percent): alien precision, recall, right file, loop context,
+// loop header line. A change that lowers one by more than half a point
+// fails; raise the pins when the engine improves.
+var pinned = []struct {
+	bin                                    string
+	precision, recall, file, context, line float64
+}{
+	{"hot-clang14-O2", 100.0, 92.9, 92.9, 100.0, 100.0},
+	{"hot-gcc12-O2", 97.5, 100.0, 100.0, 100.0, 100.0},
+	{"inline-clang14-O2", 100.0, 90.8, 90.8, 100.0, 50.0},
+	{"inline-gcc12-O2", 99.6, 100.0, 100.0, 83.3, 66.7},
+	{"irred-clang14-O2", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"irred-gcc12-O2", 100.0, 100.0, 100.0, 100.0, 83.3},
+	{"licm-clang14-O2", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"licm-gcc12-O2", 100.0, 100.0, 100.0, 100.0, 87.5},
+	{"loops-clang14-O2", 100.0, 100.0, 100.0, 100.0, 77.8},
+	{"loops-gcc12-O2", 100.0, 100.0, 100.0, 100.0, 50.0},
+	{"nest-gfortran12-O2", 63.2, 100.0, 100.0, 100.0, 66.7},
+	{"noreturn-clang14-O2", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"noreturn-gcc12-O2", 100.0, 100.0, 100.0, 100.0, 83.3},
+	{"recur-clang14-O2", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"recur-gcc12-O2", 88.9, 100.0, 100.0, 100.0, 100.0},
+	{"switch-clang14-O2", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"switch-gcc12-O2", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"tmpl-clang14-O2", 89.1, 92.1, 82.3, 84.8, 87.9},
+	{"tmpl-gcc12-O2", 97.6, 94.2, 78.6, 67.6, 85.3},
+	{"hot-clang14-O3", 100.0, 92.9, 92.9, 100.0, 100.0},
+	{"hot-gcc12-O3", 97.5, 100.0, 100.0, 100.0, 100.0},
+	{"inline-clang14-O3", 100.0, 90.8, 90.8, 100.0, 50.0},
+	{"inline-gcc12-O3", 100.0, 100.0, 100.0, 83.3, 66.7},
+	{"irred-clang14-O3", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"irred-gcc12-O3", 100.0, 100.0, 100.0, 100.0, 83.3},
+	{"licm-clang14-O3", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"licm-gcc12-O3", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"loops-clang14-O3", 100.0, 100.0, 100.0, 100.0, 77.8},
+	{"loops-gcc12-O3", 100.0, 100.0, 100.0, 100.0, 54.5},
+	{"nest-gfortran12-O3", 63.2, 100.0, 100.0, 100.0, 75.0},
+	{"noreturn-clang14-O3", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"noreturn-gcc12-O3", 100.0, 100.0, 100.0, 100.0, 83.3},
+	{"recur-clang14-O3", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"recur-gcc12-O3", 88.9, 100.0, 100.0, 100.0, 100.0},
+	{"switch-clang14-O3", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"switch-gcc12-O3", 100.0, 100.0, 100.0, 100.0, 100.0},
+	{"tmpl-clang14-O3", 89.7, 90.2, 81.5, 82.9, 88.6},
+	{"tmpl-gcc12-O3", 97.8, 95.6, 77.3, 70.3, 86.5},
+}
+
+func TestPinnedAccuracy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	total := &Result{Name: "total"}
+	for _, p := range pinned {
+		path := "../testdata/bin/" + p.bin
+		if _, err := os.Stat(path); err != nil {
+			t.Skip("corpus missing")
+		}
+		r, err := Binary(path, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total.Add(r)
+		got := []float64{r.Precision(), r.Recall(), r.FileShare(), r.LoopContext(), r.LoopLine()}
+		want := []float64{p.precision, p.recall, p.file, p.context, p.line}
+		names := []string{"precision", "recall", "file", "loop context", "loop line"}
+		for i := range got {
+			if 100*got[i] < want[i]-0.5 {
+				t.Errorf("%s: %s %.1f%%, pinned at %.1f%%", p.bin, names[i], 100*got[i], want[i])
+			}
+		}
+	}
+	t.Logf("total: precision %.1f%%, recall %.1f%%, file %.1f%%, loop context %.1f%%, loop line %.1f%% (%d loops)",
+		100*total.Precision(), 100*total.Recall(), 100*total.FileShare(), 100*total.LoopContext(), 100*total.LoopLine(), total.Loops)
+}
