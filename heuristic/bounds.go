@@ -51,6 +51,16 @@ func NewBounds(img *loader.Image) *Bounds {
 			}
 		}
 	}
+	// A procedure-scoped class's last member function has no end line
+	// (thesis 3.2.3): the region after its begin line goes to the
+	// enclosing procedure, so it keeps only its begin line.
+	for d, r := range b.of {
+		if d.Member && d.Parent != nil {
+			if pr := b.of[d.Parent]; pr != nil && r.end >= pr.end {
+				r.end = r.begin
+			}
+		}
+	}
 	// Procedure Invariant 1: children end within their parents.
 	for d, r := range b.of {
 		for p := d.Parent; p != nil; p = p.Parent {

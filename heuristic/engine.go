@@ -91,7 +91,10 @@ func (e *engine) matches(s *node, l line) bool {
 	case scopes.Proc:
 		if s.desc != nil {
 			// Native code: in the procedure's region, not in a nested one.
-			return l.file == s.file && e.bounds.Owner(l.file, l.ln) == s.desc
+			// Regions are compared by file and begin line: template and
+			// macro-generated procedures share one source region.
+			o := e.bounds.Owner(l.file, l.ln)
+			return l.file == s.file && o != nil && o.File == s.desc.File && o.Line == s.desc.Line
 		}
 		if l.file != s.file || l.ln < s.begin-estBeginTol || l.ln > s.end+estEndTol {
 			return false

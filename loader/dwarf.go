@@ -33,6 +33,7 @@ type Descriptor struct {
 	Line    int
 	Parent  *Descriptor // lexically enclosing procedure (Fortran contains)
 	HasCode bool
+	Member  bool // a member function declared in a class
 }
 
 // Entry is the procedure's entry address (not its lowest: a cold part may lie below).
@@ -320,6 +321,9 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 			art, _ := e.Val(dwarf.AttrArtificial).(bool)
 			if !art && (!decl || top.inClass) {
 				d = r.descriptor(di, top.desc)
+				if d != nil && top.inClass {
+					d.Member = true
+				}
 			}
 			rs := r.ranges(e)
 			if len(rs) == 0 {
