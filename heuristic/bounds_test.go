@@ -1,0 +1,50 @@
+package heuristic
+
+import (
+	"math"
+	"testing"
+
+	"bloop/loader"
+)
+
+func TestBounds(t *testing.T) {
+	mainP := &loader.Descriptor{Name: "main", File: "a.f90", Line: 2}
+	fill := &loader.Descriptor{Name: "fill", File: "a.f90", Line: 42, Parent: mainP}
+	total := &loader.Descriptor{Name: "total", File: "a.f90", Line: 56, Parent: mainP}
+	f := &loader.Descriptor{Name: "f", File: "b.cc", Line: 10}
+	fInt := &loader.Descriptor{Name: "f<int>", File: "b.cc", Line: 10}
+	g := &loader.Descriptor{Name: "g", File: "b.cc", Line: 30}
+	m1 := &loader.Descriptor{Name: "m1", File: "b.cc", Line: 33, Parent: g, Member: true}
+	m2 := &loader.Descriptor{Name: "m2", File: "b.cc", Line: 36, Parent: g, Member: true}
+	img := &loader.Image{Descriptors: []*loader.Descriptor{mainP, fill, total, f, fInt, g, m1, m2}}
+	b := NewBounds(img)
+	for _, c := range []struct {
+		d          *loader.Descriptor
+		begin, end int
+	}{
+		{mainP, 2, math.MaxInt}, // the program contains its internal procedures
+		{fill, 42, 55},          // Procedure Invariant 2: ends before its sibling
+		{total, 56, math.MaxInt},
+		{f, 10, 29}, {fInt, 10, 29}, // a template and its instance share a region
+		{g, 30, math.MaxInt},
+		{m1, 33, 35},
+		{m2, 36, 36}, // the last member of a procedure-scoped class
+	} {
+		bg, en, ok := b.Region(c.d)
+		if !ok || bg != c.begin || en != c.end {
+			t.Errorf("%s: [%d,%d], want [%d,%d]", c.d.Name, bg, en, c.begin, c.end)
+		}
+	}
+	for _, c := range []struct {
+		file string
+		line int
+		want string
+	}{
+		{"a.f90", 10, "main"}, {"a.f90", 47, "fill"}, {"a.f90", 60, "total"},
+		{"b.cc", 12, "f<int>"}, {"b.cc", 34, "m1"}, {"b.cc", 40, "g"}, {"b.cc", 5, ""}, {"c.c", 1, ""},
+	} {
+		if got := b.Name(c.file, c.line); got != c.want {
+			t.Errorf("Name(%s:%d) = %q, want %q", c.file, c.line, got, c.want)
+		}
+	}
+}
