@@ -2,6 +2,7 @@ package loader
 
 import (
 	"debug/dwarf"
+	"path"
 	"debug/elf"
 	"fmt"
 	"sort"
@@ -149,12 +150,24 @@ func (r *dwarfReader) fileTable(cu *dwarf.Entry) []string {
 			if f == nil {
 				t = append(t, "")
 			} else {
-				t = append(t, f.Name)
+				t = append(t, absFile(f.Name, cu))
 			}
 		}
 	}
 	r.files[cu.Offset] = t
 	return t
+}
+
+// absFile joins a relative file name with the unit's compilation
+// directory: debug/dwarf does not for DWARF 5 directory entries such as ".".
+func absFile(name string, cu *dwarf.Entry) string {
+	if name == "" || path.IsAbs(name) {
+		return name
+	}
+	if dir, ok := cu.Val(dwarf.AttrCompDir).(string); ok && path.IsAbs(dir) {
+		return path.Join(dir, name)
+	}
+	return name
 }
 
 func fileName(tab []string, v any) string {

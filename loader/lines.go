@@ -42,6 +42,7 @@ func (b *lineBuilder) add(d *dwarf.Data, cu *dwarf.Entry) error {
 	}
 	var prev dwarf.LineEntry
 	have := false
+	names := map[*dwarf.LineFile]string{}
 	for {
 		var le dwarf.LineEntry
 		if err := lr.Next(&le); err != nil {
@@ -53,7 +54,12 @@ func (b *lineBuilder) add(d *dwarf.Data, cu *dwarf.Entry) error {
 			if b.img.IsCode(prev.Address) {
 				name := ""
 				if prev.File != nil {
-					name = prev.File.Name
+					n, ok := names[prev.File]
+					if !ok {
+						n = absFile(prev.File.Name, cu)
+						names[prev.File] = n
+					}
+					name = n
 				}
 				end := le.Address
 				if s := b.img.SectionAt(prev.Address); end > s.End() {

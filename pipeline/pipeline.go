@@ -22,7 +22,7 @@ type Engine int
 
 // Placement engines for --inline.
 const (
-	Auto      Engine = iota // DWARF when the binary has inlined-subroutine records
+	Auto      Engine = iota // DWARF when the binary has DWARF procedure or inline records
 	DWARF                   // DWARF inline trees (matches hpcstruct)
 	Heuristic               // the thesis's heuristics (line tables and descriptors only)
 )
@@ -96,8 +96,12 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 		engine = DWARF
 	}
 	if engine == Auto {
+		// DWARF procedure records come with inline records whenever the
+		// compiler inlined (gcc and clang emit them even at -g1 and
+		// -gline-tables-only), so their absence there means nothing was
+		// inlined. The thesis engine is for line tables without them.
 		engine = Heuristic
-		if img.HasInlineInfo() {
+		if img.HasInlineInfo() || len(img.Procs) > 0 {
 			engine = DWARF
 		}
 	}
