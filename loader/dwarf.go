@@ -2,9 +2,9 @@ package loader
 
 import (
 	"debug/dwarf"
-	"path"
 	"debug/elf"
 	"fmt"
+	"path"
 	"sort"
 )
 

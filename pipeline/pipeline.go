@@ -25,6 +25,7 @@ const (
 	Auto      Engine = iota // DWARF when the binary has DWARF procedure or inline records
 	DWARF                   // DWARF inline trees (matches hpcstruct)
 	Heuristic               // the thesis's heuristics (line tables and descriptors only)
+	Hybrid                  // DWARF inline contexts with the thesis's fuzzy loop lines and normalization
 )
 
 // ParseEngine reads the --inline flag.
@@ -36,8 +37,10 @@ func ParseEngine(s string) (Engine, error) {
 		return DWARF, nil
 	case "heuristic":
 		return Heuristic, nil
+	case "hybrid":
+		return Hybrid, nil
 	}
-	return Auto, fmt.Errorf("unknown inline engine %q (want auto, dwarf or heuristic)", s)
+	return Auto, fmt.Errorf("unknown inline engine %q (want auto, dwarf, heuristic or hybrid)", s)
 }
 
 // Options tune an analysis.
@@ -106,7 +109,7 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 		}
 	}
 	lvl := normalize.None
-	if engine == Heuristic {
+	if engine == Heuristic || engine == Hybrid {
 		lvl = normalize.All
 	}
 	if opt.Normalize != nil && !opt.Compat {
@@ -121,7 +124,7 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 			return
 		}
 		inputs[i].Claimed = claimed[img.Funcs[i].Addr]
-		results[i], errs[i] = placeOne(inputs[i], bounds, lvl)
+		results[i], errs[i] = placeOne(inputs[i], bounds, lvl, engine == Hybrid)
 	})
 	var procs []scopes.ProcResult
 	var all []error
@@ -174,7 +177,7 @@ func graphOne(img *loader.Image, fn *loader.Func, noret func(uint64) bool, regio
 	return in, nil
 }
 
-func placeOne(in scopes.Input, bounds *heuristic.Bounds, lvl normalize.Level) (res scopes.ProcResult, err error) {
+func placeOne(in scopes.Input, bounds *heuristic.Bounds, lvl normalize.Level, hybrid bool) (res scopes.ProcResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &ProcError{in.Func.Name, in.Func.Addr, fmt.Errorf("internal error: %v", r)}
@@ -186,6 +189,9 @@ func placeOne(in scopes.Input, bounds *heuristic.Bounds, lvl normalize.Level) (r
 		s, file = heuristic.BuildProc(in, bounds, lvl)
 	} else {
 		s, file = scopes.BuildProc(in)
+		if hybrid {
+			heuristic.FuzzyLoopLines(s)
+		}
 		normalize.Run(s, lvl, nil)
 	}
 	if err := checkProc(in, s); err != nil {

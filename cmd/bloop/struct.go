@@ -30,7 +30,7 @@ func runStruct(args []string) int {
 	timing := fs.Bool("time", false, "print per-phase wall time and peak memory on stderr")
 	verbose := fs.Bool("v", false, "verbose: report warnings and per-procedure problems")
 	format := fs.String("format", "xml", "output format: xml (hpcstruct) or json")
-	inline := fs.String("inline", "auto", "inline placement: auto (dwarf when the binary has inline records), dwarf, or heuristic (the thesis engine)")
+	inline := fs.String("inline", "auto", "inline placement: auto (dwarf when the binary has DWARF procedures), dwarf, heuristic (the thesis engine) or hybrid (dwarf contexts, thesis loop lines and normalization)")
 	norm := fs.String("N", "", "normalization passes: all, safe or none (default: all for the heuristic engine, none for dwarf)")
 	compat := fs.String("compat", "", "hpcstruct: reproduce real hpcstruct's tree exactly")
 	var debugDirs multiFlag
