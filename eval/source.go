@@ -193,6 +193,7 @@ func SourceEval(src, bin string, workers int) ([]*LoopLines, error) {
 	for _, m := range Modes() {
 		opt := m.Opt
 		opt.Workers = workers
+		opt.SourceDirs = []string{filepath.Dir(src)}
 		mod, _ := pipeline.Analyze(img, opt)
 		got := map[int]bool{}
 		for _, f := range mod.Files {

@@ -15,6 +15,7 @@ import (
 	"bloop/loader"
 	"bloop/normalize"
 	"bloop/scopes"
+	"bloop/source"
 )
 
 // Engine selects how inlined code is placed.
@@ -22,10 +23,10 @@ type Engine int
 
 // Placement engines for --inline.
 const (
-	Auto      Engine = iota // DWARF when the binary has DWARF procedure or inline records
+	Auto      Engine = iota // Hybrid when the binary has DWARF procedure or inline records, else Heuristic
 	DWARF                   // DWARF inline trees (matches hpcstruct)
 	Heuristic               // the thesis's heuristics (line tables and descriptors only)
-	Hybrid                  // DWARF inline contexts with the thesis's fuzzy loop lines and normalization
+	Hybrid                  // DWARF inline contexts, loops moved to their statement's line in the source
 )
 
 // ParseEngine reads the --inline flag.
@@ -53,6 +54,9 @@ type Options struct {
 	// Compat reproduces real hpcstruct's tree: the DWARF engine, no
 	// normalization, loop lines from exit conditions.
 	Compat bool
+	// SourceDirs are where the hybrid mode looks for sources (besides the
+	// paths the line table gives) to put loops on their statement's line.
+	SourceDirs []string
 }
 
 // ProcError is a problem confined to one procedure, which was skipped.
@@ -103,17 +107,25 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 		// compiler inlined (gcc and clang emit them even at -g1 and
 		// -gline-tables-only), so their absence there means nothing was
 		// inlined. The thesis engine is for line tables without them.
+		// With DWARF, the hybrid mode: DWARF contexts, and loops on their
+		// statement's line where the sources can be read (else it is the
+		// DWARF engine). It finds the most source loops on their line on
+		// the corpus (bloop eval --source).
 		engine = Heuristic
 		if img.HasInlineInfo() || len(img.Procs) > 0 {
-			engine = DWARF
+			engine = Hybrid
 		}
 	}
 	lvl := normalize.None
-	if engine == Heuristic || engine == Hybrid {
+	if engine == Heuristic {
 		lvl = normalize.All
 	}
 	if opt.Normalize != nil && !opt.Compat {
 		lvl = *opt.Normalize
+	}
+	var hybrid *source.Finder
+	if engine == Hybrid {
+		hybrid = &source.Finder{Dirs: opt.SourceDirs}
 	}
 	var bounds *heuristic.Bounds
 	if engine == Heuristic {
@@ -124,7 +136,7 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 			return
 		}
 		inputs[i].Claimed = claimed[img.Funcs[i].Addr]
-		results[i], errs[i] = placeOne(inputs[i], bounds, lvl, engine == Hybrid)
+		results[i], errs[i] = placeOne(inputs[i], bounds, lvl, hybrid)
 	})
 	var procs []scopes.ProcResult
 	var all []error
@@ -177,7 +189,7 @@ func graphOne(img *loader.Image, fn *loader.Func, noret func(uint64) bool, regio
 	return in, nil
 }
 
-func placeOne(in scopes.Input, bounds *heuristic.Bounds, lvl normalize.Level, hybrid bool) (res scopes.ProcResult, err error) {
+func placeOne(in scopes.Input, bounds *heuristic.Bounds, lvl normalize.Level, hybrid *source.Finder) (res scopes.ProcResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &ProcError{in.Func.Name, in.Func.Addr, fmt.Errorf("internal error: %v", r)}
@@ -189,8 +201,8 @@ func placeOne(in scopes.Input, bounds *heuristic.Bounds, lvl normalize.Level, hy
 		s, file = heuristic.BuildProc(in, bounds, lvl)
 	} else {
 		s, file = scopes.BuildProc(in)
-		if hybrid {
-			heuristic.FuzzyLoopLines(s)
+		if hybrid != nil {
+			source.SnapLoops(s, hybrid)
 		}
 		normalize.Run(s, lvl, nil)
 	}

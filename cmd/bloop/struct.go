@@ -30,10 +30,11 @@ func runStruct(args []string) int {
 	timing := fs.Bool("time", false, "print per-phase wall time and peak memory on stderr")
 	verbose := fs.Bool("v", false, "verbose: report warnings and per-procedure problems")
 	format := fs.String("format", "xml", "output format: xml (hpcstruct) or json")
-	inline := fs.String("inline", "auto", "inline placement: auto (dwarf when the binary has DWARF procedures), dwarf, heuristic (the thesis engine) or hybrid (dwarf contexts, thesis loop lines and normalization)")
-	norm := fs.String("N", "", "normalization passes: all, safe or none (default: all for the heuristic engine, none for dwarf)")
+	inline := fs.String("inline", "auto", "inline placement: auto (hybrid when the binary has DWARF procedures, else heuristic), dwarf, heuristic (the thesis engine) or hybrid (dwarf, with loops on their statement's line when the source is readable)")
+	norm := fs.String("N", "", "normalization passes: all, safe or none (default: all for the heuristic engine, none otherwise)")
 	compat := fs.String("compat", "", "hpcstruct: reproduce real hpcstruct's tree exactly")
-	var debugDirs multiFlag
+	var debugDirs, sourceDirs multiFlag
+	fs.Var(&sourceDirs, "source-dir", "directory to look for sources in, besides the paths in the line table (repeatable; hybrid mode)")
 	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: bloop struct [flags] BINARY\n")
@@ -50,7 +51,7 @@ func runStruct(args []string) int {
 		fmt.Fprintf(os.Stderr, "bloop: unknown format %q (want xml or json)\n", *format)
 		return 1
 	}
-	popt := pipeline.Options{Workers: *jobs}
+	popt := pipeline.Options{Workers: *jobs, SourceDirs: sourceDirs}
 	var err error
 	if popt.Engine, err = pipeline.ParseEngine(*inline); err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)

@@ -1,0 +1,136 @@
+// Package source reads program sources that a binary's line table names, to
+// find the lines where loops are written: compilers often give a loop's
+// branches the line of its last statement (gfortran DO loops, rotated C
+// loops) and emit no code at all on the loop statement's own line.
+package source
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Finder maps line-table file names to readable sources and caches the
+// loop header lines found in them.
+type Finder struct {
+	Dirs []string // extra directories to look in (by path suffix and base name)
+
+	mu    sync.Mutex
+	cache map[string][]int
+}
+
+// LoopLines returns the sorted header lines of the loops written in file,
+// or nil when the file cannot be found or is of an unknown language.
+func (f *Finder) LoopLines(file string) []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cache == nil {
+		f.cache = map[string][]int{}
+	}
+	if ls, ok := f.cache[file]; ok {
+		return ls
+	}
+	var ls []int
+	if p := f.find(file); p != "" {
+		ls = scan(p)
+	}
+	f.cache[file] = ls
+	return ls
+}
+
+func (f *Finder) find(file string) string {
+	cands := []string{file}
+	for _, d := range f.Dirs {
+		cands = append(cands, filepath.Join(d, file), filepath.Join(d, filepath.Base(file)))
+	}
+	for _, c := range cands {
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
+			return c
+		}
+	}
+	return ""
+}
+
+var (
+	fortranDo = regexp.MustCompile(`(?i)^\s*(\d+\s+)?([a-z_]\w*\s*:\s*)?do(\s+(while\b|concurrent\b|\d|[a-z_]\w*\s*=)|\s*$)`)
+	cLoop     = regexp.MustCompile(`(^|[;{}:)]|\belse)\s*(for|while|do)\b`)
+)
+
+// scan finds loop statements lexically: DO statements in Fortran; for,
+// while and do keywords in C and C++ (comments and strings removed).
+func scan(path string) []int {
+	ext := strings.ToLower(filepath.Ext(path))
+	fortran := false
+	switch ext {
+	case ".f", ".f90", ".f95", ".f03", ".f08", ".for":
+		fortran = true
+	case ".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".inl", ".tcc":
+	default:
+		if ext != "" {
+			return nil
+		}
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer fh.Close()
+	var out []int
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	inComment := false
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if fortran {
+			if i := strings.IndexByte(line, '!'); i >= 0 {
+				line = line[:i]
+			}
+			if fortranDo.MatchString(line) {
+				out = append(out, n)
+			}
+			continue
+		}
+		line, inComment = stripC(line, inComment)
+		if cLoop.MatchString(line) && !strings.Contains(line, "#") {
+			out = append(out, n)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// stripC removes comments and string literals from a line of C.
+func stripC(line string, inComment bool) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		if inComment {
+			if strings.HasPrefix(line[i:], "*/") {
+				inComment = false
+				i++
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(line[i:], "//"):
+			return b.String(), false
+		case strings.HasPrefix(line[i:], "/*"):
+			inComment = true
+			i++
+		case line[i] == '"' || line[i] == '\'':
+			q := line[i]
+			for i++; i < len(line) && line[i] != q; i++ {
+				if line[i] == '\\' {
+					i++
+				}
+			}
+			b.WriteString(" 0 ")
+		default:
+			b.WriteByte(line[i])
+		}
+	}
+	return b.String(), inComment
+}
