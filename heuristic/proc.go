@@ -77,7 +77,7 @@ func gaps(in scopes.Input) []scopes.Range {
 func convert(n *node) []*scopes.Scope {
 	var out []*scopes.Scope
 	for k, rs := range n.stmts {
-		out = append(out, &scopes.Scope{Kind: scopes.Stmt, File: k.file, Line: k.ln, Ranges: merge(rs)})
+		out = append(out, &scopes.Scope{Kind: scopes.Stmt, File: k.file, Line: k.ln, Ranges: scopes.MergeRanges(rs)})
 	}
 	for _, k := range n.kids {
 		var s *scopes.Scope
@@ -123,17 +123,4 @@ func order(s *scopes.Scope) int {
 		return 1
 	}
 	return 2
-}
-
-func merge(rs []scopes.Range) []scopes.Range {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
-	var out []scopes.Range
-	for _, r := range rs {
-		if n := len(out); n > 0 && r.Lo <= out[n-1].Hi {
-			out[n-1].Hi = max(out[n-1].Hi, r.Hi)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
 }

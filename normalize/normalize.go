@@ -8,7 +8,6 @@ package normalize
 
 import (
 	"fmt"
-	"sort"
 
 	"bloop/scopes"
 )
@@ -82,23 +81,8 @@ func stmtFile(s *scopes.Scope, ctxFile string) string {
 
 // mergeStmt moves src's ranges into dst.
 func mergeStmt(dst, src *scopes.Scope) {
-	dst.Ranges = mergeRanges(append(dst.Ranges, src.Ranges...))
+	dst.Ranges = scopes.MergeRanges(append(dst.Ranges, src.Ranges...))
 	src.Ranges = nil
-}
-
-func mergeRanges(rs []scopes.Range) []scopes.Range {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
-	var out []scopes.Range
-	for _, r := range rs {
-		if n := len(out); n > 0 && r.Lo <= out[n-1].Hi {
-			if r.Hi > out[n-1].Hi {
-				out[n-1].Hi = r.Hi
-			}
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 func removeChild(parent, c *scopes.Scope) {

@@ -19,7 +19,7 @@ func checkProc(in scopes.Input, p *scopes.Scope) error {
 			allowed = append(allowed, scopes.Range{Lo: b.Start, Hi: b.End})
 		}
 	}
-	allowed = merge(allowed)
+	allowed = scopes.MergeRanges(allowed)
 	var used []scopes.Range
 	var err error
 	scopes.Walk(p, func(s *scopes.Scope) {
@@ -48,19 +48,6 @@ func checkProc(in scopes.Input, p *scopes.Scope) error {
 		}
 	}
 	return nil
-}
-
-func merge(rs []scopes.Range) []scopes.Range {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
-	var out []scopes.Range
-	for _, r := range rs {
-		if n := len(out); n > 0 && r.Lo <= out[n-1].Hi {
-			out[n-1].Hi = max(out[n-1].Hi, r.Hi)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 func covered(set []scopes.Range, r scopes.Range) bool {

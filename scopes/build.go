@@ -168,7 +168,7 @@ func (b *builder) gaps() []Range {
 			covered = append(covered, Range{blk.Start, blk.End})
 		}
 	}
-	covered = mergeRanges(covered)
+	covered = MergeRanges(covered)
 	var out []Range
 	at := fn.Addr
 	for _, c := range covered {

@@ -68,8 +68,8 @@ type Module struct {
 	Files []*File
 }
 
-// mergeRanges sorts and coalesces adjacent or overlapping ranges.
-func mergeRanges(rs []Range) []Range {
+// MergeRanges sorts and coalesces adjacent or overlapping ranges, in place.
+func MergeRanges(rs []Range) []Range {
 	if len(rs) < 2 {
 		return rs
 	}

@@ -114,7 +114,7 @@ func TestWriteJSON(t *testing.T) {
 }
 
 func TestMergeRanges(t *testing.T) {
-	got := mergeRanges([]Range{{5, 6}, {1, 3}, {3, 4}, {2, 3}})
+	got := MergeRanges([]Range{{5, 6}, {1, 3}, {3, 4}, {2, 3}})
 	want := []Range{{1, 4}, {5, 6}}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("mergeRanges = %v, want %v", got, want)
