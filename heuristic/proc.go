@@ -29,48 +29,13 @@ func BuildProc(in scopes.Input, b *Bounds, lvl normalize.Level) (*scopes.Scope, 
 		}
 		e.walk(root, e.items(top, f.Top))
 	}
-	for _, r := range gaps(in) {
+	for _, r := range scopes.Gaps(in) {
 		l := e.line(r.Lo)
 		e.determine(root, l).add(l, r)
 	}
 	p.Children = convert(root)
 	normalize.Run(p, lvl, b.Name)
 	return p, file
-}
-
-// gaps are the bytes of the procedure's extent no decoded instruction
-// covers, split at line-table rows.
-func gaps(in scopes.Input) []scopes.Range {
-	fn := in.Func
-	var covered []scopes.Range
-	if in.Graph != nil {
-		for _, b := range in.Graph.Blocks {
-			covered = append(covered, scopes.Range{Lo: b.Start, Hi: b.End})
-		}
-	}
-	sort.Slice(covered, func(i, j int) bool { return covered[i].Lo < covered[j].Lo })
-	var out []scopes.Range
-	at := fn.Addr
-	emit := func(lo, hi uint64) {
-		for lo < hi {
-			end := hi
-			if r, ok := in.Img.Lines.Lookup(lo); ok && r.End < end {
-				end = r.End
-			}
-			out = append(out, scopes.Range{Lo: lo, Hi: end})
-			lo = end
-		}
-	}
-	for _, c := range covered {
-		if c.Lo > at && at < fn.End {
-			emit(at, min(c.Lo, fn.End))
-		}
-		at = max(at, c.Hi)
-	}
-	if at < fn.End {
-		emit(at, fn.End)
-	}
-	return out
 }
 
 // convert turns the construction tree into scopes.

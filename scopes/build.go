@@ -132,63 +132,58 @@ func (b *builder) tree() *node {
 			}
 		}
 	}
-	for _, gap := range b.gaps() {
-		// Split gaps at line-table rows so each piece gets its own line.
-		for lo := gap.Lo; lo < gap.Hi; {
-			hi := gap.Hi
-			if r, ok := b.in.Img.Lines.Lookup(lo); ok && r.End < hi {
-				hi = r.End
-			} else if !ok {
-				if nx := b.nextRow(lo); nx > lo && nx < hi {
-					hi = nx
-				}
-			}
-			b.addRange(root, b.path(lo), Range{lo, hi})
-			lo = hi
-		}
+	for _, r := range Gaps(b.in) {
+		b.addRange(root, b.path(r.Lo), r)
 	}
 	return root
 }
 
-func (b *builder) nextRow(addr uint64) uint64 {
-	rows := b.in.Img.Lines.Rows
-	i := sort.Search(len(rows), func(i int) bool { return rows[i].Addr > addr })
-	if i < len(rows) {
-		return rows[i].Addr
+func nextRow(t *loader.LineTable, addr uint64) uint64 {
+	i := sort.Search(len(t.Rows), func(i int) bool { return t.Rows[i].Addr > addr })
+	if i < len(t.Rows) {
+		return t.Rows[i].Addr
 	}
 	return 0
 }
 
-// gaps are the bytes of the procedure's extent that no decoded instruction covers.
-func (b *builder) gaps() []Range {
-	fn := b.in.Func
+// Gaps are the bytes of the procedure's extent that no decoded instruction
+// covers ("gaps", which still get statements), split at line-table rows so
+// each piece has one line.
+func Gaps(in Input) []Range {
+	fn := in.Func
 	var covered []Range
-	if b.in.Graph != nil {
-		for _, blk := range b.in.Graph.Blocks {
+	if in.Graph != nil {
+		for _, blk := range in.Graph.Blocks {
 			covered = append(covered, Range{blk.Start, blk.End})
 		}
 	}
 	covered = MergeRanges(covered)
 	var out []Range
+	split := func(lo, hi uint64) {
+		for lo < hi {
+			end := hi
+			if r, ok := in.Img.Lines.Lookup(lo); ok && r.End < end {
+				end = r.End
+			} else if !ok {
+				if nx := nextRow(in.Img.Lines, lo); nx > lo && nx < end {
+					end = nx
+				}
+			}
+			out = append(out, Range{lo, end})
+			lo = end
+		}
+	}
 	at := fn.Addr
 	for _, c := range covered {
-		if c.Lo > at {
-			out = append(out, Range{at, min(c.Lo, fn.End)})
+		if c.Lo > at && at < fn.End {
+			split(at, min(c.Lo, fn.End))
 		}
-		if c.Hi > at {
-			at = c.Hi
-		}
+		at = max(at, c.Hi)
 	}
 	if at < fn.End {
-		out = append(out, Range{at, fn.End})
+		split(at, fn.End)
 	}
-	var clipped []Range
-	for _, r := range out {
-		if r.Lo < r.Hi && r.Lo >= fn.Addr {
-			clipped = append(clipped, r)
-		}
-	}
-	return clipped
+	return out
 }
 
 func place(root *node, ln *loopNode) {
