@@ -12,6 +12,8 @@ const usage = `usage: bloop <command> [arguments]
 commands:
   struct   write the structure file (hpcstruct format or JSON) of a binary
   diff     compare two structure files structurally
+  record   run a program and sample its call stacks (perf_event_open)
+  report   attribute a recording to call paths, inlined code and loops
   eval     measure the thesis engine against DWARF inline records
 
 Run 'bloop <command> -h' for a command's flags.
@@ -28,6 +30,10 @@ func main() {
 		code = runStruct(os.Args[2:])
 	case "diff":
 		code = runDiff(os.Args[2:])
+	case "record":
+		code = runRecord(os.Args[2:])
+	case "report":
+		code = runReport(os.Args[2:])
 	case "eval":
 		code = runEval(os.Args[2:])
 	case "-h", "--help", "help":

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"bloop/sample"
+)
+
+func runRecord(args []string) int {
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	freq := fs.Int("F", 1000, "samples per second (per running thread)")
+	out := fs.String("o", "bloop.rec", "output file")
+	event := fs.String("e", "cpu-clock", "event: cpu-clock, task-clock, cycles, instructions")
+	stack := fs.Int("stack", sample.MaxStack, "bytes of user stack copied per sample (multiple of 8)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: bloop record [flags] -- PROGRAM [ARGS...]\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 1
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		fs.Usage()
+		return 1
+	}
+	// Write beside the destination and rename, so a failed run leaves no
+	// partial recording.
+	tmp, err := os.CreateTemp(filepath.Dir(*out), ".bloop-rec-*")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+		return 1
+	}
+	defer os.Remove(tmp.Name())
+	st, err := sample.Record(tmp, argv, sample.Options{Freq: *freq, Event: *event, StackSize: *stack,
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: record %s: %v\n", argv[0], err)
+		return 1
+	}
+	if err := os.Rename(tmp.Name(), *out); err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "bloop: %d samples in %.2fs (%d lost, %d stack copies full, %d throttled) written to %s\n",
+		st.Samples, time.Duration(st.DurationNanos).Seconds(), st.Lost, st.FullStacks, st.Throttles, *out)
+	return int(max(st.ExitCode, 0))
+}

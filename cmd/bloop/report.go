@@ -1,0 +1,73 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"bloop/profile"
+)
+
+func runReport(args []string) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	view := fs.String("view", "top-down", "view: top-down, bottom-up or flat")
+	threads := fs.Bool("threads", false, "top-down view per thread instead of merged")
+	minPct := fs.Float64("min", 1, "hide scopes with less than this percentage of the samples")
+	depth := fs.Int("depth", 0, "print at most this many levels (0: all)")
+	lines := fs.Bool("lines", false, "show source lines as scopes")
+	pprofOut := fs.String("pprof", "", "also write a pprof profile (gzip'd profile.proto) to this file")
+	noAnalysis := fs.Bool("no-struct", false, "do not analyse modules on the fly (use symbols and line tables, or -struct files)")
+	var structs, debugDirs multiFlag
+	fs.Var(&structs, "struct", "structure file to use for the module it describes (repeatable)")
+	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: bloop report [flags] RECORDING\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 1
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 1
+	}
+	if *view != "top-down" && *view != "bottom-up" && *view != "flat" {
+		fmt.Fprintf(os.Stderr, "bloop: unknown view %q (want top-down, bottom-up or flat)\n", *view)
+		return 1
+	}
+	opt := profile.Options{StructFiles: structs, DebugDirs: debugDirs}
+	if *noAnalysis {
+		opt.Analyze = func(string) bool { return false }
+	}
+	p, err := profile.Build(fs.Arg(0), opt)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+		return 1
+	}
+	w := os.Stdout
+	p.WriteSummary(w)
+	fmt.Fprintln(w)
+	vo := profile.ViewOptions{MinPercent: *minPct, MaxDepth: *depth, Lines: *lines}
+	switch *view {
+	case "top-down":
+		p.WriteTopDown(w, vo, *threads)
+	case "bottom-up":
+		p.WriteBottomUp(w, vo)
+	case "flat":
+		p.WriteFlat(w, vo)
+	}
+	if *pprofOut != "" {
+		f, err := os.Create(*pprofOut)
+		if err == nil {
+			err = p.WritePprof(f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}

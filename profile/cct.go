@@ -1,0 +1,290 @@
+// Package profile turns a recording (package sample) into calling-context
+// trees: each sample is unwound with binary-analysis recipes (package
+// unwind), and every frame is expanded into the static scopes bloop
+// recovers for its address (procedure, inlined calls, loops, statement),
+// so loops and inlined code appear inside full call paths (HPCToolkit's
+// fusion of call paths with program structure). Views: top-down,
+// bottom-up, flat; a pprof writer.
+package profile
+
+import (
+	"fmt"
+	"sort"
+
+	"bloop/golden"
+	"bloop/loader"
+	"bloop/pipeline"
+	"bloop/sample"
+	"bloop/scopes"
+)
+
+// Node is a node of a calling-context tree.
+type Node struct {
+	Elem     *Elem // nil for a root
+	Label    string
+	Parent   *Node
+	Children []*Node
+	kids     map[*Elem]*Node
+	Incl     uint64 // samples in this context, callees included
+	Excl     uint64 // samples in this scope's own frame (callees excluded)
+	Self     uint64 // samples whose innermost scope is this node
+}
+
+func (n *Node) child(e *Elem) *Node {
+	if c, ok := n.kids[e]; ok {
+		return c
+	}
+	if n.kids == nil {
+		n.kids = map[*Elem]*Node{}
+	}
+	c := &Node{Elem: e, Label: e.Label(), Parent: n}
+	n.kids[e] = c
+	n.Children = append(n.Children, c)
+	return c
+}
+
+// Options tune Build.
+type Options struct {
+	// StructFiles are structure files (bloop struct or hpcstruct output)
+	// used for the modules they describe instead of analysing them.
+	StructFiles []string
+	// Analyze selects the modules analysed on the fly (nil: all that have
+	// samples and no structure file).
+	Analyze   func(path string) bool
+	DebugDirs []string
+}
+
+// Profile is an attributed recording.
+type Profile struct {
+	Meta     sample.Meta
+	Stats    sample.Stats
+	HasStats bool
+	Lost     uint64 // samples the kernel dropped
+
+	Samples    uint64
+	Outcomes   [3]uint64         // recipe unwinds by Outcome
+	FPOutcomes [3]uint64         // frame-pointer-only unwinds of the same samples
+	FPSteps    uint64            // frames without a recipe, unwound by frame pointer
+	Reasons    map[string]uint64 // why unwinds failed
+	Truncated  uint64            // stack copies the unwind ran past
+
+	Root    *Node            // all threads merged
+	Threads map[uint32]*Node // per thread id
+	Comms   map[uint32]string
+	Modules []*Module
+
+	pprof *pprofBuilder
+	sp    *space
+	elems map[elemKey]*Elem // scopes for addresses without structure
+	docs  map[string]*scopeIndex
+	opt   Options
+}
+
+type elemKey struct {
+	mod  *Module
+	kind ElemKind
+	addr uint64
+	line int
+	file string
+}
+
+// partial roots samples whose unwind did not reach an entry point.
+var partial = &Elem{Kind: ElemProc, Name: "<partial call paths>"}
+
+// Build reads and attributes a recording.
+func Build(path string, opt Options) (*Profile, error) {
+	p := &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}, Comms: map[uint32]string{},
+		Reasons: map[string]uint64{}, elems: map[elemKey]*Elem{}, docs: map[string]*scopeIndex{}, opt: opt,
+		pprof: newPprofBuilder()}
+	for _, f := range opt.StructFiles {
+		doc, err := golden.ParseFile(f)
+		if err != nil {
+			return nil, err
+		}
+		for lm, x := range indexDoc(doc) {
+			p.docs[lm] = x
+		}
+	}
+	sp := newSpace(loader.Options{DebugDirs: opt.DebugDirs})
+	p.sp = sp
+	defer sp.close()
+	// Pass 1: everything but the samples (mappings come before the samples
+	// that need them, but per-CPU buffers interleave, so take them all).
+	var mmaps []sample.Mmap
+	var forks []sample.Task
+	err := sample.ScanFile(path, func(v any) error {
+		switch v := v.(type) {
+		case sample.Meta:
+			p.Meta = v
+		case sample.Mmap:
+			mmaps = append(mmaps, v)
+		case sample.Fork:
+			forks = append(forks, sample.Task(v))
+		case sample.Comm:
+			p.Comms[v.Tid] = v.Name
+		case sample.Lost:
+			p.Lost += uint64(v)
+		case sample.Stats:
+			p.Stats, p.HasStats = v, true
+		case sample.Blob:
+			sp.blobs[v.Name] = v.Data
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Replay mappings and forks in time order: a child process inherits
+	// the mappings its parent had when it forked.
+	sort.SliceStable(forks, func(i, j int) bool { return forks[i].Time < forks[j].Time })
+	sort.SliceStable(mmaps, func(i, j int) bool { return mmaps[i].Time < mmaps[j].Time })
+	for i, j := 0, 0; i < len(mmaps) || j < len(forks); {
+		if j == len(forks) || i < len(mmaps) && mmaps[i].Time <= forks[j].Time {
+			sp.addMmap(mmaps[i])
+			i++
+		} else {
+			sp.fork(forks[j])
+			j++
+		}
+	}
+	// Pass 2: unwind and attribute each sample.
+	err = sample.ScanFile(path, func(v any) error {
+		if s, ok := v.(*sample.Sample); ok {
+			p.add(s)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Modules = sp.sortedModules()
+	return p, nil
+}
+
+func (p *Profile) add(s *sample.Sample) {
+	p.Samples++
+	frames, out, reason, fp := p.sp.unwindSample(s)
+	p.Outcomes[out]++
+	p.FPOutcomes[p.sp.fpUnwind(s)]++
+	p.FPSteps += uint64(fp)
+	if out == Truncated {
+		p.Truncated++
+	}
+	if reason != "" {
+		p.Reasons[reason]++
+	}
+	var path []*Elem
+	if out != Complete {
+		path = append(path, partial)
+	}
+	leafStart := 0
+	for i := len(frames) - 1; i >= 0; i-- {
+		if i == 0 {
+			leafStart = len(path)
+		}
+		path = append(path, p.scopesOf(frames[i])...)
+	}
+	p.insert(s.Tid, path, leafStart)
+	p.pprof.add(p, s, frames, path, out)
+}
+
+// insert adds one sample's scope path (outermost first; the innermost
+// frame's scopes start at leafStart) to the merged and the thread's tree.
+func (p *Profile) insert(tid uint32, path []*Elem, leafStart int) {
+	tr := p.Threads[tid]
+	if tr == nil {
+		tr = &Node{Label: fmt.Sprintf("thread %d", tid)}
+		p.Threads[tid] = tr
+	}
+	for _, root := range []*Node{p.Root, tr} {
+		n := root
+		n.Incl++
+		for k, e := range path {
+			n = n.child(e)
+			n.Incl++
+			if k >= leafStart {
+				n.Excl++
+			}
+		}
+		n.Self++
+	}
+}
+
+// scopesOf expands a frame into its static scopes: from the module's
+// structure when it has one, else the procedure from the symbol table (or
+// the module and offset) and the line from the line table.
+func (p *Profile) scopesOf(f Frame) []*Elem {
+	m := f.Mod
+	if path := p.structure(m).lookup(f.Addr); path != nil {
+		return path
+	}
+	proc := p.elem(elemKey{mod: m, kind: ElemProc, addr: f.Addr}, func() *Elem {
+		name := fmt.Sprintf("%s+%#x", m.Name, f.Addr)
+		if m.Img != nil {
+			if fn := m.Img.FuncAt(f.Addr); fn != nil {
+				name = scopes.Demangle(fn.Name)
+			} else if m.Unw != nil {
+				if i := m.Unw.ProcAt(f.Addr); i >= 0 {
+					name = fmt.Sprintf("%s@%#x", m.Name, m.Unw.Procs()[i].Lo)
+				}
+			}
+		}
+		return &Elem{Kind: ElemProc, Name: name, Module: m.Name}
+	})
+	if m.Img != nil && m.Img.Lines != nil {
+		if row, ok := m.Img.Lines.Lookup(f.Addr); ok {
+			st := p.elem(elemKey{mod: m, kind: ElemStmt, file: row.File, line: row.Line}, func() *Elem {
+				return &Elem{Kind: ElemStmt, File: row.File, Line: row.Line}
+			})
+			return []*Elem{proc, st}
+		}
+	}
+	return []*Elem{proc}
+}
+
+// elem returns the one Elem for a key, so that equal scopes share a node.
+func (p *Profile) elem(k elemKey, mk func() *Elem) *Elem {
+	if k.kind == ElemProc {
+		// One element per procedure, whatever the address inside it.
+		if k.mod.Img != nil {
+			if fn := k.mod.Img.FuncAt(k.addr); fn != nil {
+				k.addr = fn.Addr
+			} else if k.mod.Unw != nil {
+				if i := k.mod.Unw.ProcAt(k.addr); i >= 0 {
+					k.addr = k.mod.Unw.Procs()[i].Lo
+				}
+			}
+		}
+	}
+	if e, ok := p.elems[k]; ok {
+		return e
+	}
+	e := mk()
+	p.elems[k] = e
+	return e
+}
+
+// structure returns the module's scope index: from a structure file, or
+// computed by bloop's analysis on first use.
+func (p *Profile) structure(m *Module) *scopeIndex {
+	m.structOnce.Do(func() {
+		if x, ok := p.docs[m.Path]; ok {
+			m.index = x
+			return
+		}
+		for lm, x := range p.docs {
+			if base(lm) == m.Name {
+				m.index = x
+				return
+			}
+		}
+		if m.Img == nil || p.opt.Analyze != nil && !p.opt.Analyze(m.Path) {
+			return
+		}
+		mod, _ := pipeline.Analyze(m.Img, pipeline.Options{})
+		if mod != nil {
+			m.index = indexModule(mod, m.Name)
+		}
+	})
+	return m.index
+}

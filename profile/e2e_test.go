@@ -1,0 +1,165 @@
+package profile
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bloop/sample"
+)
+
+var allProf = flag.Bool("prof.all", false, "run the unwind measurement on every testdata/prof binary at full length")
+
+// record runs argv under the sampler into a temporary file.
+func record(t *testing.T, argv ...string) string {
+	t.Helper()
+	if err := sample.Available(); err != nil {
+		t.Skipf("perf_event_open unavailable: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "p.rec")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sample.Record(f, argv, sample.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return path
+}
+
+func onlyModule(bin string) func(string) bool {
+	return func(p string) bool { return p == bin }
+}
+
+// TestAttribution records hot-gcc12-O2, whose time is in the loop of the
+// static inline hot_loop inlined into main, and checks that the top-down
+// view puts at least 90% of the samples under that loop inside that
+// inlined frame. It also checks the pprof output with go tool pprof.
+func TestAttribution(t *testing.T) {
+	bin, _ := filepath.Abs("../testdata/bin/hot-gcc12-O2")
+	path := record(t, bin)
+	p, err := Build(path, Options{Analyze: onlyModule(bin)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var under uint64
+	var walk func(n *Node, inHot bool)
+	walk = func(n *Node, inHot bool) {
+		if n.Elem != nil && n.Elem.Kind == ElemLoop && inHot {
+			under += n.Incl
+			return
+		}
+		if n.Elem != nil && n.Elem.Kind == ElemInline && n.Elem.Name == "hot_loop" {
+			inHot = true
+		}
+		for _, c := range n.Children {
+			walk(c, inHot)
+		}
+	}
+	walk(p.Root, false)
+	share := float64(under) / float64(p.Samples)
+	var buf bytes.Buffer
+	p.WriteTopDown(&buf, ViewOptions{MinPercent: 2}, false)
+	t.Logf("%d samples, %.1f%% under the loop in the inlined hot_loop\n%s", p.Samples, 100*share, buf.String())
+	if p.Samples < 100 || share < 0.9 {
+		t.Errorf("only %.1f%% of %d samples under hot_loop's loop", 100*share, p.Samples)
+	}
+	if p.Outcomes[Complete] != p.Samples {
+		t.Errorf("%d of %d samples unwound", p.Outcomes[Complete], p.Samples)
+	}
+
+	pb := filepath.Join(t.TempDir(), "p.pb.gz")
+	f, _ := os.Create(pb)
+	if err := p.WritePprof(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go tool for the pprof check")
+	}
+	out, err := exec.Command("go", "tool", "pprof", "-top", pb).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "hot_loop") || !strings.Contains(string(out), "loop at hot.c") {
+		t.Errorf("pprof -top lacks the inlined frame or the loop:\n%s", out)
+	}
+}
+
+// TestUnwindSuccess records the unwinder corpus (testdata/prof: recursion
+// 1000 deep, qsort callbacks, libm exp, a .cold part, threads; -O2
+// -fomit-frame-pointer) and requires 99.9% of the samples to unwind to
+// the process or thread entry. The frame-pointer-only unwind of the same
+// samples is logged beside it.
+func TestUnwindSuccess(t *testing.T) {
+	bins := []string{"unwind-gcc12-O2", "unwind-clang14-O2"}
+	rounds := "300"
+	if *allProf {
+		bins = append(bins, "unwind-gcc12-O3", "unwind-clang14-O3")
+		rounds = "1000"
+	}
+	for _, b := range bins {
+		t.Run(b, func(t *testing.T) {
+			bin, _ := filepath.Abs(filepath.Join("../testdata/prof/bin", b))
+			path := record(t, bin, rounds)
+			p, err := Build(path, Options{Analyze: func(string) bool { return false }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok := float64(p.Outcomes[Complete]) / float64(p.Samples)
+			fp := float64(p.FPOutcomes[Complete]) / float64(p.Samples)
+			t.Logf("%s: %d samples: recipes %.2f%% complete (%d truncated, %d failed), frame pointers only %.2f%%; reasons %v",
+				b, p.Samples, 100*ok, p.Outcomes[Truncated], p.Outcomes[Failed], 100*fp, p.Reasons)
+			if p.Samples < 200 || ok < 0.999 {
+				t.Errorf("%s: %.2f%% of %d samples unwound to an entry", b, 100*ok, p.Samples)
+			}
+			if !coldOnPath(p) && strings.Contains(b, "gcc") {
+				t.Errorf("%s: no sample unwound through scan's .cold part", b)
+			}
+			// Every frame of the recursion is found: descend(1000) .. descend(0).
+			if d := maxRun(p.Root, "descend", 0); d != 1001 {
+				t.Errorf("%s: deepest recursion has %d descend frames, want 1001", b, d)
+			}
+		})
+	}
+}
+
+// maxRun is the longest chain of frames of procedure name on one path
+// (statement nodes between them do not break it).
+func maxRun(n *Node, name string, run int) int {
+	if n.Elem != nil && n.Elem.Kind == ElemProc {
+		if n.Elem.Name == name {
+			run++
+		} else {
+			run = 0
+		}
+	} else if n.Elem != nil && n.Elem.Kind != ElemStmt {
+		run = 0
+	}
+	best := run
+	for _, c := range n.Children {
+		best = max(best, maxRun(c, name, run))
+	}
+	return best
+}
+
+// coldOnPath reports whether some call path goes through a .cold part.
+func coldOnPath(p *Profile) bool {
+	found := false
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n.Elem != nil && strings.Contains(n.Elem.Name, ".cold") && len(n.Children) > 0 {
+			found = true
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(p.Root)
+	return found
+}

@@ -1,0 +1,159 @@
+package profile
+
+import (
+	"debug/elf"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"bloop/loader"
+	"bloop/sample"
+	"bloop/unwind"
+)
+
+// Module is one load module seen in a recording.
+type Module struct {
+	Path string // as mapped: a file path or "[vdso]"
+	Name string // basename
+	Img  *loader.Image
+	Unw  *unwind.Module
+	Err  error // why the file could not be read (then frames in it cannot be unwound by recipe)
+
+	segs []elf.ProgHeader // PT_LOAD segments, to turn mapping offsets into file addresses
+
+	structOnce sync.Once
+	index      *scopeIndex
+}
+
+// mapping places a module in a process's address space.
+type mapping struct {
+	lo, hi uint64
+	bias   uint64 // runtime address = file address + bias
+	time   uint64
+	mod    *Module
+}
+
+// space holds the address spaces of the recorded processes and the
+// modules they map.
+type space struct {
+	opt     loader.Options
+	mods    map[string]*Module
+	procs   map[uint32][]mapping // by pid, in recording order
+	blobs   map[string][]byte
+	tmpDir  string
+	modList []*Module
+}
+
+func newSpace(opt loader.Options) *space {
+	return &space{opt: opt, mods: map[string]*Module{}, procs: map[uint32][]mapping{}, blobs: map[string][]byte{}}
+}
+
+// module opens (once) the module mapped from path.
+func (s *space) module(path string) *Module {
+	if m, ok := s.mods[path]; ok {
+		return m
+	}
+	m := &Module{Path: path, Name: filepath.Base(path)}
+	s.mods[path] = m
+	s.modList = append(s.modList, m)
+	file := path
+	if data, ok := s.blobs[path]; ok {
+		// A module without a file (the vdso): analyse the stored image.
+		if s.tmpDir == "" {
+			s.tmpDir, m.Err = os.MkdirTemp("", "bloop-report-")
+		}
+		if m.Err != nil {
+			return m
+		}
+		file = filepath.Join(s.tmpDir, "vdso.so")
+		if m.Err = os.WriteFile(file, data, 0o600); m.Err != nil {
+			return m
+		}
+		m.Name = "[vdso]"
+	}
+	f, err := elf.Open(file)
+	if err != nil {
+		m.Err = err
+		return m
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			m.segs = append(m.segs, p.ProgHeader)
+		}
+	}
+	f.Close()
+	img, err := loader.Open(file, s.opt)
+	if err != nil {
+		m.Err = err
+		return m
+	}
+	m.Img = img
+	m.Unw = unwind.NewModule(img)
+	return m
+}
+
+// addMmap records an executable mapping.
+func (s *space) addMmap(mm sample.Mmap) {
+	if mm.Len == 0 || mm.File == "" || mm.File[0] == '[' && mm.File != "[vdso]" {
+		return // anonymous code, [vsyscall]: nothing to analyse
+	}
+	m := s.module(mm.File)
+	bias := mm.Addr - mm.Pgoff // right for the vdso and for files whose offsets equal addresses
+	for _, p := range m.segs {
+		pageOff := p.Off &^ 0xfff
+		if pageOff <= mm.Pgoff && mm.Pgoff < p.Off+p.Filesz {
+			// vaddr - off is the same for every byte of the segment.
+			bias = mm.Addr - mm.Pgoff - (p.Vaddr - p.Off)
+			break
+		}
+	}
+	s.procs[mm.Pid] = append(s.procs[mm.Pid], mapping{lo: mm.Addr, hi: mm.Addr + mm.Len, bias: bias, time: mm.Time, mod: m})
+}
+
+// fork gives a new process a copy of its parent's mappings.
+func (s *space) fork(t sample.Task) {
+	if t.Pid == t.Ppid {
+		return // a thread shares its process's mappings
+	}
+	if _, ok := s.procs[t.Pid]; !ok {
+		s.procs[t.Pid] = append([]mapping(nil), s.procs[t.Ppid]...)
+	}
+}
+
+// lookup finds the module holding runtime address addr in process pid at
+// time t: the newest mapping made before t, else any.
+func (s *space) lookup(pid uint32, addr, t uint64) (*Module, uint64, bool) {
+	ms := s.procs[pid]
+	var best *mapping
+	for i := len(ms) - 1; i >= 0; i-- {
+		m := &ms[i]
+		if addr < m.lo || addr >= m.hi {
+			continue
+		}
+		if m.time <= t {
+			best = m
+			break
+		}
+		if best == nil {
+			best = m
+		}
+	}
+	if best == nil {
+		return nil, 0, false
+	}
+	return best.mod, addr - best.bias, true
+}
+
+// sortedModules lists the modules by path.
+func (s *space) sortedModules() []*Module {
+	out := append([]*Module(nil), s.modList...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func (s *space) close() {
+	if s.tmpDir != "" {
+		os.RemoveAll(s.tmpDir)
+	}
+}

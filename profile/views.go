@@ -1,0 +1,309 @@
+package profile
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ViewOptions tune the text views.
+type ViewOptions struct {
+	MinPercent float64 // hide nodes below this share of all samples
+	MaxDepth   int     // 0: no limit
+	Lines      bool    // show statements (source lines) as nodes
+}
+
+// WriteSummary prints what was recorded and how well it unwound. Lost
+// samples and truncated stacks are always shown.
+func (p *Profile) WriteSummary(w io.Writer) {
+	fmt.Fprintf(w, "command:  %s\n", strings.Join(p.Meta.Command, " "))
+	fmt.Fprintf(w, "event:    %s at %d Hz, %d bytes of stack per sample\n", p.Meta.Event, p.Meta.Freq, p.Meta.StackSize)
+	if p.HasStats {
+		fmt.Fprintf(w, "run:      %.3fs, exit code %d\n", time.Duration(p.Stats.DurationNanos).Seconds(), p.Stats.ExitCode)
+	}
+	fmt.Fprintf(w, "samples:  %d, lost %d", p.Samples, p.Lost)
+	if p.HasStats {
+		fmt.Fprintf(w, ", stack copies full %d, throttled %d", p.Stats.FullStacks, p.Stats.Throttles)
+	}
+	fmt.Fprintln(w)
+	pct := func(n uint64) float64 { return 100 * float64(n) / float64(max(p.Samples, 1)) }
+	fmt.Fprintf(w, "unwind:   %.2f%% to the process/thread entry with recipes (%d complete, %d truncated stack, %d failed; %d frames without recipe, by frame pointer or stack scan)\n",
+		pct(p.Outcomes[Complete]), p.Outcomes[Complete], p.Outcomes[Truncated], p.Outcomes[Failed], p.FPSteps)
+	fmt.Fprintf(w, "          %.2f%% with frame pointers only (%d complete, %d truncated stack, %d failed)\n",
+		pct(p.FPOutcomes[Complete]), p.FPOutcomes[Complete], p.FPOutcomes[Truncated], p.FPOutcomes[Failed])
+	reasons := make([]string, 0, len(p.Reasons))
+	for r := range p.Reasons {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool { return p.Reasons[reasons[i]] > p.Reasons[reasons[j]] })
+	for _, r := range reasons {
+		fmt.Fprintf(w, "          failed: %s (%d)\n", r, p.Reasons[r])
+	}
+	for _, m := range p.Modules {
+		if m.Err != nil {
+			fmt.Fprintf(w, "module:   %s: %v\n", m.Path, m.Err)
+		}
+	}
+}
+
+// WriteTopDown prints the calling-context tree, children sorted by
+// inclusive samples. With threads, each thread's tree is printed.
+func (p *Profile) WriteTopDown(w io.Writer, o ViewOptions, threads bool) {
+	header(w)
+	if !threads {
+		p.printTree(w, viewTree(p.Root, o), 0, o)
+		return
+	}
+	tids := make([]uint32, 0, len(p.Threads))
+	for t := range p.Threads {
+		tids = append(tids, t)
+	}
+	sort.Slice(tids, func(i, j int) bool { return tids[i] < tids[j] })
+	for _, t := range tids {
+		root := p.Threads[t]
+		if c := p.Comms[t]; c != "" {
+			root.Label = fmt.Sprintf("thread %d (%s)", t, c)
+		}
+		p.printTree(w, viewTree(root, o), 0, o)
+	}
+}
+
+// viewTree drops the statement nodes unless lines are wanted, merging the
+// scopes below statements of one context (calls from several lines).
+func viewTree(n *Node, o ViewOptions) *Node {
+	if o.Lines {
+		return n
+	}
+	out := &Node{Elem: n.Elem, Label: n.Label, Incl: n.Incl, Excl: n.Excl, Self: n.Self}
+	levels := 1
+	var add func(c *Node)
+	add = func(c *Node) {
+		if c.Elem != nil && c.Elem == n.Elem && n.Elem.Kind == ElemProc {
+			// Direct recursion: fold the callee into this node.
+			levels++
+			out.Excl += c.Excl
+			out.Self += c.Self
+			for _, g := range c.Children {
+				add(g)
+			}
+			return
+		}
+		if c.Elem != nil && c.Elem.Kind == ElemStmt {
+			out.Self += c.Self
+			for _, g := range c.Children {
+				add(g)
+			}
+			return
+		}
+		v := viewTree(c, o)
+		if have, ok := out.kids[c.Elem]; ok {
+			merge(have, v)
+			return
+		}
+		if out.kids == nil {
+			out.kids = map[*Elem]*Node{}
+		}
+		v.Parent = out
+		out.kids[c.Elem] = v
+		out.Children = append(out.Children, v)
+	}
+	for _, c := range n.Children {
+		add(c)
+	}
+	if levels > 1 {
+		out.Label = fmt.Sprintf("%s (recursion, up to %d levels)", out.Label, levels)
+	}
+	return out
+}
+
+// merge adds the counts and children of b to a (same scope).
+func merge(a, b *Node) {
+	a.Incl += b.Incl
+	a.Excl += b.Excl
+	a.Self += b.Self
+	for _, c := range b.Children {
+		if have, ok := a.kids[c.Elem]; ok {
+			merge(have, c)
+			continue
+		}
+		if a.kids == nil {
+			a.kids = map[*Elem]*Node{}
+		}
+		c.Parent = a
+		a.kids[c.Elem] = c
+		a.Children = append(a.Children, c)
+	}
+}
+
+func header(w io.Writer) {
+	fmt.Fprintf(w, "%8s %7s %8s %7s  %s\n", "incl", "incl%", "excl", "excl%", "scope")
+}
+
+func (p *Profile) printTree(w io.Writer, n *Node, depth int, o ViewOptions) {
+	total := float64(max(p.Samples, 1))
+	if float64(n.Incl)*100/total < o.MinPercent || o.MaxDepth > 0 && depth > o.MaxDepth {
+		return
+	}
+	label := n.Label
+	if n.Elem != nil {
+		label += moduleSuffix(n.Elem)
+	}
+	fmt.Fprintf(w, "%8d %6.1f%% %8d %6.1f%%  %s%s\n", n.Incl, 100*float64(n.Incl)/total, n.Excl, 100*float64(n.Excl)/total,
+		strings.Repeat("  ", depth), label)
+	for _, c := range sorted(n.Children) {
+		p.printTree(w, c, depth+1, o)
+	}
+}
+
+// moduleSuffix names the load module of a procedure, unless its name
+// already does (structure files name the module of unsymbolized code).
+func moduleSuffix(e *Elem) string {
+	if e.Kind != ElemProc || e.Module == "" {
+		return ""
+	}
+	m := e.Module
+	if !strings.HasPrefix(m, "[") {
+		m = "[" + m + "]"
+	}
+	if strings.Contains(e.Name, m) {
+		return ""
+	}
+	return "  " + m
+}
+
+// sorted orders nodes by inclusive samples, then label.
+func sorted(ns []*Node) []*Node {
+	out := append([]*Node(nil), ns...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Incl != out[j].Incl {
+			return out[i].Incl > out[j].Incl
+		}
+		return out[i].Label < out[j].Label
+	})
+	return out
+}
+
+// BottomUp builds the callers tree: first level the procedures (and
+// inlined procedures) where samples were taken, below them their callers.
+func (p *Profile) BottomUp() *Node {
+	root := &Node{Label: "<program>"}
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n.Self > 0 {
+			var frames []*Elem
+			for a := n; a != nil && a.Elem != nil; a = a.Parent {
+				if k := a.Elem.Kind; k == ElemProc || k == ElemInline {
+					frames = append(frames, a.Elem)
+				}
+			}
+			root.Incl += n.Self
+			cur := root
+			for i, e := range frames {
+				cur = cur.child(e)
+				cur.Incl += n.Self
+				if i == 0 {
+					cur.Excl += n.Self
+				}
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(p.Root)
+	return root
+}
+
+// WriteBottomUp prints the callers view.
+func (p *Profile) WriteBottomUp(w io.Writer, o ViewOptions) {
+	header(w)
+	p.printTree(w, viewTree(p.BottomUp(), o), 0, o)
+}
+
+// FlatEntry is one static scope with its samples over all contexts.
+type FlatEntry struct {
+	Elem       *Elem
+	Proc       string // enclosing procedure (for loops and inlined code)
+	Incl, Excl uint64
+}
+
+// Flat aggregates samples by static scope (procedures, inlined
+// procedures and loops as peers), counting each scope once per sample.
+func (p *Profile) Flat() []FlatEntry {
+	acc := map[*Elem]*FlatEntry{}
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n.Self > 0 {
+			seen := map[*Elem]bool{}
+			leafFrame := true
+			proc := ""
+			for a := n; a != nil && a.Elem != nil; a = a.Parent {
+				e := a.Elem
+				if e.Kind == ElemStmt {
+					continue
+				}
+				if !seen[e] {
+					seen[e] = true
+					fe := acc[e]
+					if fe == nil {
+						fe = &FlatEntry{Elem: e}
+						for q := a.Parent; q != nil && q.Elem != nil; q = q.Parent {
+							if q.Elem.Kind == ElemProc {
+								proc = q.Elem.Name
+								break
+							}
+						}
+						if e.Kind != ElemProc {
+							fe.Proc = proc
+						}
+						acc[e] = fe
+					}
+					fe.Incl += n.Self
+					if leafFrame {
+						fe.Excl += n.Self
+					}
+				}
+				if e.Kind == ElemProc {
+					leafFrame = false
+				}
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(p.Root)
+	out := make([]FlatEntry, 0, len(acc))
+	for _, fe := range acc {
+		out = append(out, *fe)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Incl != out[j].Incl {
+			return out[i].Incl > out[j].Incl
+		}
+		if out[i].Elem.Kind != out[j].Elem.Kind {
+			return out[i].Elem.Kind < out[j].Elem.Kind
+		}
+		return out[i].Elem.Label() < out[j].Elem.Label()
+	})
+	return out
+}
+
+// WriteFlat prints the flat view.
+func (p *Profile) WriteFlat(w io.Writer, o ViewOptions) {
+	total := float64(max(p.Samples, 1))
+	fmt.Fprintf(w, "%8s %7s %8s %7s  %-8s %s\n", "incl", "incl%", "excl", "excl%", "kind", "scope")
+	for _, fe := range p.Flat() {
+		if float64(fe.Incl)*100/total < o.MinPercent {
+			continue
+		}
+		kind := map[ElemKind]string{ElemProc: "proc", ElemInline: "inlined", ElemLoop: "loop"}[fe.Elem.Kind]
+		label := fe.Elem.Label() + moduleSuffix(fe.Elem)
+		if fe.Proc != "" {
+			label += "  in " + fe.Proc
+		}
+		fmt.Fprintf(w, "%8d %6.1f%% %8d %6.1f%%  %-8s %s\n", fe.Incl, 100*float64(fe.Incl)/total, fe.Excl, 100*float64(fe.Excl)/total, kind, label)
+	}
+}

@@ -1,0 +1,311 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"strings"
+
+	"bloop/sample"
+	"bloop/unwind"
+)
+
+// Frame is one frame of an unwound sample: the module and the file
+// address of the instruction (the PC in the innermost frame, the call
+// site, return address minus one, in the others).
+type Frame struct {
+	Mod  *Module
+	Addr uint64
+	PC   uint64 // runtime address
+}
+
+// Outcome classifies an unwind.
+type Outcome uint8
+
+// Unwind outcomes.
+const (
+	Complete  Outcome = iota // reached the process or thread entry
+	Truncated                // needed stack beyond the copy
+	Failed                   // an invalid frame (unmapped return address, no recipe and no frame pointer, ...)
+)
+
+// maxDepth bounds an unwind (a corrupt stack could otherwise loop).
+const maxDepth = 8192
+
+// unwindSample unwinds s with the recipes, falling back to the frame
+// pointer where a frame has no recipe. It returns the frames innermost
+// first, the outcome, a reason for failures and how many steps used the
+// frame pointer.
+func (sp *space) unwindSample(s *sample.Sample) (frames []Frame, out Outcome, reason string, fpSteps int) {
+	mem := stackMemory(s)
+	f := unwind.Frame{PC: s.IP, SP: s.SP, BP: s.BP}
+	for depth := 0; depth < maxDepth; depth++ {
+		pc := f.PC
+		if depth > 0 {
+			pc-- // the call instruction, not the one after it
+		}
+		mod, addr, ok := sp.lookup(s.Pid, pc, s.Time)
+		if !ok {
+			if depth == 0 {
+				return frames, Failed, "pc outside any mapped module (JIT or anonymous code)", fpSteps
+			}
+			return frames, Failed, "return address outside any mapped module", fpSteps
+		}
+		frames = append(frames, Frame{Mod: mod, Addr: addr, PC: pc})
+		if depth > 0 && isRoot(mod, addr) || depth == 0 && isEntry(mod, addr) {
+			return frames, Complete, "", fpSteps
+		}
+		var next unwind.Frame
+		var err error
+		if r, ok := recipeAt(mod, addr); ok {
+			next, err = r.Step(f, mem)
+		} else {
+			// No recipe (no code, or a frame the scan cannot follow, such
+			// as the dynamic linker's realigned trampoline): the frame
+			// pointer if it leads to a return address, else the first
+			// word above SP that is one.
+			fpSteps++
+			callee := procStart(mod, addr)
+			next, err = fpStep(f, mem)
+			if err != nil || !sp.returnAddress(s, next.PC, mod, callee) {
+				next, err = sp.scanStep(s, f, mem, mod, callee)
+			}
+		}
+		switch {
+		case errors.Is(err, unwind.ErrTruncated) && nearStack(s, f):
+			return frames, Truncated, "", fpSteps
+		case errors.Is(err, unwind.ErrTruncated):
+			return frames, Failed, "frame far outside the stack", fpSteps
+		case err != nil:
+			return frames, Failed, err.Error(), fpSteps
+		case next.PC == 0:
+			return frames, Failed, "return address 0 before an entry point", fpSteps
+		}
+		f = next
+	}
+	return frames, Failed, "too deep", fpSteps
+}
+
+// fpUnwind unwinds s by frame pointers only (what a profiler without
+// binary analysis does), for comparison.
+func (sp *space) fpUnwind(s *sample.Sample) Outcome {
+	mem := stackMemory(s)
+	f := unwind.Frame{PC: s.IP, SP: s.SP, BP: s.BP}
+	if mod, addr, ok := sp.lookup(s.Pid, f.PC, s.Time); ok && isEntry(mod, addr) {
+		return Complete
+	}
+	for depth := 0; depth < maxDepth; depth++ {
+		next, err := fpStep(f, mem)
+		switch {
+		case errors.Is(err, unwind.ErrTruncated) && nearStack(s, f) && f.BP-f.SP < maxStackSpan:
+			return Truncated
+		case err != nil || next.PC == 0:
+			return Failed
+		}
+		mod, addr, ok := sp.lookup(s.Pid, next.PC-1, s.Time)
+		if !ok {
+			return Failed
+		}
+		if isRoot(mod, addr) {
+			return Complete
+		}
+		f = next
+	}
+	return Failed
+}
+
+// scanLimit bounds the stack scan of a frame without recipe (bytes).
+const scanLimit = 4096
+
+// scanStep finds the return address of a frame without recipe by
+// scanning the stack upward for a word that points just after a call.
+func (sp *space) scanStep(s *sample.Sample, f unwind.Frame, mem unwind.Memory, mod *Module, callee uint64) (unwind.Frame, error) {
+	for a := f.SP; a < f.SP+scanLimit; a += 8 {
+		w, ok := mem(a)
+		if !ok {
+			if copyFull(s) {
+				return unwind.Frame{}, unwind.ErrTruncated
+			}
+			break
+		}
+		if cand := (unwind.Frame{PC: w, SP: a + 8, BP: f.BP}); sp.returnAddress(s, w, mod, callee) && sp.leadsOn(s, cand, mem) {
+			return cand, nil
+		}
+	}
+	return unwind.Frame{}, errors.New("no recipe and no return address found on the stack")
+}
+
+// leadsOn reports whether unwinding by recipes from a candidate caller
+// frame reaches an entry point, or goes on for a while with plausible
+// return addresses: a stale return address found by the scan soon leads
+// to garbage.
+func (sp *space) leadsOn(s *sample.Sample, f unwind.Frame, mem unwind.Memory) bool {
+	for depth := 0; depth < 16; depth++ {
+		mod, addr, ok := sp.lookup(s.Pid, f.PC-1, s.Time)
+		if !ok {
+			return false
+		}
+		if isRoot(mod, addr) {
+			return true
+		}
+		r, ok := recipeAt(mod, addr)
+		if !ok {
+			return depth > 0 // another frame without recipe: give it the benefit of the doubt
+		}
+		next, err := r.Step(f, mem)
+		if errors.Is(err, unwind.ErrTruncated) {
+			return true // cannot be disproved within the copy
+		}
+		if err != nil || !sp.returnAddress(s, next.PC, mod, procStart(mod, addr)) {
+			return false
+		}
+		f = next
+	}
+	return true
+}
+
+// returnAddress reports whether w is a plausible return address into the
+// frame of procedure callee (file address in module cm), as the paper
+// certifies unwinds: w follows a call instruction in a mapped module, and
+// a direct call goes to callee or to a PLT stub (which may reach it);
+// an indirect call cannot be checked and is accepted.
+func (sp *space) returnAddress(s *sample.Sample, w uint64, cm *Module, callee uint64) bool {
+	mod, addr, ok := sp.lookup(s.Pid, w, s.Time)
+	if !ok || mod.Img == nil || addr < 8 || !mod.Img.IsCode(addr-1) {
+		return false
+	}
+	b := mod.Img.Bytes(addr-7, addr)
+	if len(b) != 7 {
+		return false
+	}
+	if b[2] == 0xe8 { // call rel32
+		t := w + uint64(int64(int32(binary.LittleEndian.Uint32(b[3:]))))
+		tm, ta, ok := sp.lookup(s.Pid, t, s.Time)
+		if !ok || tm.Img == nil {
+			return false
+		}
+		if tm == cm && ta == callee {
+			return true
+		}
+		sec := tm.Img.SectionAt(ta)
+		return sec != nil && strings.HasPrefix(sec.Name, ".plt")
+	}
+	// call *r/m: ff /2, whose length follows from the ModRM byte.
+	for k := 2; k <= 7; k++ {
+		op, modrm := b[7-k], b[7-k+1]
+		if op != 0xff || modrm>>3&7 != 2 {
+			continue
+		}
+		n := 2
+		mode, rm := modrm>>6, modrm&7
+		if mode != 3 && rm == 4 {
+			n++ // SIB
+			if mode == 0 && k > 2 && b[7-k+2]&7 == 5 {
+				n += 4
+			}
+		}
+		switch {
+		case mode == 0 && rm == 5:
+			n += 4 // rip-relative
+		case mode == 1:
+			n++
+		case mode == 2:
+			n += 4
+		}
+		if n == k {
+			return true
+		}
+	}
+	return false
+}
+
+// procStart is the file address of the procedure holding addr.
+func procStart(m *Module, addr uint64) uint64 {
+	if m.Unw != nil {
+		if i := m.Unw.ProcAt(addr); i >= 0 {
+			return m.Unw.Procs()[i].Lo
+		}
+	}
+	return addr
+}
+
+func recipeAt(m *Module, addr uint64) (unwind.Recipe, bool) {
+	if m.Unw == nil {
+		return unwind.Recipe{}, false
+	}
+	return m.Unw.RecipeAt(addr)
+}
+
+// fpStep follows the frame-pointer chain: [BP] is the caller's BP, [BP+8]
+// the return address.
+func fpStep(f unwind.Frame, mem unwind.Memory) (unwind.Frame, error) {
+	if f.BP < f.SP {
+		return unwind.Frame{}, unwind.ErrBadFrame
+	}
+	r := unwind.Recipe{CFA: unwind.RegBP, CFAOff: 16, RAOff: -8, BPSaved: true, BPOff: -16}
+	return r.Step(f, mem)
+}
+
+// maxStackSpan is how far above the sampled SP a frame may plausibly lie
+// (a default thread stack).
+const maxStackSpan = 8 << 20
+
+// nearStack reports whether frame f lies within a plausible distance of the
+// sample's stack: a read beyond the copy there means the copy was too
+// short (its size limit, or stack pages the kernel could not read at the
+// sample, such as untouched pages of a huge frame), not a bad unwind.
+func nearStack(s *sample.Sample, f unwind.Frame) bool { return f.SP-s.SP < maxStackSpan }
+
+// copyFull reports whether the stack copy was cut at its size limit.
+func copyFull(s *sample.Sample) bool { return len(s.Stack) >= int(s.StackSize) }
+
+// stackMemory reads the sample's stack copy, which starts at SP.
+func stackMemory(s *sample.Sample) unwind.Memory {
+	base, st := s.SP, s.Stack
+	return func(a uint64) (uint64, bool) {
+		if a < base || a-base+8 > uint64(len(st)) {
+			return 0, false
+		}
+		return binary.LittleEndian.Uint64(st[a-base:]), true
+	}
+}
+
+// rootNames are the procedures where threads start.
+var rootNames = map[string]bool{"clone": true, "__clone": true, "clone3": true, "__clone3": true, "thread_start": true}
+
+// isEntry reports whether addr lies in the procedure holding the ELF
+// entry point of its module (_start of the program or of ld.so).
+func isEntry(m *Module, addr uint64) bool {
+	if m.Unw == nil || m.Unw.Entry == 0 || m.Img.Shared && !strings.HasPrefix(m.Name, "ld-") {
+		return false
+	}
+	i, j := m.Unw.ProcAt(addr), m.Unw.ProcAt(m.Unw.Entry)
+	return i >= 0 && i == j
+}
+
+// isRoot reports whether a call site is in an outermost frame: the
+// program's or dynamic loader's entry, a thread-start procedure, or code
+// that clears rbp just before an indirect call, the ABI's mark of the
+// outermost frame (glibc's clone and clone3 do this; it finds them in a
+// stripped libc too).
+func isRoot(m *Module, addr uint64) bool {
+	if m.Img == nil {
+		return false
+	}
+	if isEntry(m, addr) {
+		return true
+	}
+	if f := m.Img.FuncAt(addr); f != nil {
+		for _, n := range f.Aliases {
+			if rootNames[n] {
+				return true
+			}
+		}
+	}
+	// call *%reg (ff d0+r, maybe after a REX prefix) ends at addr+1.
+	call := m.Img.Bytes(addr-1, addr+1)
+	if addr < 48 || len(call) < 2 || call[0] != 0xff || call[1]&0xf8 != 0xd0 {
+		return false
+	}
+	return bytes.Contains(m.Img.Bytes(addr-48, addr), []byte{0x31, 0xed}) // xor %ebp,%ebp
+}

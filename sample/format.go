@@ -1,0 +1,478 @@
+// Package sample records a running program with perf_event_open: per
+// sample the PC, stack pointer, frame pointer and a copy of the user
+// stack, plus the memory mappings of every load module. The recording is a
+// file of its own versioned format (see Writer), read back by Reader.
+package sample
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// The file format, version 1. All integers are little-endian.
+//
+//	file   = magic "BLOOPREC" | version u32 | record*
+//	record = kind u8 | length u32 | payload[length]
+//	string = length u32 | bytes
+//
+// Payloads by kind (fields in order):
+//
+//	1 Meta   command []string (count u32, strings), event string,
+//	         freq u32, stackSize u32, startNanos u64
+//	2 Mmap   pid u32, tid u32, time u64, addr u64, len u64, pgoff u64,
+//	         prot u32, flags u32, file string
+//	3 Comm   pid u32, tid u32, time u64, name string
+//	4 Fork   pid u32, ppid u32, tid u32, ptid u32, time u64
+//	5 Exit   pid u32, ppid u32, tid u32, ptid u32, time u64
+//	6 Sample pid u32, tid u32, time u64, ip u64, sp u64, bp u64,
+//	         stackSize u32 (bytes requested), shared u32, stack string
+//	         The copied stack (from sp up) is the stack string followed
+//	         by the top shared bytes of the previous sample of the same
+//	         thread: the same addresses [sp+len(stack), +shared) held
+//	         the same bytes then. Deep stacks change only near sp, so
+//	         this keeps recordings small.
+//	7 Lost   count u64 (samples the kernel dropped)
+//	8 Stats  samples u64, lost u64, fullStacks u64, throttles u64,
+//	         durationNanos u64, exitCode i32
+//	9 Blob   name string, data string (a load module without a file:
+//	         the vdso image)
+//
+// Unknown kinds are skipped by readers, so later versions may add kinds;
+// a change to an existing payload bumps the version.
+const (
+	Magic   = "BLOOPREC"
+	Version = 1
+)
+
+// MaxStack is the largest user-stack copy Linux allows per sample (the
+// sample size field is 16 bits); the default copy size.
+const MaxStack = 65528
+
+// Record kinds.
+const (
+	KindMeta   = 1
+	KindMmap   = 2
+	KindComm   = 3
+	KindFork   = 4
+	KindExit   = 5
+	KindSample = 6
+	KindLost   = 7
+	KindStats  = 8
+	KindBlob   = 9
+)
+
+// Meta describes the recording.
+type Meta struct {
+	Command    []string
+	Event      string
+	Freq       uint32
+	StackSize  uint32
+	StartNanos uint64
+}
+
+// Mmap is an executable mapping of a file (or [vdso]) into a process.
+type Mmap struct {
+	Pid, Tid         uint32
+	Time             uint64
+	Addr, Len, Pgoff uint64
+	Prot, Flags      uint32
+	File             string
+}
+
+// Comm names a thread.
+type Comm struct {
+	Pid, Tid uint32
+	Time     uint64
+	Name     string
+}
+
+// Task is a fork (process or thread creation) or exit.
+type Task struct {
+	Pid, Ppid, Tid, Ptid uint32
+	Time                 uint64
+}
+
+// Sample is one sample: the user registers and a copy of the user stack
+// starting at SP.
+type Sample struct {
+	Pid, Tid   uint32
+	Time       uint64
+	IP, SP, BP uint64
+	StackSize  uint32 // bytes requested
+	Stack      []byte // bytes copied (fewer at the top of the stack)
+}
+
+// Stats summarizes a recording; written last.
+type Stats struct {
+	Samples, Lost, FullStacks, Throttles uint64
+	DurationNanos                        uint64
+	ExitCode                             int32
+}
+
+// Blob is a load module image stored in the file.
+type Blob struct {
+	Name string
+	Data []byte
+}
+
+// Writer writes a recording.
+type Writer struct {
+	w    *bufio.Writer
+	buf  []byte
+	err  error
+	prev map[uint32]*Sample // last sample per thread, for the shared stack top
+}
+
+// NewWriter writes the file header to w.
+func NewWriter(w io.Writer) *Writer {
+	wr := &Writer{w: bufio.NewWriterSize(w, 1<<20), prev: map[uint32]*Sample{}}
+	wr.w.WriteString(Magic)
+	wr.w.Write(binary.LittleEndian.AppendUint32(nil, Version))
+	return wr
+}
+
+func (w *Writer) u32(v uint32)    { w.buf = binary.LittleEndian.AppendUint32(w.buf, v) }
+func (w *Writer) u64(v uint64)    { w.buf = binary.LittleEndian.AppendUint64(w.buf, v) }
+func (w *Writer) str(s string)    { w.u32(uint32(len(s))); w.buf = append(w.buf, s...) }
+func (w *Writer) bytes(b []byte)  { w.u32(uint32(len(b))); w.buf = append(w.buf, b...) }
+func (w *Writer) begin(kind byte) { w.buf = append(w.buf[:0], kind, 0, 0, 0, 0) }
+
+func (w *Writer) end() error {
+	if w.err != nil {
+		return w.err
+	}
+	binary.LittleEndian.PutUint32(w.buf[1:5], uint32(len(w.buf)-5))
+	_, w.err = w.w.Write(w.buf)
+	return w.err
+}
+
+// Meta writes the recording's description.
+func (w *Writer) Meta(m Meta) error {
+	w.begin(KindMeta)
+	w.u32(uint32(len(m.Command)))
+	for _, c := range m.Command {
+		w.str(c)
+	}
+	w.str(m.Event)
+	w.u32(m.Freq)
+	w.u32(m.StackSize)
+	w.u64(m.StartNanos)
+	return w.end()
+}
+
+// Mmap writes a mapping.
+func (w *Writer) Mmap(m Mmap) error {
+	w.begin(KindMmap)
+	w.u32(m.Pid)
+	w.u32(m.Tid)
+	w.u64(m.Time)
+	w.u64(m.Addr)
+	w.u64(m.Len)
+	w.u64(m.Pgoff)
+	w.u32(m.Prot)
+	w.u32(m.Flags)
+	w.str(m.File)
+	return w.end()
+}
+
+// Comm writes a thread name.
+func (w *Writer) Comm(c Comm) error {
+	w.begin(KindComm)
+	w.u32(c.Pid)
+	w.u32(c.Tid)
+	w.u64(c.Time)
+	w.str(c.Name)
+	return w.end()
+}
+
+// Task writes a fork (kind KindFork) or exit (KindExit).
+func (w *Writer) Task(kind byte, t Task) error {
+	w.begin(kind)
+	w.u32(t.Pid)
+	w.u32(t.Ppid)
+	w.u32(t.Tid)
+	w.u32(t.Ptid)
+	w.u64(t.Time)
+	return w.end()
+}
+
+// Sample writes a sample (s may be reused after the call).
+func (w *Writer) Sample(s *Sample) error {
+	w.begin(KindSample)
+	w.u32(s.Pid)
+	w.u32(s.Tid)
+	w.u64(s.Time)
+	w.u64(s.IP)
+	w.u64(s.SP)
+	w.u64(s.BP)
+	w.u32(s.StackSize)
+	p := w.prev[s.Tid]
+	if p == nil {
+		p = &Sample{}
+		w.prev[s.Tid] = p
+	}
+	shared := sharedTop(p, s)
+	w.u32(uint32(shared))
+	w.bytes(s.Stack[:len(s.Stack)-shared])
+	p.SP, p.Stack = s.SP, append(p.Stack[:0], s.Stack...)
+	return w.end()
+}
+
+// sharedTop counts the bytes at the top of s's stack copy that the
+// previous copy p holds at the same addresses, in whole words.
+func sharedTop(p, s *Sample) int {
+	top := s.SP + uint64(len(s.Stack))
+	if len(p.Stack) == 0 || top > p.SP+uint64(len(p.Stack)) || top <= p.SP {
+		return 0
+	}
+	old := p.Stack[:top-p.SP] // ends at the same address as s.Stack
+	n := 0
+	for n+8 <= len(s.Stack) && n+8 <= len(old) &&
+		bytes.Equal(s.Stack[len(s.Stack)-n-8:len(s.Stack)-n], old[len(old)-n-8:len(old)-n]) {
+		n += 8
+	}
+	return n
+}
+
+// Lost writes a count of samples the kernel dropped.
+func (w *Writer) Lost(n uint64) error {
+	w.begin(KindLost)
+	w.u64(n)
+	return w.end()
+}
+
+// Stats writes the summary.
+func (w *Writer) Stats(s Stats) error {
+	w.begin(KindStats)
+	w.u64(s.Samples)
+	w.u64(s.Lost)
+	w.u64(s.FullStacks)
+	w.u64(s.Throttles)
+	w.u64(s.DurationNanos)
+	w.u32(uint32(s.ExitCode))
+	return w.end()
+}
+
+// Blob writes a module image.
+func (w *Writer) Blob(b Blob) error {
+	w.begin(KindBlob)
+	w.str(b.Name)
+	w.bytes(b.Data)
+	return w.end()
+}
+
+// Flush writes buffered data.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	return w.w.Flush()
+}
+
+// Recording is a whole recording in memory.
+type Recording struct {
+	Meta     Meta
+	Mmaps    []Mmap
+	Comms    []Comm
+	Forks    []Task
+	Exits    []Task
+	Samples  []Sample
+	Lost     uint64 // sum of the Lost records
+	Stats    Stats
+	HasStats bool
+	Blobs    []Blob
+}
+
+// ReadFile reads a whole recording; errors name the file.
+func ReadFile(path string) (*Recording, error) {
+	rec := &Recording{}
+	err := ScanFile(path, func(v any) error {
+		switch v := v.(type) {
+		case Meta:
+			rec.Meta = v
+		case Mmap:
+			rec.Mmaps = append(rec.Mmaps, v)
+		case Comm:
+			rec.Comms = append(rec.Comms, v)
+		case Fork:
+			rec.Forks = append(rec.Forks, Task(v))
+		case Exit:
+			rec.Exits = append(rec.Exits, Task(v))
+		case *Sample:
+			rec.Samples = append(rec.Samples, *v)
+		case Lost:
+			rec.Lost += uint64(v)
+		case Stats:
+			rec.Stats, rec.HasStats = v, true
+		case Blob:
+			rec.Blobs = append(rec.Blobs, v)
+		}
+		return nil
+	})
+	return rec, err
+}
+
+// Fork, Exit and Lost are the values Scan passes for those kinds.
+type (
+	Fork Task
+	Exit Task
+	Lost uint64
+)
+
+// ScanFile calls f on each record of the file in order (see Scan);
+// errors name the file.
+func ScanFile(path string, f func(any) error) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	if err := Scan(bufio.NewReaderSize(file, 1<<20), f); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// ErrFormat reports a malformed recording.
+var ErrFormat = errors.New("not a bloop recording or corrupt")
+
+// Scan reads records from r and calls f with each: Meta, Mmap, Comm, Fork,
+// Exit, *Sample, Lost, Stats or Blob. Records stream, so a recording
+// larger than memory can be read. An error from f stops the scan.
+func Scan(r io.Reader, f func(any) error) error {
+	var hdr [12]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil || string(hdr[:8]) != Magic {
+		return fmt.Errorf("%w: bad header", ErrFormat)
+	}
+	if v := binary.LittleEndian.Uint32(hdr[8:]); v != Version {
+		return fmt.Errorf("recording format version %d, this bloop reads version %d", v, Version)
+	}
+	var rh [5]byte
+	prev := map[uint32]*Sample{} // the last sample per thread, for shared stack tops
+	for {
+		if _, err := io.ReadFull(r, rh[:]); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("%w: truncated record header", ErrFormat)
+		}
+		n := binary.LittleEndian.Uint32(rh[1:])
+		if n > 1<<30 {
+			return fmt.Errorf("%w: record of %d bytes", ErrFormat, n)
+		}
+		p, err := readN(r, n)
+		if err != nil {
+			return fmt.Errorf("%w: truncated record", ErrFormat)
+		}
+		d := &decoder{b: p}
+		var v any
+		switch rh[0] {
+		case KindMeta:
+			m := Meta{}
+			for k := d.u32(); k > 0 && d.ok(); k-- {
+				m.Command = append(m.Command, d.str())
+			}
+			m.Event, m.Freq, m.StackSize, m.StartNanos = d.str(), d.u32(), d.u32(), d.u64()
+			v = m
+		case KindMmap:
+			v = Mmap{Pid: d.u32(), Tid: d.u32(), Time: d.u64(), Addr: d.u64(), Len: d.u64(),
+				Pgoff: d.u64(), Prot: d.u32(), Flags: d.u32(), File: d.str()}
+		case KindComm:
+			v = Comm{Pid: d.u32(), Tid: d.u32(), Time: d.u64(), Name: d.str()}
+		case KindFork, KindExit:
+			t := Task{Pid: d.u32(), Ppid: d.u32(), Tid: d.u32(), Ptid: d.u32(), Time: d.u64()}
+			if rh[0] == KindFork {
+				v = Fork(t)
+			} else {
+				v = Exit(t)
+			}
+		case KindSample:
+			s := &Sample{Pid: d.u32(), Tid: d.u32(), Time: d.u64(), IP: d.u64(), SP: d.u64(),
+				BP: d.u64(), StackSize: d.u32()}
+			shared := d.u32()
+			s.Stack = d.bytes()
+			if !d.ok() {
+				break
+			}
+			p := prev[s.Tid]
+			if shared > 0 {
+				top := s.SP + uint64(len(s.Stack)) + uint64(shared)
+				if p == nil || top > p.SP+uint64(len(p.Stack)) || top-uint64(shared) < p.SP {
+					return fmt.Errorf("%w: sample shares stack its thread's previous sample lacks", ErrFormat)
+				}
+				s.Stack = append(s.Stack, p.Stack[top-uint64(shared)-p.SP:top-p.SP]...)
+			}
+			prev[s.Tid] = s
+			v = s
+		case KindLost:
+			v = Lost(d.u64())
+		case KindStats:
+			v = Stats{Samples: d.u64(), Lost: d.u64(), FullStacks: d.u64(), Throttles: d.u64(),
+				DurationNanos: d.u64(), ExitCode: int32(d.u32())}
+		case KindBlob:
+			v = Blob{Name: d.str(), Data: d.bytes()}
+		default:
+			continue // a kind from a later version
+		}
+		if !d.ok() {
+			return fmt.Errorf("%w: short record of kind %d", ErrFormat, rh[0])
+		}
+		if err := f(v); err != nil {
+			return err
+		}
+	}
+}
+
+// readN reads n bytes; a corrupt length cannot make it allocate more
+// than the input holds (plus one chunk).
+func readN(r io.Reader, n uint32) ([]byte, error) {
+	if n <= 1<<20 {
+		p := make([]byte, n)
+		_, err := io.ReadFull(r, p)
+		return p, err
+	}
+	var buf bytes.Buffer
+	if _, err := io.CopyN(&buf, r, int64(n)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decoder reads fields from a payload, remembering overruns.
+type decoder struct {
+	b   []byte
+	bad bool
+}
+
+func (d *decoder) ok() bool { return !d.bad }
+
+func (d *decoder) take(n int) []byte {
+	if d.bad || n < 0 || n > len(d.b) {
+		d.bad = true
+		return nil
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) u32() uint32 {
+	if b := d.take(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (d *decoder) u64() uint64 {
+	if b := d.take(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
+}
+
+func (d *decoder) bytes() []byte { return d.take(int(d.u32())) }
+func (d *decoder) str() string   { return string(d.bytes()) }

@@ -1,0 +1,152 @@
+package sample
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func writeAll(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	w.Meta(Meta{Command: []string{"prog", "arg"}, Event: "cpu-clock", Freq: 1000, StackSize: 4096, StartNanos: 42})
+	w.Mmap(Mmap{Pid: 1, Tid: 1, Time: 5, Addr: 0x1000, Len: 0x2000, Pgoff: 0x1000, Prot: 5, File: "/bin/prog"})
+	w.Comm(Comm{Pid: 1, Tid: 2, Time: 6, Name: "worker"})
+	w.Task(KindFork, Task{Pid: 1, Ppid: 1, Tid: 2, Ptid: 1, Time: 6})
+	w.Sample(&Sample{Pid: 1, Tid: 2, Time: 7, IP: 0x1234, SP: 0x7f00, BP: 9, StackSize: 4096, Stack: []byte{1, 2, 3}})
+	w.Lost(3)
+	w.Task(KindExit, Task{Pid: 1, Ppid: 1, Tid: 2, Ptid: 1, Time: 8})
+	w.Blob(Blob{Name: "[vdso]", Data: []byte("ELF")})
+	w.Stats(Stats{Samples: 1, Lost: 3, FullStacks: 1, Throttles: 2, DurationNanos: 99, ExitCode: -1})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.rec")
+	os.WriteFile(path, writeAll(t), 0o600)
+	rec, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Recording{
+		Meta:     Meta{Command: []string{"prog", "arg"}, Event: "cpu-clock", Freq: 1000, StackSize: 4096, StartNanos: 42},
+		Mmaps:    []Mmap{{Pid: 1, Tid: 1, Time: 5, Addr: 0x1000, Len: 0x2000, Pgoff: 0x1000, Prot: 5, File: "/bin/prog"}},
+		Comms:    []Comm{{Pid: 1, Tid: 2, Time: 6, Name: "worker"}},
+		Forks:    []Task{{Pid: 1, Ppid: 1, Tid: 2, Ptid: 1, Time: 6}},
+		Exits:    []Task{{Pid: 1, Ppid: 1, Tid: 2, Ptid: 1, Time: 8}},
+		Samples:  []Sample{{Pid: 1, Tid: 2, Time: 7, IP: 0x1234, SP: 0x7f00, BP: 9, StackSize: 4096, Stack: []byte{1, 2, 3}}},
+		Lost:     3,
+		Stats:    Stats{Samples: 1, Lost: 3, FullStacks: 1, Throttles: 2, DurationNanos: 99, ExitCode: -1},
+		HasStats: true,
+		Blobs:    []Blob{{Name: "[vdso]", Data: []byte("ELF")}},
+	}
+	if !reflect.DeepEqual(rec, want) {
+		t.Errorf("got  %+v\nwant %+v", rec, want)
+	}
+}
+
+// TestBadInput checks that damaged files give errors naming the file, not
+// panics.
+func TestBadInput(t *testing.T) {
+	good := writeAll(t)
+	future := append([]byte(Magic), 9, 0, 0, 0)
+	unknownKind := append(append([]byte(nil), good...), 200, 1, 0, 0, 0, 7)
+	tests := []struct {
+		name string
+		data []byte
+		want string // substring of the error; "" for success
+	}{
+		{"empty", nil, "bad header"},
+		{"not a recording", []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00"), "bad header"},
+		{"future version", future, "version 9"},
+		{"truncated record", good[:len(good)-3], "truncated record"},
+		{"truncated header", good[:14], "truncated record header"},
+		{"huge record", append(append([]byte(nil), good[:12]...), 6, 0xff, 0xff, 0xff, 0xff), "record of"},
+		{"short payload", append(append([]byte(nil), good[:12]...), KindSample, 4, 0, 0, 0, 1, 2, 3, 4), "short record"},
+		{"unknown kind skipped", unknownKind, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.rec")
+			os.WriteFile(path, tc.data, 0o600)
+			_, err := ReadFile(path)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("error %v, want one naming %s and saying %q", err, path, tc.want)
+			}
+		})
+	}
+}
+
+func TestScanStops(t *testing.T) {
+	stop := errors.New("stop")
+	n := 0
+	err := Scan(bytes.NewReader(writeAll(t)), func(any) error { n++; return stop })
+	if err != stop || n != 1 {
+		t.Fatalf("Scan = %v after %d records", err, n)
+	}
+}
+
+func FuzzScan(f *testing.F) {
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		Scan(bytes.NewReader(append([]byte(Magic+"\x01\x00\x00\x00"), b...)), func(any) error { return nil })
+	})
+}
+
+// TestSharedStack checks the delta coding of stack copies: each sample
+// reads back with its full stack, and deep common stack tops are stored
+// once.
+func TestSharedStack(t *testing.T) {
+	top := uint64(0x8000)
+	mk := func(tid uint32, sp uint64, fill byte) *Sample {
+		st := make([]byte, top-sp)
+		for i := range st {
+			a := sp + uint64(i)
+			st[i] = byte(a) ^ byte(a>>8) // same address, same byte
+		}
+		for i := 0; i < 64 && i < len(st); i++ {
+			st[i] = fill // the leaf frames differ between samples
+		}
+		return &Sample{Pid: 1, Tid: tid, SP: sp, StackSize: 0x8000, Stack: st}
+	}
+	in := []*Sample{mk(1, 0x1000, 1), mk(1, 0x1100, 2), mk(2, 0x1000, 3), mk(1, 0x0f00, 4), mk(1, 0x7ff8, 5)}
+	in = append(in, &Sample{Pid: 1, Tid: 1, SP: 0x9000, Stack: []byte{1, 2, 3, 4, 5, 6, 7, 8}}) // another top
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	total := 0
+	for _, s := range in {
+		total += len(s.Stack)
+		c := *s
+		c.Stack = append([]byte(nil), s.Stack...)
+		w.Sample(&c)
+		clear(c.Stack) // the writer must not keep the caller's buffer
+	}
+	w.Flush()
+	// Only the first copy of each thread is written whole.
+	if limit := 2*0x7000 + 2048; buf.Len() > limit {
+		t.Errorf("%d bytes written for %d bytes of stack, want at most %d", buf.Len(), total, limit)
+	}
+	var out []*Sample
+	if err := Scan(&buf, func(v any) error { out = append(out, v.(*Sample)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for i := range in {
+		if !bytes.Equal(out[i].Stack, in[i].Stack) || out[i].SP != in[i].SP {
+			t.Errorf("sample %d: stack differs after the round trip", i)
+		}
+	}
+}

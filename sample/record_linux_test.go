@@ -1,0 +1,70 @@
+package sample
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRecord samples a corpus program and checks the recording holds its
+// samples, its mappings and its exit code.
+func TestRecord(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skipf("perf_event_open unavailable: %v", err)
+	}
+	bin, _ := filepath.Abs("../testdata/bin/hot-gcc12-O2")
+	var buf, out bytes.Buffer
+	st, err := Record(&buf, []string{bin, "100000000"}, Options{Freq: 2000, Stdout: &out, StackSize: 8192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "result=") {
+		t.Errorf("program output %q", out.String())
+	}
+	path := filepath.Join(t.TempDir(), "hot.rec")
+	os.WriteFile(path, buf.Bytes(), 0o600)
+	rec, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Samples) < 50 || uint64(len(rec.Samples)) != st.Samples || !rec.HasStats {
+		t.Errorf("%d samples, stats %+v", len(rec.Samples), st)
+	}
+	var exe, libc bool
+	for _, m := range rec.Mmaps {
+		exe = exe || m.File == bin
+		libc = libc || strings.Contains(m.File, "libc.so")
+	}
+	if !exe || !libc {
+		t.Errorf("mappings lack the program (%v) or libc (%v): %+v", exe, libc, rec.Mmaps)
+	}
+	inStack := 0
+	for _, s := range rec.Samples {
+		if s.StackSize != 8192 || len(s.Stack) == 0 || s.SP == 0 {
+			t.Fatalf("sample without stack: %+v", s)
+		}
+		if len(s.Stack) < int(s.StackSize) {
+			inStack++ // the copy stops at the top of the stack
+		}
+	}
+	t.Logf("%d samples in %.2fs, %d lost; %d stack copies reached the top of the stack", st.Samples, float64(st.DurationNanos)/1e9, st.Lost, inStack)
+}
+
+func TestRecordExitCode(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skipf("perf_event_open unavailable: %v", err)
+	}
+	var buf bytes.Buffer
+	st, err := Record(&buf, []string{"/bin/sh", "-c", "exit 3"}, Options{})
+	if err != nil || st.ExitCode != 3 {
+		t.Fatalf("exit code %d, err %v", st.ExitCode, err)
+	}
+	if _, err := Record(&buf, []string{"/nonexistent/program"}, Options{}); err == nil {
+		t.Fatal("no error for a missing program")
+	}
+	if _, err := Record(&buf, []string{"/bin/true"}, Options{StackSize: 100}); err == nil {
+		t.Fatal("no error for a bad stack size")
+	}
+}

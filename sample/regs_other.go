@@ -1,0 +1,12 @@
+//go:build !amd64
+
+package sample
+
+// Only x86-64 register layouts are known.
+const (
+	userRegsMask = 0
+	nUserRegs    = 3
+	archOK       = false
+)
+
+func userRegs(r [nUserRegs]uint64) (bp, sp, ip uint64) { return 0, 0, 0 }

@@ -1,0 +1,222 @@
+package unwind
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/go-delve/delve/pkg/dwarf/frame"
+
+	"bloop/loader"
+)
+
+// ehTable reads .eh_frame with delve's pkg/dwarf/frame: the cross-check,
+// never the unwinder.
+func ehTable(path string) (frame.FrameDescriptionEntries, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sec := f.Section(".eh_frame")
+	if sec == nil {
+		return nil, fmt.Errorf("%s: no .eh_frame", path)
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return nil, err
+	}
+	fdes, err := frame.Parse(data, binary.LittleEndian, 0, 8, sec.Addr)
+	if err != nil {
+		return nil, err
+	}
+	// FDEForPC binary-searches: the list must be sorted.
+	sort.Slice(fdes, func(i, j int) bool { return fdes[i].Begin() < fdes[j].Begin() })
+	return fdes, nil
+}
+
+// agreement counts, per instruction, whether the recipe's CFA rule and
+// return-address slot match .eh_frame's, where .eh_frame gives a register
+// plus offset.
+type agreement struct {
+	agree, compared, uncovered, noRecipe int
+	bad                                  []string
+}
+
+func (a agreement) pct() float64 {
+	if a.compared == 0 {
+		return 100
+	}
+	return 100 * float64(a.agree) / float64(a.compared)
+}
+
+const (
+	dwRBP = 6
+	dwRSP = 7
+	dwRA  = 16
+)
+
+func compareEHFrame(t testing.TB, path string, maxBad int) agreement {
+	img, err := loader.Open(path, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compareModule(t, NewModule(img), path, maxBad)
+}
+
+func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
+	img := m.Img
+	fdes, err := ehTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a agreement
+	for pi, p := range m.Procs() {
+		sec := img.SectionAt(p.Lo)
+		m.Recipes(pi)
+		for addr := p.Lo; addr < p.Hi; {
+			op := decodeAMD64(img.Bytes(addr, min(addr+15, sec.End())), addr)
+			pc := addr
+			addr += uint64(op.len)
+			fde, err := fdes.FDEForPC(pc)
+			if err != nil {
+				a.uncovered++
+				continue
+			}
+			fc, err := fde.EstablishFrame(pc)
+			if err != nil || fc.CFA.Rule != frame.RuleCFA || (fc.CFA.Reg != dwRSP && fc.CFA.Reg != dwRBP) {
+				continue
+			}
+			if ra, ok := fc.Regs[dwRA]; !ok || ra.Rule != frame.RuleOffset {
+				continue // e.g. the outermost frame marks the return address undefined
+			}
+			a.compared++
+			r, ok := m.RecipeAt(pc)
+			if !ok {
+				a.noRecipe++
+			}
+			want := RegSP
+			if fc.CFA.Reg == dwRBP {
+				want = RegBP
+			}
+			if ok && r.CFA == want && r.CFAOff == fc.CFA.Offset && r.RAOff == fc.Regs[dwRA].Offset {
+				a.agree++
+				continue
+			}
+			if len(a.bad) < maxBad {
+				a.bad = append(a.bad, fmt.Sprintf("%#x in %s@%#x: eh_frame cfa=%s%+d, recipe %v", pc, p.Name, p.Lo, want, fc.CFA.Offset, r))
+			}
+		}
+	}
+	return a
+}
+
+// TestRecipeAccuracy compares recipes with .eh_frame at every instruction
+// of the system C and C++ libraries and the x86-64 corpus binaries.
+func TestRecipeAccuracy(t *testing.T) {
+	paths := []string{"/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+		"/usr/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/libgfortran.so.5", "/usr/lib/x86_64-linux-gnu/libgomp.so.1"}
+	nlibs := len(paths)
+	corpus, _ := filepath.Glob("../testdata/bin/*")
+	extra, _ := filepath.Glob("../testdata/prof/bin/*")
+	corpus = append(corpus, extra...)
+	for _, c := range corpus {
+		if f, err := elf.Open(c); err == nil {
+			if f.Machine == elf.EM_X86_64 {
+				paths = append(paths, c)
+			}
+			f.Close()
+		}
+	}
+	if testing.Short() {
+		paths = paths[nlibs:]
+	}
+	maxBad := 0
+	if os.Getenv("UNWIND_DEBUG") != "" {
+		maxBad = 100000
+	}
+	var all agreement
+	var mu sync.Mutex
+	t.Run("bins", func(t *testing.T) {
+		for _, p := range paths {
+			t.Run(filepath.Base(p), func(t *testing.T) {
+				t.Parallel()
+				if _, err := os.Stat(p); err != nil {
+					t.Skipf("%s: absent", p)
+				}
+				a := compareEHFrame(t, p, maxBad)
+				t.Logf("%-28s %6.2f%% of %7d instructions agree with .eh_frame (%d without recipe, %d not covered)",
+					filepath.Base(p), a.pct(), a.compared, a.noRecipe, a.uncovered)
+				for _, b := range a.bad {
+					t.Log("  ", b)
+				}
+				// Compiler-generated code: the corpus binaries and the libraries
+				// (whose few hand-written routines are simple leaves).
+				if a.pct() < 99 {
+					t.Errorf("%s: only %.2f%% agreement", p, a.pct())
+				}
+				mu.Lock()
+				all.agree += a.agree
+				all.compared += a.compared
+				mu.Unlock()
+			})
+		}
+	})
+	t.Logf("all: %.3f%% of %d", all.pct(), all.compared)
+}
+
+// TestStrippedAccuracy repeats the comparison on images reduced to what a
+// stripped file keeps: code, exported (dynamic) symbols, PLT stubs and
+// exception tables. Procedure bounds then come mostly from inference.
+func TestStrippedAccuracy(t *testing.T) {
+	paths := []string{"/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+		"../testdata/bin/tmpl-gcc12-O2", "../testdata/bin/noreturn-gcc12-O2", "../testdata/bin/tmpl-clang14-O2"}
+	if testing.Short() {
+		paths = paths[2:]
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			t.Logf("%s: absent, skipped", p)
+			continue
+		}
+		img, err := loader.Open(p, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := loader.FromSections(img.Arch, img.Sections, nil)
+		st.Path, st.CallSites = img.Path, img.CallSites
+		dyn := map[uint64]bool{}
+		if f, err := elf.Open(p); err == nil {
+			syms, _ := f.DynamicSymbols()
+			for _, s := range syms {
+				if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+					dyn[s.Value] = true
+				}
+			}
+			f.Close()
+		}
+		for _, f := range img.Funcs {
+			if f.PLT || dyn[f.Addr] {
+				st.Funcs = append(st.Funcs, f)
+			}
+		}
+		m := NewModule(st)
+		inferred := 0
+		for _, pr := range m.Procs() {
+			if pr.Inferred {
+				inferred++
+			}
+		}
+		a := compareModule(t, m, p, 0)
+		t.Logf("%-28s stripped: %6.2f%% of %7d instructions agree (%d of %d procedures inferred)",
+			filepath.Base(p), a.pct(), a.compared, inferred, len(m.Procs()))
+		if a.pct() < 99 {
+			t.Errorf("%s stripped: only %.2f%% agreement", p, a.pct())
+		}
+	}
+}

@@ -1,0 +1,229 @@
+// Package unwind computes how to unwind a call stack from any instruction of
+// a load module by binary analysis, as in Tallent, Mellor-Crummey and Fagan,
+// "Binary Analysis for Measurement and Attribution of Program Performance"
+// (PLDI 2009), section 2: procedure bounds come from the symbol tables plus
+// inference for stripped code (protected intervals), and unwind recipes are
+// computed lazily per procedure by a linear scan of its instructions and
+// memoized by address interval. .eh_frame is not used; tests cross-check
+// against it.
+package unwind
+
+import (
+	"debug/elf"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"bloop/loader"
+)
+
+// Module holds the procedure bounds and memoized recipes of one image.
+// It is safe for concurrent use.
+type Module struct {
+	Img *loader.Image
+	// Entry is the ELF entry point (_start): the outermost frame of a process.
+	Entry uint64
+
+	boundsOnce sync.Once
+	procs      []Proc
+	byName     map[string]int
+
+	mu       sync.Mutex
+	recipes  map[int][]Recipe // by procedure index
+	scanning map[int]bool
+	// inbound holds the frame state at jumps from one procedure into
+	// another (a hot part into its .cold part), keyed by target.
+	inbound map[uint64]seen
+	// xrefs lists, per procedure, the other procedures that jump into it.
+	xrefs map[int][]int
+}
+
+// Proc is one procedure's extent [Lo, Hi) as the unwinder sees it; each
+// part of a hot/cold split procedure is a Proc of its own.
+type Proc struct {
+	Lo, Hi   uint64
+	Name     string // symbol name; "" for inferred procedures
+	Inferred bool   // found by inference, not from a symbol
+}
+
+// NewModule prepares unwinding for img. Nothing is computed until used.
+func NewModule(img *loader.Image) *Module {
+	m := &Module{Img: img, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}}
+	if f, err := elf.Open(img.Path); err == nil {
+		m.Entry = f.Entry
+		f.Close()
+	}
+	return m
+}
+
+// Procs returns the procedure bounds, sorted by address.
+func (m *Module) Procs() []Proc {
+	m.boundsOnce.Do(m.computeBounds)
+	return m.procs
+}
+
+// ProcAt returns the index of the procedure holding pc, or -1.
+func (m *Module) ProcAt(pc uint64) int {
+	ps := m.Procs()
+	i := sort.Search(len(ps), func(i int) bool { return ps[i].Lo > pc }) - 1
+	if i >= 0 && pc < ps[i].Hi {
+		return i
+	}
+	return -1
+}
+
+// RecipeAt returns the recipe for pc, computing its procedure's recipes on
+// first use.
+func (m *Module) RecipeAt(pc uint64) (Recipe, bool) {
+	i := m.ProcAt(pc)
+	if i < 0 {
+		return Recipe{}, false
+	}
+	rs := m.Recipes(i)
+	j := sort.Search(len(rs), func(j int) bool { return rs[j].Hi > pc })
+	if j < len(rs) && rs[j].Lo <= pc && rs[j].OK() {
+		return rs[j], true
+	}
+	return Recipe{}, false
+}
+
+// Recipes returns the recipes of procedure i, sorted and contiguous.
+func (m *Module) Recipes(i int) []Recipe {
+	m.Procs()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.recipesLocked(i)
+}
+
+func (m *Module) recipesLocked(i int) []Recipe {
+	if rs, ok := m.recipes[i]; ok {
+		return rs
+	}
+	if m.Img.Arch != loader.AMD64 {
+		m.recipes[i] = nil
+		return nil
+	}
+	m.scanning[i] = true
+	defer delete(m.scanning, i)
+	p := m.procs[i]
+	// A cold part continues its hot part's frame: scan the procedures that
+	// jump into p first, so the states at those jumps are known.
+	if m.xrefs == nil {
+		m.xrefs = m.jumpsBetween()
+	}
+	if parent, ok := m.coldParent(p); ok && !m.scanning[parent] {
+		m.recipesLocked(parent)
+	}
+	for _, src := range m.xrefs[i] {
+		if !m.scanning[src] {
+			m.recipesLocked(src)
+		}
+	}
+	rs, last := m.scan(p, m.entryFor(p))
+	if rs2, ok := m.splitPart(i, last); ok {
+		rs = rs2
+	}
+	m.recipes[i] = rs
+	return rs
+}
+
+// entryFor is the state at p's first instruction: the state recorded at a
+// jump into it (a cold part), else the state right after a call. The
+// lazy-binding trampoline at the start of .plt runs with the relocation
+// index pushed above the return address.
+func (m *Module) entryFor(p Proc) state {
+	if s, ok := m.inbound[p.Lo]; ok {
+		return s.st
+	}
+	if sec := m.Img.SectionAt(p.Lo); sec != nil && sec.Name == ".plt" && sec.Addr == p.Lo {
+		return state{spKnown: true, sp: 16}
+	}
+	return entryState
+}
+
+// jumpsBetween sweeps every procedure once and lists, for each, the other
+// procedures whose direct jumps land in it.
+func (m *Module) jumpsBetween() map[int][]int {
+	out := map[int][]int{}
+	for i, p := range m.procs {
+		sec := m.Img.SectionAt(p.Lo)
+		if sec == nil {
+			continue
+		}
+		seenFrom := map[int]bool{}
+		for a := p.Lo; a < p.Hi; {
+			op := decodeAMD64(m.Img.Bytes(a, min(a+15, sec.End())), a)
+			a += uint64(op.len)
+			if (op.kind != opJump && op.kind != opCondJump) || op.target == 0 || p.Lo <= op.target && op.target < p.Hi {
+				continue
+			}
+			if j := m.ProcAt(op.target); j >= 0 && !seenFrom[j] {
+				seenFrom[j] = true
+				out[j] = append(out[j], i)
+			}
+		}
+	}
+	// Exception landing pads run in the frame of their call sites.
+	for _, cs := range m.Img.CallSites {
+		i, j := m.ProcAt(cs.Lo), m.ProcAt(cs.Pad)
+		if i >= 0 && j >= 0 && i != j && !slices.Contains(out[j], i) {
+			out[j] = append(out[j], i)
+		}
+	}
+	return out
+}
+
+// coldParent finds the hot part of a gcc "foo.cold" or "foo.cold.N" part.
+func (m *Module) coldParent(p Proc) (int, bool) {
+	i := strings.LastIndex(p.Name, ".cold")
+	if i <= 0 {
+		return 0, false
+	}
+	if rest := p.Name[i+len(".cold"):]; rest != "" && strings.Trim(rest, ".0123456789") != "" {
+		return 0, false
+	}
+	j, ok := m.byName[p.Name[:i]]
+	return j, ok
+}
+
+// splitPart applies the paper's hot/cold test to a procedure found without
+// a name to say so: when p ends with a jump into the interior of another
+// procedure q, p is part of q. Scanning q then gives the state at that jump
+// target (and at q's jumps into p), and p's recipes are recomputed from it.
+func (m *Module) splitPart(i int, last lastJump) ([]Recipe, bool) {
+	p := m.procs[i]
+	if !last.ok || p.Lo <= last.target && last.target < p.Hi {
+		return nil, false
+	}
+	q := m.ProcAt(last.target)
+	if q < 0 || q == i || m.procs[q].Lo == last.target || m.scanning[q] {
+		return nil, false
+	}
+	if _, done := m.recipes[q]; done {
+		return nil, false // q was scanned before and recorded what it knows
+	}
+	if _, ok := m.coldParent(p); ok {
+		return nil, false
+	}
+	qs := m.recipesLocked(q)
+	if s, ok := m.inbound[p.Lo]; ok && s.st != entryState {
+		rs, _ := m.scan(p, s.st)
+		return rs, true
+	}
+	// No jump into p's start: shift p's frame by the difference between
+	// q's state at the target and p's state at the jump.
+	for _, r := range qs {
+		if r.Lo <= last.target && last.target < r.Hi && r.CFA == RegSP && last.st.spKnown && !last.st.cfaBP {
+			if d := last.st.sp - r.CFAOff; d != 0 {
+				init := entryState
+				init.sp -= d
+				if init.sp > 0 {
+					rs, _ := m.scan(p, init)
+					return rs, true
+				}
+			}
+		}
+	}
+	return nil, false
+}

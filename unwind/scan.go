@@ -1,0 +1,310 @@
+package unwind
+
+import "sort"
+
+// interval is a run of instructions with one frame state, as the scan
+// builds it.
+type interval struct {
+	lo      uint64
+	st      state
+	guessed bool // the state is a guess made after a return or jump
+	branchy bool // holds a branch, jump or call (ends the canonical-frame walk)
+}
+
+// seen is a state recorded at a branch target.
+type seen struct {
+	st      state
+	guessed bool
+}
+
+// lastJump describes the procedure's final unconditional jump, for the
+// hot/cold split test.
+type lastJump struct {
+	ok     bool
+	target uint64
+	st     state
+}
+
+type scanner struct {
+	p          Proc
+	ivs        []interval
+	guessStart int // first interval of the current guessed run, or -1
+	fwd        map[uint64]seen
+}
+
+// scan computes p's recipes by one linear pass over its instructions,
+// starting from state init. Besides the paper's rules (new interval at each
+// frame-relevant instruction, canonical frame after a return or tail call,
+// the check at ret), it records the state at forward branch targets and
+// uses it where the scan arrives after a jump, and it checks guesses
+// against states known at join points and backward branch targets.
+func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
+	s := &scanner{p: p, guessStart: -1, fwd: map[uint64]seen{}}
+	for t, in := range m.inbound {
+		if p.Lo < t && t < p.Hi {
+			s.fwd[t] = in
+		}
+	}
+	cur, guessed := init, false
+	brk, brkCanon := false, false // the previous instruction does not fall through
+	afterCall := false
+	var last lastJump
+	sec := m.Img.SectionAt(p.Lo)
+	for addr := p.Lo; addr < p.Hi; {
+		end := addr + 15
+		if sec != nil && end > sec.End() {
+			end = sec.End()
+		}
+		op := decodeAMD64(m.Img.Bytes(addr, end), addr)
+		if brk && op.pad {
+			// Padding after a return or jump is never run: keep looking for
+			// the next real instruction before choosing its state.
+			addr += uint64(op.len)
+			continue
+		}
+		fresh := false
+		if rec, ok := s.fwd[addr]; ok {
+			switch {
+			case brk:
+				cur, guessed, fresh = rec.st, rec.guessed, true
+				if !guessed {
+					s.guessStart = -1
+				}
+			case rec.st != cur && afterCall && !rec.guessed:
+				// After a call that may not return (gcc's cold code is a
+				// chain of blocks ending in calls to _Unwind_Resume and
+				// the like) a known state at a branch target wins.
+				cur, guessed, fresh = rec.st, false, true
+				s.guessStart = -1
+			case rec.st != cur:
+				// Falling into a branch target with another state: trust
+				// whichever was not guessed.
+				if guessed && !rec.guessed && s.guessStart >= 0 {
+					cur = s.fix(cur, rec.st)
+					guessed = false
+				}
+			}
+		} else if brk {
+			if brkCanon {
+				cur = s.canonical()
+			}
+			guessed, fresh = true, true
+		}
+		s.add(addr, cur, guessed, fresh)
+		if !op.pad && op.kind != opInvalid {
+			last = lastJump{}
+		}
+
+		next := cur
+		brk, brkCanon, afterCall = false, false, false
+		switch op.kind {
+		case opSPAdd:
+			next.sp -= op.imm
+		case opSPUnknown:
+			next.spKnown = false
+		case opSPFromBP:
+			next.spKnown, next.sp = next.bpKnown, next.bp-op.imm
+		case opBPFromSP:
+			// Only BP pointing at the saved caller's BP (push rbp; mov
+			// rbp,rsp) is a frame pointer; otherwise (lea rbp,[rsp+d], or a
+			// mov deeper in the frame) rbp is an ordinary register that
+			// happens to hold a stack address, as .eh_frame also sees it.
+			next.bpKnown, next.bp = next.spKnown, next.sp-op.imm
+			next.cfaBP = next.bpKnown && op.imm == 0 && next.bpSaved && next.bpSave == next.sp
+		case opBPWrite:
+			next.bpKnown, next.cfaBP = false, false
+		case opPushBP:
+			next.sp += 8
+			if !next.bpSaved && !next.bpKnown && next.spKnown {
+				next.bpSaved, next.bpSave = true, next.sp
+			}
+		case opPopBP:
+			if next.bpSaved && (!next.spKnown || next.sp == next.bpSave) {
+				next.bpSaved = false
+			}
+			next.sp -= 8
+			next.bpKnown, next.cfaBP = false, false
+		case opStoreBP:
+			if !next.bpSaved && !next.bpKnown && next.spKnown {
+				next.bpSaved, next.bpSave = true, next.sp-op.imm
+			}
+		case opLoadBP:
+			if next.bpSaved && next.spKnown && next.sp-op.imm == next.bpSave {
+				next.bpSaved = false
+			}
+			next.bpKnown, next.cfaBP = false, false
+		case opLeave:
+			next.spKnown, next.sp = next.bpKnown, next.bp-8
+			next.bpKnown, next.cfaBP, next.bpSaved = false, false, false
+		case opEnter:
+			next.sp += 8
+			if !next.bpSaved && !next.bpKnown {
+				next.bpSaved, next.bpSave = next.spKnown, next.sp
+			}
+			next.bpKnown, next.bp, next.cfaBP = next.spKnown, next.sp, next.spKnown
+			next.sp += op.imm
+		case opCall:
+			s.ivs[len(s.ivs)-1].branchy = true
+			// An exception landing pad (from the LSDA, which the loader
+			// reads) runs in the frame of the call that throws: treat it as
+			// a branch target of the call.
+			if pad, ok := m.Img.PadFor(addr); ok && pad != 0 {
+				cur, guessed = s.branch(m, addr, pad, cur, guessed)
+				next = cur
+			}
+			afterCall = true
+		case opCondJump:
+			s.ivs[len(s.ivs)-1].branchy = true
+			cur, guessed = s.branch(m, addr, op.target, cur, guessed)
+			next = cur
+		case opJump:
+			s.ivs[len(s.ivs)-1].branchy = true
+			cur, guessed = s.branch(m, addr, op.target, cur, guessed)
+			next = cur
+			brk = true
+			brkCanon = op.target < p.Lo || op.target >= p.Hi // a tail call
+			last = lastJump{ok: true, target: op.target, st: cur}
+		case opJumpInd:
+			s.ivs[len(s.ivs)-1].branchy = true
+			brk = true
+			brkCanon = cur.atReturn() // a tail call through a register
+		case opRet:
+			if !cur.atReturn() {
+				cur = s.atRet(addr, cur, guessed)
+				guessed = false
+			}
+			brk, brkCanon = true, true
+		case opHalt:
+			brk = !op.pad
+		}
+		if !next.spKnown {
+			next.sp = 0
+		}
+		cur = next
+		addr += uint64(op.len)
+	}
+	return s.recipes(), last
+}
+
+// add starts a new interval at addr when the state changes or a guess
+// begins there.
+func (s *scanner) add(addr uint64, st state, guessed, fresh bool) {
+	n := len(s.ivs)
+	if n > 0 && !fresh && s.ivs[n-1].st == st && s.ivs[n-1].guessed == guessed {
+		return
+	}
+	if n > 0 && s.ivs[n-1].lo == addr {
+		s.ivs = s.ivs[:n-1]
+	}
+	s.ivs = append(s.ivs, interval{lo: addr, st: st, guessed: guessed})
+	if fresh && guessed {
+		s.guessStart = len(s.ivs) - 1
+	}
+}
+
+// branch records the state at a branch target and checks a guessed state
+// against the known state at a backward target.
+func (s *scanner) branch(m *Module, addr, target uint64, cur state, guessed bool) (state, bool) {
+	switch {
+	case target < s.p.Lo || target >= s.p.Hi:
+		if cur != entryState {
+			if old, ok := m.inbound[target]; !ok || old.guessed && !guessed {
+				m.inbound[target] = seen{cur, guessed}
+			}
+		}
+	case target > addr:
+		if old, ok := s.fwd[target]; !ok || old.guessed && !guessed {
+			s.fwd[target] = seen{cur, guessed}
+		}
+	default:
+		i := sort.Search(len(s.ivs), func(i int) bool { return s.ivs[i].lo > target }) - 1
+		if i >= 0 && guessed && !s.ivs[i].guessed && s.ivs[i].st != cur && s.guessStart >= 0 {
+			return s.fix(cur, s.ivs[i].st), false
+		}
+	}
+	return cur, guessed
+}
+
+// atRet handles a return whose state is not the expected one: the guess
+// made after the last return or jump was wrong, so the intervals since
+// then are adjusted by the difference (the paper's check at ret). The ret
+// itself always has the return address on top of the stack.
+func (s *scanner) atRet(addr uint64, cur state, guessed bool) state {
+	want := state{spKnown: true, sp: 8}
+	if guessed && s.guessStart >= 0 {
+		cur = s.fix(cur, want)
+	}
+	if cur != want {
+		s.add(addr, want, false, true)
+	}
+	return want
+}
+
+// fix shifts the intervals of the current guessed run so that state have
+// becomes want, and marks them as known.
+func (s *scanner) fix(have, want state) state {
+	d := int64(0)
+	if have.spKnown && want.spKnown {
+		d = have.sp - want.sp
+	}
+	for i := s.guessStart; i < len(s.ivs); i++ {
+		st := &s.ivs[i].st
+		if st.spKnown {
+			st.sp -= d
+		}
+		if st.bpSaved == have.bpSaved && st.bpSave == have.bpSave {
+			st.bpSaved, st.bpSave = want.bpSaved, want.bpSave
+		}
+		if st.cfaBP == have.cfaBP && st.bpKnown == have.bpKnown && st.bp == have.bp {
+			st.cfaBP, st.bpKnown, st.bp = want.cfaBP, want.bpKnown, want.bp
+		}
+		if !st.spKnown && want.spKnown && !st.cfaBP {
+			st.spKnown, st.sp = true, want.sp
+		}
+		s.ivs[i].guessed = false
+	}
+	s.guessStart = -1
+	return want
+}
+
+// canonical picks the canonical frame: the first frame-pointer interval,
+// else the end of the prologue, found by advancing while the frame does
+// not shrink and no branch, jump or call has been seen.
+func (s *scanner) canonical() state {
+	for _, iv := range s.ivs {
+		if iv.st.cfaBP && iv.st.bpKnown {
+			return iv.st
+		}
+	}
+	if len(s.ivs) == 0 {
+		return entryState
+	}
+	c := 0
+	for c+1 < len(s.ivs) && !s.ivs[c].branchy && !s.ivs[c+1].guessed && s.ivs[c+1].st.size() >= s.ivs[c].st.size() {
+		c++
+	}
+	return s.ivs[c].st
+}
+
+// recipes merges equal neighbours and closes each interval at the next.
+func (s *scanner) recipes() []Recipe {
+	var out []Recipe
+	for i, iv := range s.ivs {
+		hi := s.p.Hi
+		if i+1 < len(s.ivs) {
+			hi = s.ivs[i+1].lo
+		}
+		r := iv.st.recipe(iv.lo, hi)
+		if n := len(out); n > 0 && sameRule(out[n-1], r) {
+			out[n-1].Hi = hi
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func sameRule(a, b Recipe) bool {
+	a.Lo, a.Hi, b.Lo, b.Hi = 0, 0, 0, 0
+	return a == b
+}

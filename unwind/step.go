@@ -1,0 +1,44 @@
+package unwind
+
+import "errors"
+
+// Frame is the part of a frame's machine state the unwinder tracks.
+type Frame struct{ PC, SP, BP uint64 }
+
+// Memory reads one 8-byte word of the sampled stack; ok is false outside
+// the copy.
+type Memory func(addr uint64) (v uint64, ok bool)
+
+// Errors of a step.
+var (
+	ErrNoRecipe  = errors.New("no unwind recipe")
+	ErrTruncated = errors.New("frame lies beyond the copied stack")
+	ErrBadFrame  = errors.New("caller's frame is not above the callee's")
+)
+
+// Step computes the caller's frame from f with recipe r.
+func (r Recipe) Step(f Frame, mem Memory) (Frame, error) {
+	var cfa uint64
+	switch r.CFA {
+	case RegSP:
+		cfa = uint64(int64(f.SP) + r.CFAOff)
+	case RegBP:
+		cfa = uint64(int64(f.BP) + r.CFAOff)
+	default:
+		return Frame{}, ErrNoRecipe
+	}
+	if cfa <= f.SP {
+		return Frame{}, ErrBadFrame // stacks grow down: the caller's SP is above
+	}
+	ra, ok := mem(uint64(int64(cfa) + r.RAOff))
+	if !ok {
+		return Frame{}, ErrTruncated
+	}
+	bp := f.BP
+	if r.BPSaved {
+		if bp, ok = mem(uint64(int64(cfa) + r.BPOff)); !ok {
+			return Frame{}, ErrTruncated
+		}
+	}
+	return Frame{PC: ra, SP: cfa, BP: bp}, nil
+}
