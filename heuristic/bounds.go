@@ -51,14 +51,23 @@ func NewBounds(img *loader.Image) *Bounds {
 			}
 		}
 	}
-	// A procedure-scoped class's last member function has no end line
-	// (thesis 3.2.3): the region after its begin line goes to the
-	// enclosing procedure, so it keeps only its begin line.
+	// Member functions of procedure-scoped classes (local classes,
+	// lambdas) have no usable end line (thesis 3.2.3: at best n-1 of n
+	// members are bounded, and a lambda's class has one), and the lines
+	// after them belong to the enclosing procedure. A member keeps the
+	// lines its own object code has (when it has an out-of-line copy),
+	// else memberTol lines.
+	own := ownMaxLines(img)
 	for d, r := range b.of {
 		if d.Member && d.Parent != nil {
-			if pr := b.of[d.Parent]; pr != nil && r.end >= pr.end {
-				r.end = r.begin
+			end := r.begin + memberTol
+			if end > r.end {
+				end = r.end
 			}
+			if m, ok := own[d]; ok && m > end && m < r.end {
+				end = m
+			}
+			r.end = end
 		}
 	}
 	// Procedure Invariant 1: children end within their parents.
@@ -111,4 +120,36 @@ func (b *Bounds) Name(file string, line int) string {
 		return d.Name
 	}
 	return ""
+}
+
+// memberTol is the extent given to a procedure-scoped member whose own
+// code does not bound it: the thesis's fuzzy tolerance. Lambdas and local
+// class members are short; on the corpus 3 to 5 lines keep 99.6% alien
+// precision with 92.8% recall (0 lines: 85.6% recall; unbounded: 95.5%
+// precision).
+const memberTol = 5
+
+// ownMaxLines is, for each procedure with object code, the largest line of
+// its own file in that code.
+func ownMaxLines(img *loader.Image) map[*loader.Descriptor]int {
+	out := map[*loader.Descriptor]int{}
+	if img.Lines == nil {
+		return out
+	}
+	rows := img.Lines.Rows
+	for _, sp := range img.Procs {
+		d := sp.Desc
+		if d == nil || !d.Member {
+			continue
+		}
+		for _, rg := range sp.Ranges {
+			i := sort.Search(len(rows), func(i int) bool { return rows[i].End > rg.Lo })
+			for ; i < len(rows) && rows[i].Addr < rg.Hi; i++ {
+				if rows[i].File == d.File && rows[i].Line > out[d] {
+					out[d] = rows[i].Line
+				}
+			}
+		}
+	}
+	return out
 }
