@@ -3,6 +3,7 @@
 package cfg
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -73,8 +74,11 @@ func archFor(a loader.Arch) (arch, error) {
 	case loader.AMD64:
 		return amd64{}, nil
 	}
-	return nil, fmt.Errorf("no CFG support for %s yet", a)
+	return nil, fmt.Errorf("%w: %s", ErrArch, a)
 }
+
+// ErrArch says the architecture has no decoder yet.
+var ErrArch = errors.New("no control-flow analysis for this architecture yet")
 
 // Options control graph construction.
 type Options struct {

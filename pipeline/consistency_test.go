@@ -143,3 +143,42 @@ func TestCorruptInput(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherArchWithoutCFG: an image of an architecture without a decoder
+// yet (here an x86-64 binary relabelled ppc64le) still gets procedures,
+// statements and inlined code, without loops and without errors.
+func TestOtherArchWithoutCFG(t *testing.T) {
+	b, err := os.ReadFile("../testdata/bin/inline-gcc12-O2")
+	if err != nil {
+		t.Skip("corpus missing")
+	}
+	b[18], b[19] = byte(elf.EM_PPC64), 0
+	p := filepath.Join(t.TempDir(), "ppc")
+	os.WriteFile(p, b, 0o644)
+	img, err := loader.Open(p, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, errs := Analyze(img, Options{Engine: DWARF})
+	if len(errs) > 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	stmts, loops, inl := 0, 0, 0
+	for _, f := range mod.Files {
+		for _, pr := range f.Procs {
+			scopes.Walk(pr, func(s *scopes.Scope) {
+				switch {
+				case s.Kind == scopes.Stmt:
+					stmts++
+				case s.Kind == scopes.Loop:
+					loops++
+				case s.IsCallee():
+					inl++
+				}
+			})
+		}
+	}
+	if stmts == 0 || inl == 0 || loops != 0 {
+		t.Errorf("%d statements, %d inlined callees, %d loops; want statements and inlines, no loops", stmts, inl, loops)
+	}
+}

@@ -4,6 +4,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -181,6 +182,9 @@ func graphOne(img *loader.Image, fn *loader.Func, noret func(uint64) bool, regio
 		return in, nil
 	}
 	g, err := cfg.Build(img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: noret, Region: region, LandingPad: img.PadFor})
+	if errors.Is(err, cfg.ErrArch) {
+		return in, nil // statements and inlined code still, no loops
+	}
 	if err != nil {
 		return in, &ProcError{fn.Name, fn.Addr, err}
 	}

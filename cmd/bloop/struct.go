@@ -81,6 +81,9 @@ func runStruct(args []string) int {
 		return 1
 	}
 	tLoad := time.Since(t0)
+	if img.Arch != loader.AMD64 {
+		fmt.Fprintf(os.Stderr, "bloop: warning: %s: %s has no control-flow analysis yet: procedures, statements and inlined code only, no loops\n", bin, img.Arch)
+	}
 	for _, w := range img.Warnings {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
 	}
