@@ -53,7 +53,8 @@ type Options struct {
 	// engine's default (all for the heuristic engine, none for DWARF).
 	Normalize *normalize.Level
 	// Compat reproduces real hpcstruct's tree: the DWARF engine, no
-	// normalization, loop lines from exit conditions.
+	// normalization, loop lines from exit conditions, and names from GNU's
+	// demangler (c++filt) when it is installed.
 	Compat bool
 	// SourceDirs are where the hybrid mode looks for sources (besides the
 	// paths the line table gives) to put loops on their statement's line.
@@ -124,6 +125,10 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 	if opt.Normalize != nil && !opt.Compat {
 		lvl = *opt.Normalize
 	}
+	var names *scopes.Names
+	if opt.Compat {
+		names = gnuNames(img)
+	}
 	var hybrid *source.Finder
 	if engine == Hybrid {
 		hybrid = &source.Finder{Dirs: opt.SourceDirs}
@@ -137,6 +142,7 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 			return
 		}
 		inputs[i].Claimed = claimed[img.Funcs[i].Addr]
+		inputs[i].Names = names
 		results[i], errs[i] = placeOne(inputs[i], bounds, lvl, hybrid)
 	})
 	var procs []scopes.ProcResult

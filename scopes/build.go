@@ -16,6 +16,8 @@ type Input struct {
 	Sub    *loader.Subprogram
 	Graph  *cfg.Graph
 	Forest *havlak.Forest
+	// Names, when set, gives GNU's spelling of demangled names.
+	Names *Names
 	// Claimed marks a procedure whose code another procedure's CFG took
 	// over (Dyninst's call-to-next-instruction parse): it gets no statements.
 	Claimed bool

@@ -11,7 +11,7 @@ import (
 // BuildProc places one procedure's code into a P scope with the DWARF-inline
 // engine and returns it with the name of the file it belongs to.
 func BuildProc(in Input) (*Scope, string) {
-	b := &builder{in: in, names: inlineName}
+	b := &builder{in: in, names: in.Names.inlineName}
 	root := b.tree()
 	p, file, cfile := ProcHeader(in)
 	p.Children = emit(root, context{file: cfile, threshold: p.Line})
@@ -24,7 +24,7 @@ func BuildProc(in Input) (*Scope, string) {
 func ProcHeader(in Input) (p *Scope, file, cfile string) {
 	img, fn := in.Img, in.Func
 	p = &Scope{Kind: Proc, Entry: fn.Addr}
-	p.Name, p.LinkName = procName(img, fn, in.Sub)
+	p.Name, p.LinkName = in.Names.procName(img, fn, in.Sub)
 	// The procedure belongs to the file of its entry's line (which differs
 	// from the declaring file when the entry is inlined code); foreign code
 	// is judged against it too.
@@ -44,12 +44,13 @@ func ProcHeader(in Input) (p *Scope, file, cfile string) {
 }
 
 // procName gives hpcstruct's pretty name and link name of a procedure.
-func procName(img *loader.Image, fn *loader.Func, sub *loader.Subprogram) (string, string) {
+func (n *Names) procName(img *loader.Image, fn *loader.Func, sub *loader.Subprogram) (string, string) {
 	link := fn.Name
 	pretty := link
 	if fn.PLT {
-		pretty = Demangle(strings.TrimSuffix(link, "@plt")) + "@plt"
-	} else if d, ok := demangleOK(link); ok {
+		d, _ := n.demangle(strings.TrimSuffix(link, "@plt"))
+		pretty = d + "@plt"
+	} else if d, ok := n.demangle(link); ok {
 		pretty = d
 	} else if sub != nil && sub.Name != "" && strings.HasPrefix(link, "_Z") {
 		// hpcstruct's demangler gives up on local lambdas in template
@@ -89,9 +90,9 @@ func demangleOK(name string) (string, bool) {
 
 // inlineName is the A n of an inlined callee: its demangled linkage name,
 // else its DWARF name.
-func inlineName(in *loader.Inline) string {
+func (n *Names) inlineName(in *loader.Inline) string {
 	if in.LinkName != "" {
-		if d, ok := demangleOK(in.LinkName); ok && d != in.LinkName {
+		if d, ok := n.demangle(in.LinkName); ok && d != in.LinkName {
 			return d
 		}
 	}

@@ -101,3 +101,32 @@ func TestDemangleOracle(t *testing.T) {
 	}
 	t.Logf("%d names compared with c++filt, %d known differences", len(names), len(knownDemangleDiffs))
 }
+
+func TestCutReturnType(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"std::enable_if<__and_<std::__not_<std::__is_tuple_like<int> >, std::is_move_constructible<int>, std::is_move_assignable<int> >::value, void>::type std::swap<int>(int&, int&)", "std::swap<int>(int&, int&)"},
+		{"void std::_Construct<Vec<double, 3>>(Vec<double, 3>*)", "std::_Construct<Vec<double, 3>>(Vec<double, 3>*)"},
+		{"int& std::__get_helper<0ul, int&&>(std::_Tuple_impl<0ul, int&&>&) [clone .isra.0]", "std::__get_helper<0ul, int&&>(std::_Tuple_impl<0ul, int&&>&) [clone .isra.0]"},
+		{"bool Foo<int>::get<long>(long) const", "Foo<int>::get<long>(long) const"},
+		{"bool std::operator< <int>(int const&, int const&)", "std::operator< <int>(int const&, int const&)"},
+		{"no parameters", "no parameters"},
+	} {
+		if got := cutReturnType(c.in); got != c.want {
+			t.Errorf("cutReturnType(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestGNUNames: with c++filt's spelling known, the name hpcstruct shows is
+// GNU's (the Go demangler misnumbers these substitutions).
+func TestGNUNames(t *testing.T) {
+	const m = "_ZSt4swapIiENSt9enable_ifIXsr6__and_ISt6__not_ISt15__is_tuple_likeIT_EESt21is_move_constructibleIS3_ESt18is_move_assignableIS3_EEE5valueEvE4typeERS3_SC_"
+	n := NewNames(map[string]string{m: "std::enable_if<__and_<std::__not_<std::__is_tuple_like<int> >, std::is_move_constructible<int>, std::is_move_assignable<int> >::value, void>::type std::swap<int>(int&, int&)"})
+	if got, ok := n.demangle(m); !ok || got != "std::swap<int>(int&, int&)" {
+		t.Errorf("GNU name: %q %v", got, ok)
+	}
+	var none *Names
+	if got, _ := none.demangle(m); got == "std::swap<int>(int&, int&)" {
+		t.Errorf("the built-in demangler got this one right: drop the c++filt path")
+	}
+}

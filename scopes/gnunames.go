@@ -1,0 +1,133 @@
+package scopes
+
+import (
+	"strings"
+
+	"github.com/ianlancetaylor/demangle"
+)
+
+// Names holds the names GNU's demangler (c++filt, the demangler hpcstruct
+// uses) gives to link names, for the hpcstruct-compatible mode: the Go
+// demangler differs from it on a few templates (substitutions inside `sr`
+// unresolved names). Nil means the built-in demangler only.
+type Names struct {
+	gnu map[string]string // link name -> c++filt output (with return type)
+}
+
+// NewNames wraps c++filt's outputs for the given link names.
+func NewNames(gnu map[string]string) *Names { return &Names{gnu: gnu} }
+
+// demangle is demangleOK with GNU's spelling when it is known.
+func (n *Names) demangle(name string) (string, bool) {
+	d, ok := demangleOK(name)
+	if n == nil || !strings.HasPrefix(name, "_Z") {
+		return d, ok
+	}
+	g, found := n.gnu[name]
+	if !found {
+		return d, ok
+	}
+	if ast, err := demangle.ToAST(name, demangle.NoRust, demangle.Verbose); err == nil && hasReturnType(ast) {
+		g = cutReturnType(g)
+	}
+	// Use GNU's text only where it names the same function: the name up to
+	// the parameters must agree, so a parse of GNU's text that went wrong
+	// never replaces a good name.
+	if beforeParams(g) != beforeParams(d) {
+		return d, ok
+	}
+	return g, !strings.Contains(g, "{lambda(")
+}
+
+func hasReturnType(a demangle.AST) bool {
+	if c, ok := a.(*demangle.Clone); ok {
+		a = c.Base
+	}
+	if t, ok := a.(*demangle.Typed); ok {
+		if ft, ok := t.Type.(*demangle.FunctionType); ok && ft.Return != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// cutReturnType removes the return type GNU prints before a template
+// function's name: the text before the last space outside brackets that
+// precedes the parameter list.
+func cutReturnType(s string) string {
+	t := maskOperators(s)
+	p := paramsStart(t)
+	if p <= 0 {
+		return s
+	}
+	depth := 0
+	for i := p - 1; i >= 0; i-- {
+		switch t[i] {
+		case '>', ')', ']':
+			depth++
+		case '<', '(', '[':
+			depth--
+		case ' ':
+			if depth == 0 && !strings.HasSuffix(strings.TrimRight(t[:i], "_"), "operator") {
+				return s[i+1:]
+			}
+		}
+	}
+	return s
+}
+
+// maskOperators hides the brackets of operator names (operator<, ->, >>,
+// ()) so that bracket counting sees only template and parameter lists.
+func maskOperators(s string) string {
+	for _, op := range []string{"operator<<=", "operator>>=", "operator<<", "operator>>", "operator<=>", "operator<=", "operator>=", "operator->*", "operator->", "operator<", "operator>", "operator()", "operator[]"} {
+		s = strings.ReplaceAll(s, op, "operator"+strings.Repeat("_", len(op)-len("operator")))
+	}
+	return s
+}
+
+// paramsStart is the index of the '(' that opens the parameter list: the
+// one matching the last ')' before any clone suffix and qualifiers.
+func paramsStart(s string) int {
+	end := len(s)
+	for {
+		t := strings.TrimRight(s[:end], " ")
+		switch {
+		case strings.HasSuffix(t, "]"):
+			if i := strings.LastIndex(t, " [clone "); i >= 0 {
+				end = i
+				continue
+			}
+		case strings.HasSuffix(t, " const"), strings.HasSuffix(t, " volatile"):
+			end = strings.LastIndexByte(t, ' ')
+			continue
+		case strings.HasSuffix(t, " &&"), strings.HasSuffix(t, " &"):
+			end = strings.LastIndexByte(t, ' ')
+			continue
+		}
+		end = len(t)
+		break
+	}
+	if end == 0 || s[end-1] != ')' {
+		return -1
+	}
+	depth := 0
+	for i := end - 1; i >= 0; i-- {
+		switch s[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func beforeParams(s string) string {
+	if p := paramsStart(maskOperators(s)); p > 0 {
+		return s[:p]
+	}
+	return s
+}
