@@ -10,7 +10,13 @@ type procRange struct {
 func (img *Image) index() {
 	img.procIndex = img.procIndex[:0]
 	for _, p := range img.Procs {
-		for _, r := range p.Ranges {
+		for i, r := range p.Ranges {
+			// Thesis 4.3: DWARF procedure ends can run past the next
+			// procedure's symbol; a range ends where another symbol starts.
+			if f := img.nextFuncStart(r.Lo); f > r.Lo && f < r.Hi {
+				r.Hi = f
+				p.Ranges[i] = r
+			}
 			img.procIndex = append(img.procIndex, procRange{r, p})
 		}
 	}
@@ -29,4 +35,13 @@ func (img *Image) SubprogramAt(addr uint64) *Subprogram {
 		}
 	}
 	return nil
+}
+
+// nextFuncStart is the first procedure symbol after addr, or 0.
+func (img *Image) nextFuncStart(addr uint64) uint64 {
+	i := sort.Search(len(img.Funcs), func(i int) bool { return img.Funcs[i].Addr > addr })
+	if i < len(img.Funcs) {
+		return img.Funcs[i].Addr
+	}
+	return 0
 }
