@@ -216,44 +216,17 @@ type header struct {
 
 func (b *builder) header(l *havlak.Loop, parent []inlKey) header {
 	g := b.in.Graph
-	all := l.AllNodes()
-	in := make(map[int]bool, len(all))
-	for _, v := range all {
-		in[v] = true
-	}
+	sh := ShapeOf(g, l)
 	var exits []exit
+	for _, v := range sh.Exits {
+		last := g.Blocks[v].Last()
+		exits = append(exits, exit{b.path(last.Addr), b.line(last.Addr)})
+	}
 	var entries []uint64
-	entry := ^uint64(0)
-	for _, v := range all {
-		blk := g.Blocks[v]
-		inside, outside := false, false
-		for _, s := range blk.Succs {
-			if in[s] {
-				inside = true
-			} else {
-				outside = true
-			}
-		}
-		if inside && outside {
-			last := blk.Last()
-			exits = append(exits, exit{b.path(last.Addr), b.line(last.Addr)})
-		}
-		isEntry := v == g.Entry
-		for _, p := range blk.Preds {
-			if !in[p] {
-				isEntry = true
-			}
-		}
-		if isEntry {
-			entries = append(entries, blk.Start)
-			if blk.Start < entry {
-				entry = blk.Start
-			}
-		}
+	for _, v := range sh.Entries {
+		entries = append(entries, g.Blocks[v].Start)
 	}
-	if entry == ^uint64(0) {
-		entry = g.Blocks[l.Header].Start
-	}
+	entry := sh.Entry
 	var abs []inlKey
 	if len(exits) == 0 {
 		exits = append(exits, exit{b.path(entry), b.line(entry)})
