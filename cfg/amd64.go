@@ -94,32 +94,23 @@ func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, lo, hi uint64) 
 			return readTable(img, uint64(a.Disp), 8, 0, bound, lo, hi)
 		}
 	case x86asm.Reg:
-		// Walk back: r = base + sext(mem[base + idx*4])
+		// Walk back to the load of the table entry: r = sext(mem[base + idx*4]),
+		// then to the `lea table(%rip), base` it reads through.
 		target := a
-		var base x86asm.Reg
 		for i := n - 2; i >= 0; i-- {
 			x := xs[i]
-			switch x.Op {
-			case x86asm.ADD:
-				if r, ok := x.Args[0].(x86asm.Reg); ok && r == target {
-					if s, ok := x.Args[1].(x86asm.Reg); ok {
-						base = s
-					}
-				}
-			case x86asm.MOVSXD, x86asm.MOV:
-				r, ok := x.Args[0].(x86asm.Reg)
-				m, ok2 := x.Args[1].(x86asm.Mem)
-				if !ok || !ok2 || r != target || m.Scale != 4 {
-					continue
-				}
-				if base == 0 {
-					base = m.Base
-				}
-				if tb, ok := leaRIP(path, xs, i, m.Base); ok {
-					return readTable(img, tb, 4, tb, bound, lo, hi)
-				}
-				return nil
+			if x.Op != x86asm.MOVSXD && x.Op != x86asm.MOV {
+				continue
 			}
+			r, ok := x.Args[0].(x86asm.Reg)
+			m, ok2 := x.Args[1].(x86asm.Mem)
+			if !ok || !ok2 || r != target || m.Scale != 4 {
+				continue
+			}
+			if tb, ok := leaRIP(path, xs, i, m.Base); ok {
+				return readTable(img, tb, 4, tb, bound, lo, hi)
+			}
+			return nil
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@
 package loader
 
 import (
-	"debug/dwarf"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -292,13 +291,6 @@ func (img *Image) HasInlineInfo() bool {
 		}
 	}
 	return false
-}
-
-// dwarfData is what readDWARF needs beyond debug/dwarf.
-type dwarfData struct {
-	d    *dwarf.Data
-	info []byte
-	abbr []byte
 }
 
 // FromSections builds an image from raw sections, for analysing code that

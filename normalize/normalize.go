@@ -105,14 +105,3 @@ func hasCode(s *scopes.Scope) bool {
 	})
 	return found
 }
-
-// lowest is the smallest address under s.
-func lowest(s *scopes.Scope) uint64 {
-	lo := ^uint64(0)
-	scopes.Walk(s, func(x *scopes.Scope) {
-		if x.Kind == scopes.Stmt && len(x.Ranges) > 0 && x.Ranges[0].Lo < lo {
-			lo = x.Ranges[0].Lo
-		}
-	})
-	return lo
-}

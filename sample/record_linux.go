@@ -190,8 +190,6 @@ type converter struct {
 	s         Sample
 }
 
-const miscMmapBuildID = 1 << 14
-
 func (c *converter) record(typ uint32, misc uint16, b []byte) {
 	le := binary.LittleEndian
 	// Every non-sample record ends with sample_id: pid, tid, time.

@@ -65,8 +65,6 @@ func (n *node) child(k inlKey) *node {
 	return c
 }
 
-func (n *node) empty() bool { return len(n.stmts) == 0 && len(n.loops) == 0 && len(n.kids) == 0 }
-
 type builder struct {
 	in    Input
 	names func(*loader.Inline) string

@@ -112,7 +112,7 @@ func emit(n *node, ctx context) []*Scope {
 			lower(ln.line)
 		}
 		cal.Children = emit(kid, cctx)
-		cal.Line = minLine(cal.Children, kid, cctx.file)
+		cal.Line = minLine(cal.Children)
 		site.Children = []*Scope{cal}
 		inls = append(inls, site)
 	}
@@ -195,21 +195,14 @@ func sortStmts(s []*Scope) {
 
 // minLine is the callee's line: the smallest known line of its own code
 // (statements outside guards, loops, and call sites of nested inlines).
-func minLine(children []*Scope, n *node, file string) int {
+func minLine(children []*Scope) int {
 	best := 0
-	consider := func(l int) {
-		if l > 0 && (best == 0 || l < best) {
-			best = l
-		}
-	}
 	for _, c := range children {
-		switch {
-		case c.Kind == Stmt:
-			consider(c.Line)
-		case c.Kind == Loop:
-			consider(c.Line)
-		case c.Kind == Alien && !c.guard:
-			consider(c.Line)
+		if c.guard || c.Line <= 0 {
+			continue
+		}
+		if best == 0 || c.Line < best {
+			best = c.Line
 		}
 	}
 	return best

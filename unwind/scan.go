@@ -170,7 +170,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			brkCanon = cur.atReturn() // a tail call through a register
 		case opRet:
 			if !cur.atReturn() {
-				cur = s.atRet(addr, cur, guessed)
+				s.atRet(addr, cur, guessed) // fixes the intervals; the state after ret is unknown
 				guessed = false
 			}
 			brk, brkCanon = true, true
