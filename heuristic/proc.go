@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"bloop/loader"
 	"bloop/normalize"
 	"bloop/scopes"
 )
@@ -42,7 +43,7 @@ func BuildProc(in scopes.Input, b *Bounds, lvl normalize.Level) (*scopes.Scope, 
 func convert(n *node) []*scopes.Scope {
 	var out []*scopes.Scope
 	for k, rs := range n.stmts {
-		out = append(out, &scopes.Scope{Kind: scopes.Stmt, File: k.file, Line: k.ln, Ranges: scopes.MergeRanges(rs)})
+		out = append(out, &scopes.Scope{Kind: scopes.Stmt, File: k.file, Line: k.ln, Ranges: loader.MergeRanges(rs)})
 	}
 	for _, k := range n.kids {
 		var s *scopes.Scope

@@ -8,9 +8,6 @@ import (
 	"sort"
 )
 
-// Range is a half-open address interval [Lo, Hi).
-type Range struct{ Lo, Hi uint64 }
-
 // Subprogram is a DWARF procedure descriptor that owns code.
 type Subprogram struct {
 	Name     string // DW_AT_name (through specification/abstract_origin)
@@ -56,11 +53,6 @@ type Inline struct {
 }
 
 func (in *Inline) contains(a uint64) bool { return rangesContain(in.Ranges, a) }
-
-func rangesContain(rs []Range, a uint64) bool {
-	i := sort.Search(len(rs), func(i int) bool { return rs[i].Hi > a })
-	return i < len(rs) && rs[i].Lo <= a
-}
 
 // InlineChain returns the inlined calls that cover addr, outermost first.
 func (p *Subprogram) InlineChain(addr uint64, buf []*Inline) []*Inline {

@@ -9,6 +9,7 @@ package normalize
 import (
 	"fmt"
 
+	"bloop/loader"
 	"bloop/scopes"
 )
 
@@ -81,7 +82,7 @@ func stmtFile(s *scopes.Scope, ctxFile string) string {
 
 // mergeStmt moves src's ranges into dst.
 func mergeStmt(dst, src *scopes.Scope) {
-	dst.Ranges = scopes.MergeRanges(append(dst.Ranges, src.Ranges...))
+	dst.Ranges = loader.MergeRanges(append(dst.Ranges, src.Ranges...))
 	src.Ranges = nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"bloop/loader"
 	"bloop/scopes"
 )
 
@@ -19,7 +20,7 @@ func checkProc(in scopes.Input, p *scopes.Scope) error {
 			allowed = append(allowed, scopes.Range{Lo: b.Start, Hi: b.End})
 		}
 	}
-	allowed = scopes.MergeRanges(allowed)
+	allowed = loader.MergeRanges(allowed)
 	var used []scopes.Range
 	var err error
 	scopes.Walk(p, func(s *scopes.Scope) {

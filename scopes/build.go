@@ -109,7 +109,7 @@ func (b *builder) addRange(root *node, path []inlKey, r Range) {
 func (b *builder) addBlock(root *node, blk *cfg.Block, base []inlKey) {
 	for i := range blk.Insts {
 		in := &blk.Insts[i]
-		b.addRange(root, rel(b.path(in.Addr), base), Range{in.Addr, in.End()})
+		b.addRange(root, rel(b.path(in.Addr), base), Range{Lo: in.Addr, Hi: in.End()})
 	}
 }
 
@@ -154,10 +154,10 @@ func Gaps(in Input) []Range {
 	var covered []Range
 	if in.Graph != nil {
 		for _, blk := range in.Graph.Blocks {
-			covered = append(covered, Range{blk.Start, blk.End})
+			covered = append(covered, Range{Lo: blk.Start, Hi: blk.End})
 		}
 	}
-	covered = MergeRanges(covered)
+	covered = loader.MergeRanges(covered)
 	var out []Range
 	split := func(lo, hi uint64) {
 		for lo < hi {
@@ -169,7 +169,7 @@ func Gaps(in Input) []Range {
 					end = nx
 				}
 			}
-			out = append(out, Range{lo, end})
+			out = append(out, Range{Lo: lo, Hi: end})
 			lo = end
 		}
 	}

@@ -3,6 +3,8 @@ package scopes
 import (
 	"path/filepath"
 	"sort"
+
+	"bloop/loader"
 )
 
 // context is what guard aliens are judged against: the enclosing procedure's
@@ -45,7 +47,7 @@ func emit(n *node, ctx context) []*Scope {
 			line0.Ranges = append(line0.Ranges, rs...)
 			continue
 		}
-		s := &Scope{Kind: Stmt, File: k.file, Line: k.line, Ranges: MergeRanges(append([]Range(nil), rs...))}
+		s := &Scope{Kind: Stmt, File: k.file, Line: k.line, Ranges: loader.MergeRanges(append([]Range(nil), rs...))}
 		if g := guard(k.file, k.line); g != nil {
 			g.Children = append(g.Children, s)
 			continue
@@ -66,7 +68,7 @@ func emit(n *node, ctx context) []*Scope {
 		loops = append(loops, l)
 	}
 	if line0 != nil {
-		line0.Ranges = MergeRanges(line0.Ranges)
+		line0.Ranges = loader.MergeRanges(line0.Ranges)
 	}
 	for _, g := range guards {
 		g.Line = guardLine(g)

@@ -2,7 +2,7 @@
 // procedure > alien/loop > statement) and writes it as hpcstruct XML or JSON.
 package scopes
 
-import "sort"
+import "bloop/loader"
 
 // Kind is the kind of a scope.
 type Kind uint8
@@ -15,8 +15,9 @@ const (
 	Stmt              // S
 )
 
-// Range is a half-open address interval [Lo, Hi).
-type Range struct{ Lo, Hi uint64 }
+// Range is a half-open address interval [Lo, Hi); the loader's, so
+// ranges pass between stages without conversion.
+type Range = loader.Range
 
 // Scope is one node of the tree.
 type Scope struct {
@@ -66,26 +67,6 @@ type Module struct {
 	Path  string
 	Name  string
 	Files []*File
-}
-
-// MergeRanges sorts and coalesces adjacent or overlapping ranges, in place.
-func MergeRanges(rs []Range) []Range {
-	if len(rs) < 2 {
-		return rs
-	}
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
-	out := rs[:1]
-	for _, r := range rs[1:] {
-		last := &out[len(out)-1]
-		if r.Lo <= last.Hi {
-			if r.Hi > last.Hi {
-				last.Hi = r.Hi
-			}
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 // Walk calls f on s and its descendants in pre-order.

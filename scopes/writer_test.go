@@ -9,7 +9,7 @@ import (
 
 func sampleModule() *Module {
 	s := func(line int, lo, hi uint64) *Scope {
-		return &Scope{Kind: Stmt, Line: line, Ranges: []Range{{lo, hi}}}
+		return &Scope{Kind: Stmt, Line: line, Ranges: []Range{{Lo: lo, Hi: hi}}}
 	}
 	loop := &Scope{Kind: Loop, File: "/src/a.c", Line: 5, Entry: 0x1010, Children: []*Scope{s(5, 0x1010, 0x1018), s(6, 0x1018, 0x1020)}}
 	callee := &Scope{Kind: Alien, Name: "g<int>", File: "/src/a.h", Line: 2, callee: true, Children: []*Scope{s(2, 0x1020, 0x1024)}}
@@ -68,8 +68,8 @@ func TestFormatRanges(t *testing.T) {
 		want string
 	}{
 		{nil, "{}"},
-		{[]Range{{0, 0x10}}, "{[0-0x10)}"},
-		{[]Range{{0x10, 0x20}, {0x30, 0x31}}, "{[0x10-0x20) [0x30-0x31)}"},
+		{[]Range{{Lo: 0, Hi: 0x10}}, "{[0-0x10)}"},
+		{[]Range{{Lo: 0x10, Hi: 0x20}, {Lo: 0x30, Hi: 0x31}}, "{[0x10-0x20) [0x30-0x31)}"},
 	} {
 		if got := FormatRanges(c.in); got != c.want {
 			t.Errorf("FormatRanges(%v) = %s, want %s", c.in, got, c.want)
@@ -110,13 +110,5 @@ func TestWriteJSON(t *testing.T) {
 	}
 	if site := p.Children[3]; site.Children[0].Inline != "callee" || site.Children[0].Name != "g<int>" {
 		t.Errorf("inline pair %+v", site.Children[0])
-	}
-}
-
-func TestMergeRanges(t *testing.T) {
-	got := MergeRanges([]Range{{5, 6}, {1, 3}, {3, 4}, {2, 3}})
-	want := []Range{{1, 4}, {5, 6}}
-	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
-		t.Errorf("mergeRanges = %v, want %v", got, want)
 	}
 }

@@ -158,7 +158,7 @@ func (x *xmlWriter) scope(s *Scope) {
 			x.attr("ln", s.LinkName)
 		}
 		x.intAttr("l", s.Line)
-		x.attr("v", FormatRanges([]Range{{s.Entry, s.Entry + 1}}))
+		x.attr("v", FormatRanges([]Range{{Lo: s.Entry, Hi: s.Entry + 1}}))
 	case Alien:
 		x.open("A")
 		x.intAttr("l", s.Line)
@@ -169,7 +169,7 @@ func (x *xmlWriter) scope(s *Scope) {
 		x.open("L")
 		x.intAttr("l", s.Line)
 		x.attr("f", s.File)
-		x.attr("v", FormatRanges([]Range{{s.Entry, s.Entry + 1}}))
+		x.attr("v", FormatRanges([]Range{{Lo: s.Entry, Hi: s.Entry + 1}}))
 	case Stmt:
 		x.open("S")
 		x.intAttr("l", s.Line)

@@ -315,7 +315,7 @@ func calleeSaved(r x86asm.Reg) bool {
 // the two shapes gcc and clang emit: absolute entries (jmp *T(,idx,8)) and,
 // in position-independent code, 4-byte offsets from the table's address
 // loaded by a nearby lea T(%rip).
-func tableTargets(img *loader.Image, insts []decoded, i int, r rng) []uint64 {
+func tableTargets(img *loader.Image, insts []decoded, i int, r loader.Range) []uint64 {
 	// The table's size comes from the range check before the jump
 	// (cmp idx,N; ja default); without one the table is left alone.
 	n := uint64(0)
@@ -328,7 +328,7 @@ func tableTargets(img *loader.Image, insts []decoded, i int, r rng) []uint64 {
 	if n == 0 {
 		return nil
 	}
-	in := func(t uint64) bool { return r.lo <= t && t < r.hi }
+	in := func(t uint64) bool { return r.Lo <= t && t < r.Hi }
 	var out []uint64
 	if t8 := insts[i].op.table8; t8 != 0 {
 		for k := uint64(0); k < n; k++ {

@@ -73,9 +73,6 @@ func (m *Module) computeBounds() {
 	}
 }
 
-// rng is a half-open address interval.
-type rng struct{ lo, hi uint64 }
-
 // decoded is one instruction of a linear sweep.
 type decoded struct {
 	addr uint64
@@ -86,21 +83,21 @@ type decoded struct {
 // returns the procedure starts it infers there.
 func inferStarts(img *loader.Image, sec *loader.Section, known map[uint64]bool) []uint64 {
 	// Regions: the section minus the extents of sized symbols.
-	var regions []rng
+	var regions []loader.Range
 	pos := sec.Addr
 	for _, f := range img.Funcs {
 		if f.Addr < sec.Addr || f.Addr >= sec.End() || !f.Sized {
 			continue
 		}
 		if f.Addr > pos {
-			regions = append(regions, rng{pos, f.Addr})
+			regions = append(regions, loader.Range{Lo: pos, Hi: f.Addr})
 		}
 		if f.End > pos {
 			pos = f.End
 		}
 	}
 	if pos < sec.End() {
-		regions = append(regions, rng{pos, sec.End()})
+		regions = append(regions, loader.Range{Lo: pos, Hi: sec.End()})
 	}
 	var out []uint64
 	for _, r := range regions {
@@ -110,14 +107,14 @@ func inferStarts(img *loader.Image, sec *loader.Section, known map[uint64]bool) 
 }
 
 // inferRegion applies the inference to one region of unsized code.
-func inferRegion(img *loader.Image, sec *loader.Section, r rng, known map[uint64]bool) []uint64 {
+func inferRegion(img *loader.Image, sec *loader.Section, r loader.Range, known map[uint64]bool) []uint64 {
 	var insts []decoded
-	for a := r.lo; a < r.hi; {
+	for a := r.Lo; a < r.Hi; {
 		op := decodeAMD64(img.Bytes(a, min(a+15, sec.End())), a)
 		insts = append(insts, decoded{a, op})
 		next := a + uint64(op.len)
 		// Resynchronize at symbols the sweep would step over.
-		for k := a + 1; k < next && k < r.hi; k++ {
+		for k := a + 1; k < next && k < r.Hi; k++ {
 			if known[k] {
 				next = k
 				break
@@ -133,7 +130,7 @@ func inferRegion(img *loader.Image, sec *loader.Section, r rng, known map[uint64
 		return j, j > i
 	}
 	var cands []uint64
-	var prot, conds []rng
+	var prot, conds []loader.Range
 	if j, _ := nextReal(0); j < len(insts) && !known[insts[j].addr] {
 		cands = append(cands, insts[j].addr) // code right after a sized procedure
 	}
@@ -143,11 +140,11 @@ func inferRegion(img *loader.Image, sec *loader.Section, r rng, known map[uint64
 		case opCondJump:
 			// A conditional jump stays inside its procedure, except for
 			// conditional tail calls to known entries.
-			if op.target != 0 && !known[op.target] && r.lo <= op.target && op.target < r.hi {
+			if op.target != 0 && !known[op.target] && r.Lo <= op.target && op.target < r.Hi {
 				if op.target > in.addr {
-					conds = append(conds, rng{in.addr, op.target + 1})
+					conds = append(conds, loader.Range{Lo: in.addr, Hi: op.target + 1})
 				} else {
-					conds = append(conds, rng{op.target, end})
+					conds = append(conds, loader.Range{Lo: op.target, Hi: end})
 				}
 			}
 		case opRet, opJump, opJumpInd, opHalt:
@@ -161,7 +158,7 @@ func inferRegion(img *loader.Image, sec *loader.Section, r rng, known map[uint64
 					for _, t := range ts {
 						lo, hi = min(lo, t), max(hi, t+1)
 					}
-					prot = append(prot, rng{lo, hi})
+					prot = append(prot, loader.Range{Lo: lo, Hi: hi})
 					continue
 				}
 			}
@@ -194,13 +191,13 @@ func inferRegion(img *loader.Image, sec *loader.Section, r rng, known map[uint64
 		}
 	}
 	for _, c := range conds {
-		t := c.lo
-		if c.hi-1 != c.lo && isCand[c.hi-1] {
-			t = c.hi - 1 // forward jump: the target is the last byte
+		t := c.Lo
+		if c.Hi-1 != c.Lo && isCand[c.Hi-1] {
+			t = c.Hi - 1 // forward jump: the target is the last byte
 		}
 		if isCand[t] {
-			k := sort.Search(len(strong), func(k int) bool { return strong[k] > c.lo })
-			if k < len(strong) && strong[k] < c.hi-1 && strong[k] != t {
+			k := sort.Search(len(strong), func(k int) bool { return strong[k] > c.Lo })
+			if k < len(strong) && strong[k] < c.Hi-1 && strong[k] != t {
 				continue
 			}
 		}
@@ -208,30 +205,30 @@ func inferRegion(img *loader.Image, sec *loader.Section, r rng, known map[uint64
 	}
 	// An exception landing pad belongs to the procedure of its call sites.
 	for _, cs := range img.CallSites {
-		if cs.Pad != 0 && r.lo <= cs.Pad && cs.Pad < r.hi && r.lo <= cs.Lo && cs.Lo < r.hi {
-			prot = append(prot, rng{min(cs.Lo, cs.Pad), max(cs.Hi, cs.Pad+1)})
+		if cs.Pad != 0 && r.Lo <= cs.Pad && cs.Pad < r.Hi && r.Lo <= cs.Lo && cs.Lo < r.Hi {
+			prot = append(prot, loader.Range{Lo: min(cs.Lo, cs.Pad), Hi: max(cs.Hi, cs.Pad+1)})
 		}
 	}
-	prot = merge(prot)
+	prot = loader.MergeRanges(prot)
 	// A backward jump into a protected interval extends it to the jump
 	// (outlined cold paths that return into a loop).
 	for changed := true; changed; {
 		changed = false
 		for _, in := range insts {
-			if in.op.kind != opJump || in.op.target >= in.addr || in.op.target < r.lo {
+			if in.op.kind != opJump || in.op.target >= in.addr || in.op.target < r.Lo {
 				continue
 			}
-			if k := find(prot, in.op.target); k >= 0 && prot[k].hi < in.addr+uint64(in.op.len) {
-				prot[k].hi = in.addr + uint64(in.op.len)
-				prot = merge(prot)
+			if k := find(prot, in.op.target); k >= 0 && prot[k].Hi < in.addr+uint64(in.op.len) {
+				prot[k].Hi = in.addr + uint64(in.op.len)
+				prot = loader.MergeRanges(prot)
 				changed = true
 			}
 		}
 	}
-	prot = merge(append(prot, frameIntervals(insts, cands, prot)...))
+	prot = loader.MergeRanges(append(prot, frameIntervals(insts, cands, prot)...))
 	var out []uint64
 	for _, c := range cands {
-		if !known[c] && find(prot, c) < 0 && c < r.hi {
+		if !known[c] && find(prot, c) < 0 && c < r.Hi {
 			out = append(out, c)
 		}
 	}
@@ -268,7 +265,7 @@ func looksLikeEntry(op frameOp) bool {
 // and the last matching deallocation, and between setting up a frame
 // pointer (mov rbp,rsp) and the last restore of BP, each searched up to the
 // next unprotected candidate start that looks like a procedure entry.
-func frameIntervals(insts []decoded, cands []uint64, prot []rng) []rng {
+func frameIntervals(insts []decoded, cands []uint64, prot []loader.Range) []loader.Range {
 	var strong []uint64
 	idx := map[uint64]int{}
 	for i, in := range insts {
@@ -279,7 +276,7 @@ func frameIntervals(insts []decoded, cands []uint64, prot []rng) []rng {
 			strong = append(strong, c)
 		}
 	}
-	var out []rng
+	var out []loader.Range
 	for i, in := range insts {
 		op := in.op
 		var match func(frameOp) bool
@@ -307,30 +304,16 @@ func frameIntervals(insts []decoded, cands []uint64, prot []rng) []rng {
 		}
 		if last > 0 {
 			// The allocating instruction may itself be a procedure's first.
-			out = append(out, rng{in.addr + 1, last})
+			out = append(out, loader.Range{Lo: in.addr + 1, Hi: last})
 		}
-	}
-	return out
-}
-
-// merge sorts and joins overlapping intervals.
-func merge(rs []rng) []rng {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].lo < rs[j].lo })
-	var out []rng
-	for _, r := range rs {
-		if n := len(out); n > 0 && r.lo <= out[n-1].hi {
-			out[n-1].hi = max(out[n-1].hi, r.hi)
-			continue
-		}
-		out = append(out, r)
 	}
 	return out
 }
 
 // find returns the index of the interval holding a, or -1.
-func find(rs []rng, a uint64) int {
-	i := sort.Search(len(rs), func(i int) bool { return rs[i].lo > a }) - 1
-	if i >= 0 && a < rs[i].hi {
+func find(rs []loader.Range, a uint64) int {
+	i := sort.Search(len(rs), func(i int) bool { return rs[i].Lo > a }) - 1
+	if i >= 0 && a < rs[i].Hi {
 		return i
 	}
 	return -1

@@ -1,0 +1,32 @@
+package loader
+
+import "sort"
+
+// Range is a half-open address interval [Lo, Hi).
+type Range struct{ Lo, Hi uint64 }
+
+// rangesContain reports whether the sorted, disjoint rs hold a.
+func rangesContain(rs []Range, a uint64) bool {
+	i := sort.Search(len(rs), func(i int) bool { return rs[i].Hi > a })
+	return i < len(rs) && rs[i].Lo <= a
+}
+
+// MergeRanges sorts and coalesces adjacent or overlapping ranges, in place.
+// Every stage that collects address intervals (statement ranges, coverage,
+// unwinder protection zones) uses this one.
+func MergeRanges(rs []Range) []Range {
+	if len(rs) < 2 {
+		return rs
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
+	out := rs[:1]
+	for _, r := range rs[1:] {
+		last := &out[len(out)-1]
+		if r.Lo <= last.Hi {
+			last.Hi = max(last.Hi, r.Hi)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
