@@ -34,13 +34,28 @@ func (n *Node) child(e *Elem) *Node {
 	if c, ok := n.kids[e]; ok {
 		return c
 	}
+	c := &Node{Elem: e, Label: e.Label()}
+	n.attach(c)
+	return c
+}
+
+// adopt makes c a child of n, merged into the child of the same scope if
+// n has one.
+func (n *Node) adopt(c *Node) {
+	if have, ok := n.kids[c.Elem]; ok {
+		merge(have, c)
+		return
+	}
+	n.attach(c)
+}
+
+func (n *Node) attach(c *Node) {
 	if n.kids == nil {
 		n.kids = map[*Elem]*Node{}
 	}
-	c := &Node{Elem: e, Label: e.Label(), Parent: n}
-	n.kids[e] = c
+	c.Parent = n
+	n.kids[c.Elem] = c
 	n.Children = append(n.Children, c)
-	return c
 }
 
 // Options tune Build.

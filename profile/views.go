@@ -97,17 +97,7 @@ func viewTree(n *Node, o ViewOptions) *Node {
 			}
 			return
 		}
-		v := viewTree(c, o)
-		if have, ok := out.kids[c.Elem]; ok {
-			merge(have, v)
-			return
-		}
-		if out.kids == nil {
-			out.kids = map[*Elem]*Node{}
-		}
-		v.Parent = out
-		out.kids[c.Elem] = v
-		out.Children = append(out.Children, v)
+		out.adopt(viewTree(c, o))
 	}
 	for _, c := range n.Children {
 		add(c)
@@ -124,16 +114,7 @@ func merge(a, b *Node) {
 	a.Excl += b.Excl
 	a.Self += b.Self
 	for _, c := range b.Children {
-		if have, ok := a.kids[c.Elem]; ok {
-			merge(have, c)
-			continue
-		}
-		if a.kids == nil {
-			a.kids = map[*Elem]*Node{}
-		}
-		c.Parent = a
-		a.kids[c.Elem] = c
-		a.Children = append(a.Children, c)
+		a.adopt(c)
 	}
 }
 
