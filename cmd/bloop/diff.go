@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 
@@ -10,13 +9,9 @@ import (
 
 // runDiff compares two structure files; exit 0 equal, 1 different, 2 error, like diff(1).
 func runDiff(args []string) int {
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs := newFlagSet("diff", "usage: bloop diff [flags] A.hpcstruct B.hpcstruct\n")
 	addrs := fs.Bool("addresses", false, "also compare address ranges")
 	asJSON := fs.Bool("json", false, "write the report as JSON")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: bloop diff [flags] A.hpcstruct B.hpcstruct\n")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

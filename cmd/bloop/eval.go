@@ -1,22 +1,26 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 
 	"bloop/eval"
 )
 
+const evalUsage = `usage: bloop eval [flags] BINARY...
+       bloop eval --source SRC BINARY...
+
+Runs both placement engines on binaries with DWARF inline records and prints
+the thesis engine's alien-byte precision and recall, the share of inlined
+bytes attributed to the right file, and the shares of loops (matched by entry
+address) in the right context and with the same header line.
+`
+
 // runEval measures the thesis engine against DWARF inline records.
 func runEval(args []string) int {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs := newFlagSet("eval", evalUsage)
 	jobs := fs.Int("j", 0, "worker threads (default: all cores)")
 	source := fs.String("source", "", "source file: compare every mode's loop header lines with the loops written in it")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: bloop eval [flags] BINARY...\n       bloop eval --source SRC BINARY...\n\nRuns both placement engines on binaries with DWARF inline records and prints\nthe thesis engine's alien-byte precision and recall, the share of inlined\nbytes attributed to the right file, and the shares of loops (matched by entry\naddress) in the right context and with the same header line.\n")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(splitShortInts(args)); err != nil {
 		return 2
 	}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 )
@@ -43,4 +44,14 @@ func main() {
 		code = 1
 	}
 	os.Exit(code)
+}
+
+// newFlagSet returns a subcommand's flags; -h prints usage, then the flags.
+func newFlagSet(name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	return fs
 }

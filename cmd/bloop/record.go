@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,15 +10,11 @@ import (
 )
 
 func runRecord(args []string) int {
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	fs := newFlagSet("record", "usage: bloop record [flags] -- PROGRAM [ARGS...]\n")
 	freq := fs.Int("F", 1000, "samples per second (per running thread)")
 	out := fs.String("o", "bloop.rec", "output file")
 	event := fs.String("e", "cpu-clock", "event: cpu-clock, task-clock, cycles, instructions")
 	stack := fs.Int("stack", sample.MaxStack, "bytes of user stack copied per sample (multiple of 8)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: bloop record [flags] -- PROGRAM [ARGS...]\n")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return 1
 	}

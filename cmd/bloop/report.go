@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 
@@ -9,7 +8,7 @@ import (
 )
 
 func runReport(args []string) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs := newFlagSet("report", "usage: bloop report [flags] RECORDING\n")
 	view := fs.String("view", "top-down", "view: top-down, bottom-up or flat")
 	threads := fs.Bool("threads", false, "top-down view per thread instead of merged")
 	minPct := fs.Float64("min", 1, "hide scopes with less than this percentage of the samples")
@@ -20,10 +19,6 @@ func runReport(args []string) int {
 	var structs, debugDirs multiFlag
 	fs.Var(&structs, "struct", "structure file to use for the module it describes (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: bloop report [flags] RECORDING\n")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return 1
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,7 +22,7 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func runStruct(args []string) int {
-	fs := flag.NewFlagSet("struct", flag.ContinueOnError)
+	fs := newFlagSet("struct", "usage: bloop struct [flags] BINARY\n")
 	out := fs.String("o", "", "output file (default <basename>.hpcstruct or .json; - for stdout)")
 	jobs := fs.Int("j", 0, "worker threads (default: all cores)")
 	pretty := fs.Bool("pretty-print", false, "indent the XML")
@@ -36,10 +35,6 @@ func runStruct(args []string) int {
 	var debugDirs, sourceDirs multiFlag
 	fs.Var(&sourceDirs, "source-dir", "directory to look for sources in, besides the paths in the line table (repeatable; hybrid mode)")
 	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: bloop struct [flags] BINARY\n")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(splitShortInts(args)); err != nil {
 		return 1
 	}
