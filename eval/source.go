@@ -1,20 +1,19 @@
 package eval
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"bloop/loader"
 	"bloop/pipeline"
 	"bloop/scopes"
+	"bloop/source"
 )
 
 // SourceLoops returns the header lines of the loops written in a source
@@ -30,26 +29,13 @@ func SourceLoops(src string) ([]int, error) {
 	return nil, fmt.Errorf("%s: unknown source language", src)
 }
 
-var doStmt = regexp.MustCompile(`(?i)^\s*(\d+\s+)?([a-z_]\w*\s*:\s*)?do(\s+(while\b|concurrent\b|\d|[a-z_]\w*\s*=)|\s*$)`)
-
 func fortranLoops(src string) ([]int, error) {
 	f, err := os.Open(src)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []int
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if i := strings.Index(line, "!"); i >= 0 {
-			line = line[:i] // comments and OpenMP directives
-		}
-		if doStmt.MatchString(line) {
-			out = append(out, n)
-		}
-	}
-	return out, sc.Err()
+	return source.FortranLoops(f)
 }
 
 // clangBinary finds a clang to dump ASTs with.

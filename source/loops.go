@@ -6,6 +6,7 @@ package source
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -79,28 +80,46 @@ func scan(path string) []int {
 		return nil
 	}
 	defer fh.Close()
+	if fortran {
+		out, _ := FortranLoops(fh)
+		return out
+	}
 	var out []int
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	sc := lineScanner(fh)
 	inComment := false
 	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if fortran {
-			if i := strings.IndexByte(line, '!'); i >= 0 {
-				line = line[:i]
-			}
-			if fortranDo.MatchString(line) {
-				out = append(out, n)
-			}
-			continue
-		}
-		line, inComment = stripC(line, inComment)
+		var line string
+		line, inComment = stripC(sc.Text(), inComment)
 		if cLoop.MatchString(line) && !strings.Contains(line, "#") {
 			out = append(out, n)
 		}
 	}
 	sort.Ints(out)
 	return out
+}
+
+// FortranLoops returns the lines of the DO statements in Fortran source r,
+// ascending. In Fortran the DO statement is the loop, so this lexical scan
+// is exact; bloop eval uses it as ground truth too.
+func FortranLoops(r io.Reader) ([]int, error) {
+	var out []int
+	sc := lineScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if i := strings.IndexByte(line, '!'); i >= 0 {
+			line = line[:i] // comments and OpenMP directives
+		}
+		if fortranDo.MatchString(line) {
+			out = append(out, n)
+		}
+	}
+	return out, sc.Err()
+}
+
+func lineScanner(r io.Reader) *bufio.Scanner {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	return sc
 }
 
 // stripC removes comments and string literals from a line of C.
