@@ -26,6 +26,16 @@ type Result struct {
 	// Loops matched by entry address; those in the right context (native,
 	// or inlined from the same file) and with the same header line.
 	Loops, LoopsMatched, LoopsRightContext, LoopsSameLine int
+	// Misses describes each loop placed in the wrong context.
+	Misses []Miss
+}
+
+// Miss is a loop the thesis engine placed in a different context than
+// DWARF's inline records.
+type Miss struct {
+	Entry       uint64
+	Proc        string // the truth's enclosing procedure
+	Truth, Pred string // "native" or "inlined from FILE", with the header line
 }
 
 // Precision of alien detection.
@@ -60,6 +70,7 @@ func (r *Result) Add(o *Result) {
 	r.LoopsMatched += o.LoopsMatched
 	r.LoopsRightContext += o.LoopsRightContext
 	r.LoopsSameLine += o.LoopsSameLine
+	r.Misses = append(r.Misses, o.Misses...)
 }
 
 // Binary evaluates the heuristic engine on one binary with inline records.
@@ -76,7 +87,7 @@ func Binary(path string, workers int) (*Result, error) {
 	pred, _ := pipeline.Analyze(img, pipeline.Options{Workers: workers, Engine: pipeline.Heuristic, Normalize: &all})
 	r := &Result{Name: filepath.Base(path)}
 	tb, tl := collect(truth)
-	pb, _ := collect(pred)
+	pb, pl := collect(pred)
 	for _, b := range tb {
 		chain := inlineChain(img, b.lo)
 		if len(chain) > 0 {
@@ -96,18 +107,29 @@ func Binary(path string, workers int) (*Result, error) {
 			}
 		}
 	}
-	// A loop of the truth matches the innermost predicted loop that holds
-	// its entry byte: normalization may have fused loop versions, which
-	// keeps one entry address for several.
+	// A loop of the truth matches the predicted loop with the same entry
+	// address or else the innermost predicted loop that holds its entry
+	// byte: normalization may have fused loop versions, which keeps one
+	// entry address for several.
+	byEntry := map[uint64]*loopInfo{}
+	for i := range pl {
+		byEntry[pl[i].entry] = &pl[i]
+	}
 	for _, l := range tl {
 		r.Loops++
-		p := innermostLoop(pb, l.entry)
+		p := byEntry[l.entry]
 		if p == nil {
+			p = innermostLoop(pb, l.entry)
+		}
+		if p == nil {
+			r.Misses = append(r.Misses, Miss{l.entry, l.proc, l.describe(), "no loop"})
 			continue
 		}
 		r.LoopsMatched++
 		if l.alien == p.alien && (!l.alien || filepath.Base(l.file) == filepath.Base(p.file)) {
 			r.LoopsRightContext++
+		} else {
+			r.Misses = append(r.Misses, Miss{l.entry, l.proc, l.describe(), p.describe()})
 		}
 		if l.line == p.line {
 			r.LoopsSameLine++
@@ -141,12 +163,21 @@ type loopInfo struct {
 	line  int
 	alien bool
 	file  string // the context's file when alien
+	proc  string
+}
+
+func (l *loopInfo) describe() string {
+	if l.alien {
+		return fmt.Sprintf("inlined from %s, line %d", filepath.Base(l.file), l.line)
+	}
+	return fmt.Sprintf("native, line %d", l.line)
 }
 
 // collect lists every statement range with its context, and every loop.
 func collect(m *scopes.Module) ([]byteCtx, []loopInfo) {
 	var bs []byteCtx
 	var ls []loopInfo
+	var proc string
 	var walk func(s *scopes.Scope, alien bool, file string, loop *loopInfo)
 	walk = func(s *scopes.Scope, alien bool, file string, loop *loopInfo) {
 		for _, c := range s.Children {
@@ -156,7 +187,7 @@ func collect(m *scopes.Module) ([]byteCtx, []loopInfo) {
 					bs = append(bs, byteCtx{r.Lo, r.Hi, alien, file, loop})
 				}
 			case c.Kind == scopes.Loop:
-				li := &loopInfo{c.Entry, c.Line, alien, file}
+				li := &loopInfo{c.Entry, c.Line, alien, file, proc}
 				ls = append(ls, *li)
 				walk(c, alien, file, li)
 			case c.IsCallee() || c.IsLoneAlien():
@@ -168,11 +199,23 @@ func collect(m *scopes.Module) ([]byteCtx, []loopInfo) {
 	}
 	for _, f := range m.Files {
 		for _, p := range f.Procs {
+			proc = p.Name
 			walk(p, false, "", nil)
 		}
 	}
 	sort.Slice(bs, func(i, j int) bool { return bs[i].lo < bs[j].lo })
-	return bs, ls
+	// Each byte counts once: like hpcstruct, both engines show a .cold
+	// part within its parent procedure and also as a procedure of its own.
+	out := bs[:0]
+	var end uint64
+	for _, b := range bs {
+		b.lo = max(b.lo, end)
+		if b.lo < b.hi {
+			out = append(out, b)
+			end = b.hi
+		}
+	}
+	return out, ls
 }
 
 // innermostLoop is the loop of the code at addr, or nil.
@@ -208,5 +251,14 @@ func Write(w io.Writer, rs []*Result) {
 	}
 	if len(rs) > 1 {
 		row(total)
+	}
+}
+
+// WriteMisses lists the loops placed in the wrong context, per binary.
+func WriteMisses(w io.Writer, rs []*Result) {
+	for _, r := range rs {
+		for _, m := range r.Misses {
+			fmt.Fprintf(w, "%s: loop at %#x in %s: DWARF %s; thesis engine %s\n", r.Name, m.Entry, m.Proc, m.Truth, m.Pred)
+		}
 	}
 }

@@ -20,6 +20,7 @@ address) in the right context and with the same header line.
 func runEval(args []string) int {
 	fs := newFlagSet("eval", evalUsage)
 	jobs := fs.Int("j", 0, "worker threads (default: all cores)")
+	misses := fs.Bool("misses", false, "also list each loop placed in the wrong context")
 	source := fs.String("source", "", "source file: compare every mode's loop header lines with the loops written in it")
 	if err := fs.Parse(splitShortInts(args)); err != nil {
 		return 2
@@ -53,5 +54,8 @@ func runEval(args []string) int {
 		rs = append(rs, r)
 	}
 	eval.Write(os.Stdout, rs)
+	if *misses {
+		eval.WriteMisses(os.Stdout, rs)
+	}
 	return code
 }
