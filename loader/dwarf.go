@@ -298,6 +298,11 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 		in      *Inline
 		desc    *Descriptor // lexically enclosing procedure descriptor
 		inClass bool        // inside a class or structure type
+		// The enclosing class's declaration: gcc marks a lambda's
+		// operator() artificial and gives it no line; its closure type
+		// carries the lambda's position.
+		classFile string
+		classLine int
 	}
 	stack := []frame{{}}
 	for len(stack) > 0 {
@@ -324,7 +329,11 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 			// procedures say nothing about where source procedures are.
 			decl, _ := e.Val(dwarf.AttrDeclaration).(bool)
 			art, _ := e.Val(dwarf.AttrArtificial).(bool)
-			if !art && (!decl || top.inClass) {
+			lambda := art && top.inClass && di.name == "operator()" && di.line == 0 && top.classLine != 0
+			if lambda {
+				di.file, di.line = top.classFile, top.classLine
+			}
+			if lambda || !art && (!decl || top.inClass) {
 				d = r.descriptor(di, top.desc)
 				if d != nil && top.inClass {
 					d.Member = true
@@ -383,6 +392,10 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 			}
 			if e.Tag == dwarf.TagClassType || e.Tag == dwarf.TagStructType {
 				next.inClass = true
+				next.classFile, next.classLine = "", 0
+				if l, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+					next.classFile, next.classLine = fileName(files, e.Val(dwarf.AttrDeclFile)), int(l)
+				}
 			}
 		}
 		if e.Children {
