@@ -31,6 +31,8 @@ type node struct {
 	begin, end int
 	desc       *loader.Descriptor
 	estimated  bool // a procedure without descriptor: fuzzy bounds
+	header     line // a loop's header line as first placed
+	self       bool // an alien context that is the procedure inlined into itself
 	parent     *node
 	kids       []*node
 	stmts      map[line][]scopes.Range
@@ -303,10 +305,43 @@ func (e *engine) loop(se *node, l *havlak.Loop) {
 	sh := scopes.ShapeOf(e.in.Graph, l)
 	bb := e.bbranch(l, sh)
 	c := e.determine(se, bb)
-	ln := &node{kind: scopes.Loop, file: bb.file, begin: bb.ln, end: bb.ln, parent: c, entry: sh.Entry}
+	ln := &node{kind: scopes.Loop, file: bb.file, begin: bb.ln, end: bb.ln, parent: c, entry: sh.Entry, header: bb}
 	if bb.ln == 0 {
 		ln.file = c.context().file
 	}
 	c.kids = append(c.kids, ln)
 	e.walk(ln, e.items(l.Nodes, l.Children))
+}
+
+// recursiveCopies wraps each loop that is a copy of its parent loop in an
+// alien context for the procedure: gcc inlines recursive calls several
+// levels deep (e.g. _Rb_tree::_M_erase), and a source loop cannot contain
+// itself. A copy has its parent's header line and repeats a body line of
+// the parent outside that header; loops that merely share an exit test
+// line (two gotos in one state machine, two for loops on one line) do not.
+func recursiveCopies(n *node) {
+	for i, k := range n.kids {
+		if n.kind == scopes.Loop && k.kind == scopes.Loop && k.header.ln != 0 && k.header == n.header &&
+			sharesBodyLine(n, k) {
+			ctx := n.context()
+			if ctx.kind == scopes.Proc || ctx.self {
+				a := &node{kind: scopes.Alien, self: true, desc: ctx.desc, file: ctx.file, begin: k.header.ln, end: k.header.ln, parent: n, kids: []*node{k}}
+				if ctx.desc != nil {
+					a.name = ctx.desc.Name
+				}
+				k.parent = a
+				n.kids[i] = a
+			}
+		}
+		recursiveCopies(k)
+	}
+}
+
+func sharesBodyLine(outer, inner *node) bool {
+	for l := range inner.stmts {
+		if l != inner.header && l.ln != 0 && len(outer.stmts[l]) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -34,6 +34,7 @@ func BuildProc(in scopes.Input, b *Bounds, lvl normalize.Level) (*scopes.Scope, 
 		l := e.line(r.Lo)
 		e.determine(root, l).add(l, r)
 	}
+	recursiveCopies(root)
 	p.Children = convert(root)
 	normalize.Run(p, lvl, b.Name)
 	return p, file

@@ -1,0 +1,88 @@
+package heuristic
+
+import (
+	"testing"
+
+	"bloop/loader"
+	"bloop/scopes"
+)
+
+// loopNode builds a loop with header h in file f and statements at lines.
+func loopNode(f string, h int, lines ...int) *node {
+	n := &node{kind: scopes.Loop, file: f, begin: h, end: h, header: line{f, h}, stmts: map[line][]scopes.Range{}}
+	for i, l := range lines {
+		n.add(line{f, l}, scopes.Range{Lo: uint64(100*h + i), Hi: uint64(100*h + i + 1)})
+	}
+	return n
+}
+
+func adopt(parent *node, kids ...*node) *node {
+	for _, k := range kids {
+		k.parent = parent
+		parent.kids = append(parent.kids, k)
+	}
+	return parent
+}
+
+// TestRecursiveCopies: a loop nested in a loop with the same header that
+// repeats a body line is the procedure inlined into itself; loops that only
+// share their exit test line stay native.
+func TestRecursiveCopies(t *testing.T) {
+	d := &loader.Descriptor{Name: "erase", File: "t.h", Line: 1929}
+	cases := []struct {
+		name  string
+		build func() (root, inner *node)
+		wrap  bool
+	}{
+		{"self-inlined recursion", func() (*node, *node) {
+			outer, inner := loopNode("t.h", 1933, 1933, 1938), loopNode("t.h", 1933, 1933, 1938)
+			return adopt(&node{kind: scopes.Proc, file: "t.h", desc: d}, adopt(outer, inner)), inner
+		}, true},
+		{"state machine: shared exit test only", func() (*node, *node) {
+			outer, inner := loopNode("s.c", 31, 27, 28), loopNode("s.c", 31, 31, 33, 34)
+			return adopt(&node{kind: scopes.Proc, file: "s.c"}, adopt(outer, inner)), inner
+		}, false},
+		{"different headers", func() (*node, *node) {
+			outer, inner := loopNode("s.c", 10, 10, 12), loopNode("s.c", 11, 11, 12)
+			return adopt(&node{kind: scopes.Proc, file: "s.c"}, adopt(outer, inner)), inner
+		}, false},
+		{"inside an inlined callee: its region is unknown", func() (*node, *node) {
+			outer, inner := loopNode("t.h", 1933, 1933, 1938), loopNode("t.h", 1933, 1933, 1938)
+			a := adopt(&node{kind: scopes.Alien, file: "t.h"}, adopt(outer, inner))
+			return adopt(&node{kind: scopes.Proc, file: "m.c"}, a), inner
+		}, false},
+	}
+	for _, c := range cases {
+		root, inner := c.build()
+		outer := inner.parent
+		recursiveCopies(root)
+		a := inner.parent
+		wrapped := a != outer && a.kind == scopes.Alien && a.parent == outer
+		if wrapped != c.wrap {
+			t.Errorf("%s: wrapped %v, want %v", c.name, wrapped, c.wrap)
+			continue
+		}
+		if wrapped && (a.file != "t.h" || a.name != "erase" || a.begin != 1933 || len(a.kids) != 1) {
+			t.Errorf("%s: alien %+v, want the procedure's own file and name at the header line", c.name, a)
+		}
+	}
+}
+
+// TestRecursiveCopiesChain: each level of a recursion inlined several
+// times deep gets its own alien context, nested like the calls.
+func TestRecursiveCopiesChain(t *testing.T) {
+	d := &loader.Descriptor{Name: "erase", File: "t.h", Line: 1929}
+	root := &node{kind: scopes.Proc, file: "t.h", desc: d}
+	l1, l2, l3 := loopNode("t.h", 1933, 1938), loopNode("t.h", 1933, 1938), loopNode("t.h", 1933, 1938)
+	adopt(root, adopt(l1, adopt(l2, l3)))
+	recursiveCopies(root)
+	depth := 0
+	for x := l3; x != root; x = x.parent {
+		if x.kind == scopes.Alien {
+			depth++
+		}
+	}
+	if depth != 2 {
+		t.Errorf("l3 under %d alien contexts, want 2", depth)
+	}
+}
