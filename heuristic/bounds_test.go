@@ -16,7 +16,10 @@ func TestBounds(t *testing.T) {
 	g := &loader.Descriptor{Name: "g", File: "b.cc", Line: 30}
 	m1 := &loader.Descriptor{Name: "m1", File: "b.cc", Line: 33, Parent: g, Member: true}
 	m2 := &loader.Descriptor{Name: "m2", File: "b.cc", Line: 36, Parent: g, Member: true}
-	img := &loader.Image{Descriptors: []*loader.Descriptor{mainP, fill, total, f, fInt, g, m1, m2}}
+	h := &loader.Descriptor{Name: "h", File: "b.cc", Line: 50}
+	l1 := &loader.Descriptor{Name: "operator()", File: "b.cc", Line: 52, Parent: h, Member: true, Lambda: true}
+	l2 := &loader.Descriptor{Name: "operator()", File: "b.cc", Line: 55, Parent: l1, Member: true, Lambda: true}
+	img := &loader.Image{Descriptors: []*loader.Descriptor{mainP, fill, total, f, fInt, g, m1, m2, h, l1, l2}}
 	b := NewBounds(img)
 	for _, c := range []struct {
 		d          *loader.Descriptor
@@ -26,9 +29,11 @@ func TestBounds(t *testing.T) {
 		{fill, 42, 55},          // Procedure Invariant 2: ends before its sibling
 		{total, 56, math.MaxInt},
 		{f, 10, 29}, {fInt, 10, 29}, // a template and its instance share a region
-		{g, 30, math.MaxInt},
 		{m1, 33, 35},
 		{m2, 36, 41}, // a member of a procedure-scoped class: memberTol lines
+		{g, 30, 49},
+		{l2, 55, 60},
+		{l1, 52, 60}, // a lambda holds the lambda nested in it
 	} {
 		bg, en, ok := b.Region(c.d)
 		if !ok || bg != c.begin || en != c.end {

@@ -96,7 +96,12 @@ func (e *engine) matches(s *node, l line) bool {
 			// Regions are compared by file and begin line: template and
 			// macro-generated procedures share one source region.
 			o := e.bounds.Owner(l.file, l.ln)
-			return l.file == s.file && o != nil && o.File == s.desc.File && o.Line == s.desc.Line
+			if o != nil && o.Lambda && l.ln == o.Line && o.Parent != nil && !sameRegion(o, s.desc) {
+				// A lambda's first line is also its procedure's: the
+				// closure object is built there.
+				o = o.Parent
+			}
+			return l.file == s.file && o != nil && sameRegion(o, s.desc)
 		}
 		if l.file != s.file || l.ln < s.begin-estBeginTol || l.ln > s.end+estEndTol {
 			return false
@@ -345,3 +350,7 @@ func sharesBodyLine(outer, inner *node) bool {
 	}
 	return false
 }
+
+// sameRegion: template and macro-generated procedures share one source
+// region, so regions are compared by file and begin line.
+func sameRegion(a, b *loader.Descriptor) bool { return a.File == b.File && a.Line == b.Line }

@@ -3,6 +3,7 @@ package heuristic
 import (
 	"testing"
 
+	"bloop/cfg"
 	"bloop/loader"
 	"bloop/scopes"
 )
@@ -84,5 +85,43 @@ func TestRecursiveCopiesChain(t *testing.T) {
 	}
 	if depth != 2 {
 		t.Errorf("l3 under %d alien contexts, want 2", depth)
+	}
+}
+
+// TestLambdaFirstLine: the line a lambda begins on also holds its
+// procedure's code (the closure object is built there); the lambda's
+// other lines are its own.
+func TestLambdaFirstLine(t *testing.T) {
+	mainD := &loader.Descriptor{Name: "main", File: "m.cc", Line: 10}
+	lam := &loader.Descriptor{Name: "operator()", File: "m.cc", Line: 14, Parent: mainD, Member: true, Lambda: true}
+	b := NewBounds(&loader.Image{Descriptors: []*loader.Descriptor{mainD, lam}})
+	e := &engine{bounds: b}
+	for _, c := range []struct {
+		desc *loader.Descriptor
+		line int
+		want bool
+	}{
+		{mainD, 12, true}, {mainD, 14, true}, {mainD, 15, false}, {mainD, 30, true},
+		{lam, 14, true}, {lam, 15, true}, {lam, 12, false},
+	} {
+		n := &node{kind: scopes.Proc, file: "m.cc", desc: c.desc, begin: c.desc.Line, end: c.desc.Line}
+		if got := e.matches(n, line{"m.cc", c.line}); got != c.want {
+			t.Errorf("%s matches line %d: %v, want %v", c.desc.Name, c.line, got, c.want)
+		}
+	}
+}
+
+// TestRecursive: only a procedure that calls itself can hold copies of
+// itself.
+func TestRecursive(t *testing.T) {
+	f := &loader.Func{Name: "f", Addr: 0x100}
+	for _, c := range []struct {
+		calls []uint64
+		want  bool
+	}{{nil, false}, {[]uint64{0x200}, false}, {[]uint64{0x80, 0x100}, true}} {
+		in := scopes.Input{Img: &loader.Image{}, Func: f, Graph: &cfg.Graph{Calls: c.calls}}
+		if got := recursive(in); got != c.want {
+			t.Errorf("calls %x: recursive %v, want %v", c.calls, got, c.want)
+		}
 	}
 }

@@ -34,7 +34,9 @@ func BuildProc(in scopes.Input, b *Bounds, lvl normalize.Level) (*scopes.Scope, 
 		l := e.line(r.Lo)
 		e.determine(root, l).add(l, r)
 	}
-	recursiveCopies(root)
+	if recursive(in) {
+		recursiveCopies(root)
+	}
 	p.Children = convert(root)
 	normalize.Run(p, lvl, b.Name)
 	return p, file
@@ -90,4 +92,24 @@ func order(s *scopes.Scope) int {
 		return 1
 	}
 	return 2
+}
+
+// recursive reports whether the procedure calls itself (or another clone
+// of its source procedure): inlined recursion leaves the deepest level as
+// a call, and without one nested loops with one header are not copies.
+func recursive(in scopes.Input) bool {
+	if in.Graph == nil {
+		return false
+	}
+	for _, t := range in.Graph.Calls {
+		if in.Func != nil && t == in.Func.Addr {
+			return true
+		}
+		if in.Sub != nil && in.Sub.Desc != nil {
+			if sp := in.Img.SubprogramAt(t); sp != nil && sp.Desc == in.Sub.Desc {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -32,6 +32,7 @@ type Descriptor struct {
 	Parent  *Descriptor // lexically enclosing procedure (Fortran contains)
 	HasCode bool
 	Member  bool // a member function declared in a class
+	Lambda  bool // the operator() of a lambda's closure type
 }
 
 // Entry is the procedure's entry address (not its lowest: a cold part may lie below).
@@ -88,10 +89,13 @@ type dwarfReader struct {
 	decls  map[dwarf.Offset]*declInfo
 	quirks *abbrevQuirks
 	descs  map[descKey]*Descriptor
+	// lambdas maps a lambda operator()'s in-class entry to its
+	// descriptor, for the out-of-line copy that refers to it.
+	lambdas map[dwarf.Offset]*Descriptor
 }
 
 func (img *Image) readDWARF(d *dwarf.Data, f *elf.File) error {
-	r := &dwarfReader{img: img, d: d, files: map[dwarf.Offset][]string{}, decls: map[dwarf.Offset]*declInfo{}, descs: map[descKey]*Descriptor{}}
+	r := &dwarfReader{img: img, d: d, files: map[dwarf.Offset][]string{}, decls: map[dwarf.Offset]*declInfo{}, descs: map[descKey]*Descriptor{}, lambdas: map[dwarf.Offset]*Descriptor{}}
 	r.quirks = newAbbrevQuirks(f)
 	rd := d.Reader()
 	for {
@@ -260,6 +264,18 @@ func (r *dwarfReader) ranges(e *dwarf.Entry) []Range {
 	return out
 }
 
+// lambdaOf is the lambda descriptor an out-of-line operator() refers to.
+// gcc emits the closure type in the enclosing function first, so the
+// descriptor is known when its code is reached.
+func (r *dwarfReader) lambdaOf(e *dwarf.Entry) *Descriptor {
+	for _, a := range []dwarf.Attr{dwarf.AttrSpecification, dwarf.AttrAbstractOrigin} {
+		if o, ok := e.Val(a).(dwarf.Offset); ok && r.lambdas[o] != nil {
+			return r.lambdas[o]
+		}
+	}
+	return nil
+}
+
 // descriptor records a procedure descriptor once per (file, line, name).
 func (r *dwarfReader) descriptor(di *declInfo, parent *Descriptor) *Descriptor {
 	if di.name == "" || di.line == 0 || di.file == "" {
@@ -303,6 +319,7 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 		// carries the lambda's position.
 		classFile string
 		classLine int
+		classAnon bool // closure types have no name
 	}
 	stack := []frame{{}}
 	for len(stack) > 0 {
@@ -338,6 +355,15 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 				if d != nil && top.inClass {
 					d.Member = true
 				}
+				if d != nil && lambda {
+					r.lambdas[e.Offset] = d
+				}
+				if d != nil && top.classAnon && di.name == "operator()" {
+					d.Lambda = true
+				}
+			}
+			if d == nil && di.line == 0 {
+				d = r.lambdaOf(e)
 			}
 			rs := r.ranges(e)
 			if len(rs) == 0 {
@@ -393,6 +419,8 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 			if e.Tag == dwarf.TagClassType || e.Tag == dwarf.TagStructType {
 				next.inClass = true
 				next.classFile, next.classLine = "", 0
+				_, named := e.Val(dwarf.AttrName).(string)
+				next.classAnon = !named
 				if l, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
 					next.classFile, next.classLine = fileName(files, e.Val(dwarf.AttrDeclFile)), int(l)
 				}
