@@ -118,6 +118,9 @@ func (e *engine) matches(s *node, l line) bool {
 		if l.file != s.file || l.ln < s.begin-loopBeginTol || l.ln > end {
 			return false
 		}
+		if inSibling(s, l) {
+			return true // the loop holds the code but does not grow over a sibling
+		}
 	}
 	s.begin, s.end = min(s.begin, l.ln), max(s.end, l.ln)
 	return true
@@ -354,3 +357,22 @@ func sharesBodyLine(outer, inner *node) bool {
 // sameRegion: template and macro-generated procedures share one source
 // region, so regions are compared by file and begin line.
 func sameRegion(a, b *loader.Descriptor) bool { return a.File == b.File && a.Line == b.Line }
+
+// inSibling applies Loop Invariant 2: loop s's bounds stay between those
+// of its sibling loops, so a line inside a sibling's bounds does not widen
+// s. Such code (a fused or split sibling's, or its hoisted test) is still
+// placed in s: calling it alien would be wrong on most binaries.
+func inSibling(s *node, l line) bool {
+	if s.parent == nil {
+		return false
+	}
+	for _, x := range s.parent.kids {
+		if x == s || x.kind != scopes.Loop || x.file != s.file {
+			continue
+		}
+		if x.begin <= s.header.ln && l.ln <= x.end && l.ln < s.begin || x.begin > s.header.ln && l.ln >= x.begin && l.ln > s.end {
+			return true
+		}
+	}
+	return false
+}

@@ -125,3 +125,31 @@ func TestRecursive(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopInvariant2: a loop does not grow over its siblings' lines, but
+// keeps the code; within the tolerance it grows as before.
+func TestLoopInvariant2(t *testing.T) {
+	proc := &node{kind: scopes.Proc, file: "a.c", begin: 1, end: 100}
+	x := loopNode("a.c", 10, 10, 12)
+	x.end = 14
+	y := loopNode("a.c", 17)
+	z := loopNode("a.c", 30)
+	adopt(proc, x, y, z)
+	e := &engine{}
+	for _, c := range []struct {
+		ln         int
+		ok         bool
+		begin, end int
+	}{
+		{14, true, 17, 17}, // inside x: kept, y does not grow
+		{15, true, 15, 17}, // between x and y: y grows up
+		{31, true, 15, 17}, // inside z: kept, no growth
+		{25, true, 15, 25},
+		{9, false, 15, 25}, // beyond the begin tolerance
+	} {
+		ok := e.matches(y, line{"a.c", c.ln})
+		if ok != c.ok || y.begin != c.begin || y.end != c.end {
+			t.Errorf("line %d: matches %v, bounds [%d,%d]; want %v, [%d,%d]", c.ln, ok, y.begin, y.end, c.ok, c.begin, c.end)
+		}
+	}
+}
