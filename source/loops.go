@@ -21,21 +21,36 @@ type Finder struct {
 	Dirs []string // extra directories to look in (by path suffix and base name)
 
 	mu    sync.Mutex
-	cache map[string][]int
+	cache map[string]*loops
+}
+
+// loops are the loop statements of one source file.
+type loops struct {
+	lines []int       // header lines, ascending
+	tails map[int]int // the while line of a do-while -> its do line
 }
 
 // LoopLines returns the sorted header lines of the loops written in file,
 // or nil when the file cannot be found or is of an unknown language.
-func (f *Finder) LoopLines(file string) []int {
+func (f *Finder) LoopLines(file string) []int { return f.loops(file).lines }
+
+// DoLine returns the do line of the do-while loop whose closing while is
+// on line ln of file.
+func (f *Finder) DoLine(file string, ln int) (int, bool) {
+	d, ok := f.loops(file).tails[ln]
+	return d, ok
+}
+
+func (f *Finder) loops(file string) *loops {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.cache == nil {
-		f.cache = map[string][]int{}
+		f.cache = map[string]*loops{}
 	}
 	if ls, ok := f.cache[file]; ok {
 		return ls
 	}
-	var ls []int
+	ls := &loops{}
 	if p := f.find(file); p != "" {
 		ls = scan(p)
 	}
@@ -58,12 +73,14 @@ func (f *Finder) find(file string) string {
 
 var (
 	fortranDo = regexp.MustCompile(`(?i)^\s*(\d+\s+)?([a-z_]\w*\s*:\s*)?do(\s+(while\b|concurrent\b|\d|[a-z_]\w*\s*=)|\s*$)`)
-	cLoop     = regexp.MustCompile(`(^|[;{}:)]|\belse)\s*(for|while|do)\b`)
+	cToken    = regexp.MustCompile(`\b(for|while|do)\b|[{}]`)
 )
 
 // scan finds loop statements lexically: DO statements in Fortran; for,
-// while and do keywords in C and C++ (comments and strings removed).
-func scan(path string) []int {
+// while and do keywords in C and C++ (comments, strings and preprocessor
+// lines removed). The while that closes a do-while is not a loop of its
+// own: it is recorded as the tail of its do.
+func scan(path string) *loops {
 	ext := strings.ToLower(filepath.Ext(path))
 	fortran := false
 	switch ext {
@@ -72,30 +89,64 @@ func scan(path string) []int {
 	case ".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".inl", ".tcc":
 	default:
 		if ext != "" {
-			return nil
+			return &loops{}
 		}
 	}
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil
+		return &loops{}
 	}
 	defer fh.Close()
 	if fortran {
 		out, _ := FortranLoops(fh)
-		return out
+		return &loops{lines: out}
 	}
-	var out []int
-	sc := lineScanner(fh)
-	inComment := false
+	return cLoops(fh)
+}
+
+// cLoops pairs each do with the while at its brace depth that closes it.
+func cLoops(r io.Reader) *loops {
+	ls := &loops{tails: map[int]int{}}
+	type open struct{ line, depth int }
+	var dos []open
+	depth := 0
+	seen := map[int]bool{}
+	sc := lineScanner(r)
+	inComment, macro := false, false
 	for n := 1; sc.Scan(); n++ {
 		var line string
 		line, inComment = stripC(sc.Text(), inComment)
-		if cLoop.MatchString(line) && !strings.Contains(line, "#") {
-			out = append(out, n)
+		// Preprocessor lines, with their continuations, are not statements.
+		if macro || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			macro = strings.HasSuffix(strings.TrimRight(line, " \t"), "\\")
+			continue
+		}
+		for _, tok := range cToken.FindAllString(line, -1) {
+			switch tok {
+			case "{":
+				depth++
+			case "}":
+				depth--
+			case "while":
+				if k := len(dos) - 1; k >= 0 && dos[k].depth == depth {
+					ls.tails[n] = dos[k].line
+					dos = dos[:k]
+					continue
+				}
+				fallthrough
+			default:
+				if tok == "do" {
+					dos = append(dos, open{n, depth})
+				}
+				if !seen[n] {
+					seen[n] = true
+					ls.lines = append(ls.lines, n)
+				}
+			}
 		}
 	}
-	sort.Ints(out)
-	return out
+	sort.Ints(ls.lines)
+	return ls
 }
 
 // FortranLoops returns the lines of the DO statements in Fortran source r,

@@ -26,6 +26,12 @@ func SnapLoops(p *scopes.Scope, f *Finder) {
 		if s.Kind != scopes.Loop || s.Line == 0 || s.File == "" {
 			return used
 		}
+		// A do-while's branch is on its while line: the loop is its do.
+		if d, ok := f.DoLine(s.File, s.Line); ok && !used[d] {
+			s.Line = d
+			used[d] = true
+			return used
+		}
 		lines := f.LoopLines(s.File)
 		i := sort.SearchInts(lines, s.Line+1) - 1
 		for ; i >= 0 && lines[i] >= s.Line-Tol; i-- {
