@@ -2,6 +2,7 @@ package eval
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -91,4 +92,43 @@ func TestPinnedAccuracy(t *testing.T) {
 	}
 	t.Logf("total: precision %.1f%%, recall %.1f%%, file %.1f%%, loop context %.1f%%, loop line %.1f%% (%d loops)",
 		100*total.Precision(), 100*total.Recall(), 100*total.FileShare(), 100*total.LoopContext(), 100*total.LoopLine(), total.Loops)
+}
+
+// TestDebianDebugAccuracy pins the thesis engine's figures on two real
+// optimized libraries with DWARF inline records from Debian's -dbg
+// packages (libstdc++6-12-dbg's debug build, libgsl-dbg).
+func TestDebianDebugAccuracy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	gsl, _ := filepath.Glob("/usr/lib/x86_64-linux-gnu/libgsl.so.27.*")
+	libs := map[string][3]float64{ // precision, recall, loop context
+		"/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30": {91.3, 99.4, 99.9},
+	}
+	if len(gsl) > 0 {
+		libs[gsl[0]] = [3]float64{99.2, 88.1, 95.8}
+	}
+	n := 0
+	for lib, want := range libs {
+		if _, err := os.Stat(lib); err != nil {
+			continue
+		}
+		r, err := Binary(lib, 2)
+		if err != nil {
+			t.Errorf("%s: %v", lib, err)
+			continue
+		}
+		n++
+		got := [3]float64{100 * r.Precision(), 100 * r.Recall(), 100 * r.LoopContext()}
+		for i, name := range []string{"precision", "recall", "loop context"} {
+			if got[i] < want[i]-0.5 {
+				t.Errorf("%s: %s %.1f%%, pinned at %.1f%%", filepath.Base(lib), name, got[i], want[i])
+			}
+		}
+		t.Logf("%s: precision %.1f%%, recall %.1f%%, file %.1f%%, loop context %.1f%%, loop line %.1f%% (%d loops)",
+			filepath.Base(lib), got[0], got[1], 100*r.FileShare(), got[2], 100*r.LoopLine(), r.Loops)
+	}
+	if n == 0 {
+		t.Skip("no -dbg libraries installed")
+	}
 }

@@ -239,7 +239,7 @@ func (e *engine) replicate(z, c *node) {
 // the body. On the corpus this places 90.1% of loops in the right context
 // against 87.0% with the backward branch alone (bloop eval). A loop
 // without exits falls back to the backward branch.
-func (e *engine) bbranch(l *havlak.Loop, sh scopes.LoopShape) line {
+func (e *engine) bbranch(se *node, l *havlak.Loop, sh scopes.LoopShape) line {
 	g := e.in.Graph
 	var best line
 	for _, v := range sh.Exits {
@@ -248,6 +248,14 @@ func (e *engine) bbranch(l *havlak.Loop, sh scopes.LoopShape) line {
 		}
 	}
 	if best.ln != 0 {
+		// A do-while tests at its end: its body starts above the test,
+		// at the first line of the loop's entry block.
+		// Loop Invariant 1 keeps it below the enclosing loop's header and
+		// the procedure's first line (prologue code scheduled into loops).
+		h := e.firstLine(g.Blocks[l.Header])
+		if h.file == best.file && h.ln < best.ln && e.sameOwner(h, best) && h.ln > e.floor(se, h) {
+			best = h
+		}
 		return best
 	}
 	var latch *cfg.Inst
@@ -311,7 +319,7 @@ func (e *engine) walk(se *node, its []item) {
 
 func (e *engine) loop(se *node, l *havlak.Loop) {
 	sh := scopes.ShapeOf(e.in.Graph, l)
-	bb := e.bbranch(l, sh)
+	bb := e.bbranch(se, l, sh)
 	c := e.determine(se, bb)
 	ln := &node{kind: scopes.Loop, file: bb.file, begin: bb.ln, end: bb.ln, parent: c, entry: sh.Entry, header: bb}
 	if bb.ln == 0 {
@@ -375,4 +383,35 @@ func inSibling(s *node, l line) bool {
 		}
 	}
 	return false
+}
+
+// firstLine is the line of the first instruction of b that has one.
+func (e *engine) firstLine(b *cfg.Block) line {
+	for i := range b.Insts {
+		if l := e.line(b.Insts[i].Addr); l.ln != 0 {
+			return l
+		}
+	}
+	return line{}
+}
+
+// sameOwner reports whether two lines lie in one procedure's region: code
+// inlined from elsewhere in the file must not stretch a loop.
+func (e *engine) sameOwner(a, b line) bool {
+	oa, ob := e.bounds.Owner(a.file, a.ln), e.bounds.Owner(b.file, b.ln)
+	return oa != nil && ob != nil && sameRegion(oa, ob)
+}
+
+// floor is the line a loop placed in se must begin below: the header of
+// the enclosing loop, or the first line of the procedure owning h.
+func (e *engine) floor(se *node, h line) int {
+	for x := se; x != nil; x = x.parent {
+		if x.kind == scopes.Loop && x.header.file == h.file {
+			return x.header.ln - 1 // loops sharing a header line may nest
+		}
+	}
+	if o := e.bounds.Owner(h.file, h.ln); o != nil {
+		return o.Line
+	}
+	return 0
 }
