@@ -1,0 +1,64 @@
+package pipeline
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bloop/loader"
+	"bloop/normalize"
+	"bloop/scopes"
+)
+
+// TestHeuristicFlatContexts checks the thesis engine's shape on every
+// corpus binary, with and without normalization: alien contexts are
+// flattened per enclosing loop or procedure, so a scope at loop depth m
+// has at most m+2 procedure contexts above it (thesis 4.1.2), and an alien
+// context never sits directly in another.
+func TestHeuristicFlatContexts(t *testing.T) {
+	bins, _ := filepath.Glob(filepath.Join(corpusBin, "*"))
+	n := 0
+	for _, b := range bins {
+		if strings.HasSuffix(b, "SHA256SUMS") {
+			continue
+		}
+		img, err := loader.Open(b, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, lvl := range []normalize.Level{normalize.None, normalize.All} {
+			lvl := lvl
+			m, errs := Analyze(img, Options{Workers: 2, Engine: Heuristic, Normalize: &lvl})
+			if len(errs) > 0 {
+				t.Errorf("%s: %v", b, errs[0])
+			}
+			var walk func(s *scopes.Scope, depth, contexts int, parent *scopes.Scope)
+			walk = func(s *scopes.Scope, depth, contexts int, parent *scopes.Scope) {
+				n++
+				switch {
+				case s.Kind == scopes.Loop:
+					depth++
+				case s.IsContext():
+					contexts++
+					if s.Kind == scopes.Alien && parent != nil && parent.Kind == scopes.Alien {
+						t.Errorf("%s: alien %s:%d directly inside alien %s:%d", filepath.Base(b), s.File, s.Line, parent.File, parent.Line)
+					}
+				}
+				if contexts > depth+2 {
+					t.Errorf("%s: %d procedure contexts at loop depth %d", filepath.Base(b), contexts, depth)
+				}
+				for _, c := range s.Children {
+					walk(c, depth, contexts, s)
+				}
+			}
+			for _, f := range m.Files {
+				for _, p := range f.Procs {
+					walk(p, 0, 0, nil)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Skip("no corpus binaries")
+	}
+}
