@@ -24,11 +24,12 @@ type region struct {
 type Bounds struct {
 	byFile map[string][]*region // sorted by begin
 	of     map[*loader.Descriptor]*region
+	alias  map[*loader.Descriptor]*loader.Descriptor // see findAliases
 }
 
 // NewBounds infers the regions of img's descriptors.
 func NewBounds(img *loader.Image) *Bounds {
-	b := &Bounds{byFile: map[string][]*region{}, of: map[*loader.Descriptor]*region{}}
+	b := &Bounds{byFile: map[string][]*region{}, of: map[*loader.Descriptor]*region{}, alias: map[*loader.Descriptor]*loader.Descriptor{}}
 	for _, d := range img.Descriptors {
 		r := &region{d: d, begin: d.Line, end: math.MaxInt}
 		b.byFile[d.File] = append(b.byFile[d.File], r)
@@ -88,6 +89,7 @@ func NewBounds(img *loader.Image) *Bounds {
 			}
 		}
 	}
+	b.findAliases(img)
 	return b
 }
 

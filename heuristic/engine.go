@@ -101,7 +101,7 @@ func (e *engine) matches(s *node, l line) bool {
 				// closure object is built there.
 				o = o.Parent
 			}
-			return l.file == s.file && o != nil && sameRegion(o, s.desc)
+			return l.file == s.file && o != nil && e.bounds.owns(s.desc, o)
 		}
 		if l.file != s.file || l.ln < s.begin-estBeginTol || l.ln > s.end+estEndTol {
 			return false
