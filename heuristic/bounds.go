@@ -73,12 +73,14 @@ func NewBounds(img *loader.Image) *Bounds {
 			r.end = end
 		}
 	}
-	// A lambda inside a lambda: the outer one holds the inner one's lines
-	// (up to its own non-overlapping bound), deepest first.
-	for _, d := range byDepth(b.of) {
-		r, pr := b.of[d], b.of[d.Parent]
-		if d.Member && pr != nil && d.Parent.Member && r.end > pr.end {
-			pr.end = min(r.end, limit[pr])
+	// A lambda inside a lambda: each enclosing member holds the inner
+	// one's lines, up to its own non-overlapping bound.
+	for d, r := range b.of {
+		end := r.end
+		for x := d; x.Member && x.Parent != nil && x.Parent.Member; x = x.Parent {
+			pr := b.of[x.Parent]
+			end = min(end, limit[pr])
+			pr.end = max(pr.end, end)
 		}
 	}
 	// Procedure Invariant 1: children end within their parents.
@@ -91,37 +93,6 @@ func NewBounds(img *loader.Image) *Bounds {
 	}
 	b.findAliases(img)
 	return b
-}
-
-// byDepth lists descriptors with a parent, deepest first, in a fixed order.
-func byDepth(of map[*loader.Descriptor]*region) []*loader.Descriptor {
-	depth := func(d *loader.Descriptor) int {
-		n := 0
-		for x := d.Parent; x != nil; x = x.Parent {
-			n++
-		}
-		return n
-	}
-	var ds []*loader.Descriptor
-	for d := range of {
-		if d.Parent != nil {
-			ds = append(ds, d)
-		}
-	}
-	sort.Slice(ds, func(i, j int) bool {
-		a, b := ds[i], ds[j]
-		if da, db := depth(a), depth(b); da != db {
-			return da > db
-		}
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Name < b.Name
-	})
-	return ds
 }
 
 // within reports whether d is lexically nested in p.

@@ -93,8 +93,6 @@ func (e *engine) matches(s *node, l line) bool {
 	case scopes.Proc:
 		if s.desc != nil {
 			// Native code: in the procedure's region, not in a nested one.
-			// Regions are compared by file and begin line: template and
-			// macro-generated procedures share one source region.
 			o := e.bounds.Owner(l.file, l.ln)
 			if o != nil && o.Lambda && l.ln == o.Line && o.Parent != nil && !sameRegion(o, s.desc) {
 				// A lambda's first line is also its procedure's: the

@@ -346,8 +346,8 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 			// procedures say nothing about where source procedures are.
 			decl, _ := e.Val(dwarf.AttrDeclaration).(bool)
 			art, _ := e.Val(dwarf.AttrArtificial).(bool)
-			lambda := art && top.inClass && di.name == "operator()" && di.line == 0 && top.classLine != 0
-			if lambda {
+			lambda := top.inClass && top.classAnon && di.name == "operator()"
+			if lambda && di.line == 0 {
 				di.file, di.line = top.classFile, top.classLine
 			}
 			if lambda || !art && (!decl || top.inClass) {
@@ -356,10 +356,8 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 					d.Member = true
 				}
 				if d != nil && lambda {
-					r.lambdas[e.Offset] = d
-				}
-				if d != nil && top.classAnon && di.name == "operator()" {
 					d.Lambda = true
+					r.lambdas[e.Offset] = d
 				}
 			}
 			if d == nil && di.line == 0 {
