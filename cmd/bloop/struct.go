@@ -32,6 +32,8 @@ func runStruct(args []string) int {
 	inline := fs.String("inline", "auto", "inline placement: auto (hybrid when the binary has DWARF procedures, else heuristic), dwarf, heuristic (the thesis engine) or hybrid (dwarf, with loops on their statement's line when the source is readable)")
 	norm := fs.String("N", "", "normalization passes: all, safe or none (default: all for the heuristic engine, none otherwise)")
 	compat := fs.String("compat", "", "hpcstruct: reproduce real hpcstruct's tree exactly")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the whole run to `FILE`")
+	memProfile := fs.String("memprofile", "", "write a heap profile (go tool pprof) at the end of the run to `FILE`")
 	var debugDirs, sourceDirs multiFlag
 	fs.Var(&sourceDirs, "source-dir", "directory to look for sources in, besides the paths in the line table (repeatable; hybrid mode)")
 	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
@@ -69,6 +71,17 @@ func runStruct(args []string) int {
 		return 1
 	}
 	bin := fs.Arg(0)
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+			return 1
+		}
+		defer stop()
+	}
+	if *memProfile != "" {
+		defer writeHeapProfile(*memProfile)
+	}
 	t0 := time.Now()
 	img, err := loader.Open(bin, loader.Options{DebugDirs: debugDirs})
 	if err != nil {
