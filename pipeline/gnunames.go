@@ -6,14 +6,13 @@ import (
 	"strings"
 
 	"bloop/loader"
-	"bloop/scopes"
 )
 
 // gnuNames demangles every C++ name of img with c++filt, GNU's demangler,
 // which hpcstruct uses: --compat hpcstruct then spells names exactly as
 // hpcstruct does. Without c++filt (binutils) it returns nil and the
 // built-in demangler is used.
-func gnuNames(img *loader.Image) *scopes.Names {
+func gnuNames(img *loader.Image) map[string]string {
 	cxxfilt, err := exec.LookPath("c++filt")
 	if err != nil {
 		return nil
@@ -58,5 +57,5 @@ func gnuNames(img *loader.Image) *scopes.Names {
 	for i, n := range names {
 		m[n] = lines[i]
 	}
-	return scopes.NewNames(m)
+	return m
 }

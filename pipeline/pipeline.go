@@ -125,10 +125,11 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 	if opt.Normalize != nil && !opt.Compat {
 		lvl = *opt.Normalize
 	}
-	var names *scopes.Names
+	var gnu map[string]string
 	if opt.Compat {
-		names = gnuNames(img)
+		gnu = gnuNames(img)
 	}
+	names := scopes.NewNames(gnu)
 	var hybrid *source.Finder
 	if engine == Hybrid {
 		hybrid = &source.Finder{Dirs: opt.SourceDirs}

@@ -69,9 +69,17 @@ type builder struct {
 	in    Input
 	names func(*loader.Inline) string
 	chain []*loader.Inline
+	// keys remembers each inlined call's key: an inline record covers many
+	// instructions, and its key (a demangled name) is the same for all.
+	keys map[*loader.Inline]inlKey
+	// last is the previous path and the chain it came from: consecutive
+	// instructions mostly share one.
+	last      []inlKey
+	lastChain []*loader.Inline
 }
 
-// path returns the inline keys of addr's inlined-call chain.
+// path returns the inline keys of addr's inlined-call chain. The slice is
+// shared with later calls for the same chain and must not be modified.
 func (b *builder) path(addr uint64) []inlKey {
 	if b.in.Sub == nil {
 		return nil
@@ -80,14 +88,39 @@ func (b *builder) path(addr uint64) []inlKey {
 	if len(b.chain) == 0 {
 		return nil
 	}
+	if sameChain(b.chain, b.lastChain) {
+		return b.last
+	}
+	if b.keys == nil {
+		b.keys = map[*loader.Inline]inlKey{}
+	}
 	keys := make([]inlKey, len(b.chain))
 	for i, in := range b.chain {
-		keys[i] = inlKey{callFile: in.CallFile, callLine: in.CallLine, unknown: in.CallUnknown, name: b.names(in), calleeFile: in.DeclFile}
-		if in.CallUnknown {
-			keys[i].callFile, keys[i].callLine = "", 0
+		k, ok := b.keys[in]
+		if !ok {
+			k = inlKey{callFile: in.CallFile, callLine: in.CallLine, unknown: in.CallUnknown, name: b.names(in), calleeFile: in.DeclFile}
+			if in.CallUnknown {
+				k.callFile, k.callLine = "", 0
+			}
+			b.keys[in] = k
+		}
+		keys[i] = k
+	}
+	b.last = keys
+	b.lastChain = append(b.lastChain[:0], b.chain...)
+	return keys
+}
+
+func sameChain(a, b []*loader.Inline) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
 		}
 	}
-	return keys
+	return true
 }
 
 func (b *builder) line(addr uint64) stmtKey {

@@ -2,25 +2,50 @@ package scopes
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/ianlancetaylor/demangle"
 )
 
-// Names holds the names GNU's demangler (c++filt, the demangler hpcstruct
-// uses) gives to link names, for the hpcstruct-compatible mode: the Go
+// Names demangles the link names of one image, each once: an inlined
+// callee's name is asked for at every copy of it (libjvm: millions of
+// instructions in inlined code, a few thousand distinct callees), and
+// demangling dominated the analysis before it was remembered. Safe for
+// concurrent use. In the hpcstruct-compatible mode it also holds the names
+// GNU's demangler (c++filt, the demangler hpcstruct uses) gives: the Go
 // demangler differs from it on a few templates (substitutions inside `sr`
-// unresolved names). Nil means the built-in demangler only.
+// unresolved names). A nil *Names demangles without remembering.
 type Names struct {
-	gnu map[string]string // link name -> c++filt output (with return type)
+	gnu  map[string]string // link name -> c++filt output (with return type)
+	memo sync.Map          // link name -> demangled
 }
 
-// NewNames wraps c++filt's outputs for the given link names.
+type demangled struct {
+	s  string
+	ok bool
+}
+
+// NewNames returns an empty name cache; gnu, when not nil, holds c++filt's
+// outputs for link names.
 func NewNames(gnu map[string]string) *Names { return &Names{gnu: gnu} }
 
-// demangle is demangleOK with GNU's spelling when it is known.
+// demangle is demangleOK with GNU's spelling when it is known, remembered.
 func (n *Names) demangle(name string) (string, bool) {
-	d, ok := demangleOK(name)
 	if n == nil || !strings.HasPrefix(name, "_Z") {
+		return n.demangleOnce(name)
+	}
+	if v, ok := n.memo.Load(name); ok {
+		d := v.(demangled)
+		return d.s, d.ok
+	}
+	s, ok := n.demangleOnce(name)
+	n.memo.Store(name, demangled{s, ok})
+	return s, ok
+}
+
+func (n *Names) demangleOnce(name string) (string, bool) {
+	d, ok := demangleOK(name)
+	if n == nil || n.gnu == nil || !strings.HasPrefix(name, "_Z") {
 		return d, ok
 	}
 	g, found := n.gnu[name]
