@@ -2,7 +2,6 @@ package loader
 
 import (
 	"debug/dwarf"
-	"debug/elf"
 	"encoding/binary"
 	"sort"
 )
@@ -18,6 +17,7 @@ type abbrevQuirks struct {
 
 type unitAbbrevs struct {
 	start, end uint64
+	first      uint64 // offset of the unit's root entry
 	implicit   map[uint64]bool // abbrev codes of inlined subroutines with implicit_const call_file
 }
 
@@ -27,15 +27,9 @@ const (
 	atCallFile        = 0x58
 )
 
-func newAbbrevQuirks(f *elf.File) *abbrevQuirks {
+func newAbbrevQuirks(info, abbr []byte) *abbrevQuirks {
 	q := &abbrevQuirks{}
-	is, as := f.Section(".debug_info"), f.Section(".debug_abbrev")
-	if is == nil || as == nil {
-		return q
-	}
-	info, err1 := is.Data()
-	abbr, err2 := as.Data()
-	if err1 != nil || err2 != nil {
+	if info == nil || abbr == nil {
 		return q
 	}
 	q.info = info
@@ -73,7 +67,16 @@ func newAbbrevQuirks(f *elf.File) *abbrevQuirks {
 			m = implicitCallFile(abbr, aoff)
 			cache[aoff] = m
 		}
-		q.units = append(q.units, unitAbbrevs{start: off, end: end, implicit: m})
+		first := p + offSize + 1 // abbreviation offset, address size (v2-4)
+		if version >= 5 {
+			first = p + offSize
+			if t := info[off+hdr+2]; t == 2 || t == 6 { // DW_UT_type, DW_UT_split_type
+				first += 8 + offSize
+			} else if t == 4 || t == 5 { // DW_UT_skeleton, DW_UT_split_compile
+				first += 8
+			}
+		}
+		q.units = append(q.units, unitAbbrevs{start: off, end: end, first: first, implicit: m})
 		off = end
 	}
 	return q

@@ -2,10 +2,11 @@ package loader
 
 import (
 	"debug/dwarf"
-	"debug/elf"
 	"fmt"
 	"path"
 	"sort"
+
+	"bloop/par"
 )
 
 // Subprogram is a DWARF procedure descriptor that owns code.
@@ -80,48 +81,116 @@ type declInfo struct {
 	line             int
 }
 
-// dwarfReader walks the DWARF of one image.
+// dwarfReader walks one compile unit. Units are walked independently, in
+// parallel, and merged in their order (mergeUnits), so the result does not
+// depend on the number of workers.
 type dwarfReader struct {
-	img    *Image
-	d      *dwarf.Data
-	cus    []*dwarf.Entry // compile units by offset
+	img    *Image         // read only: which addresses are code
+	d      *dwarf.Data    // shared, read only
+	cus    []*dwarf.Entry // all compile units by offset, shared
+	quirks *abbrevQuirks
 	files  map[dwarf.Offset][]string
 	decls  map[dwarf.Offset]*declInfo
-	quirks *abbrevQuirks
 	descs  map[descKey]*Descriptor
 	// lambdas maps a lambda operator()'s in-class entry to its
 	// descriptor, for the out-of-line copy that refers to it.
 	lambdas map[dwarf.Offset]*Descriptor
+
+	// What the unit contributes, in the order it was found.
+	descList []*Descriptor
+	procs    []*Subprogram
+	lines    lineBuilder
+	warnings []string
 }
 
-func (img *Image) readDWARF(d *dwarf.Data, f *elf.File) error {
-	r := &dwarfReader{img: img, d: d, files: map[dwarf.Offset][]string{}, decls: map[dwarf.Offset]*declInfo{}, descs: map[descKey]*Descriptor{}, lambdas: map[dwarf.Offset]*Descriptor{}}
-	r.quirks = newAbbrevQuirks(f)
+func (img *Image) readDWARF(d *dwarf.Data, secs map[string][]byte, workers int) error {
+	quirks := newAbbrevQuirks(secs["info"], secs["abbrev"])
+	// The units' root entries, found from their headers: a walk from one
+	// unit to the next decodes every entry when there is no DW_AT_sibling.
+	var cus []*dwarf.Entry
 	rd := d.Reader()
-	for {
+	for _, u := range quirks.units {
+		rd.Seek(dwarf.Offset(u.first))
 		e, err := rd.Next()
 		if err != nil {
 			return fmt.Errorf("DWARF: %v", err)
 		}
-		if e == nil {
-			break
+		if e != nil && (e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit) {
+			cus = append(cus, e)
 		}
-		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
-			r.cus = append(r.cus, e)
-		}
-		rd.SkipChildren()
 	}
-	lt := &lineBuilder{img: img}
-	for _, cu := range r.cus {
-		if err := r.unit(cu); err != nil {
-			img.Warnings = append(img.Warnings, fmt.Sprintf("compile unit at %#x skipped: %v", cu.Offset, err))
+	units := make([]*dwarfReader, len(cus))
+	par.For(workers, len(cus), func(i int) {
+		r := &dwarfReader{img: img, d: d, cus: cus, quirks: quirks, files: map[dwarf.Offset][]string{}, decls: map[dwarf.Offset]*declInfo{}, descs: map[descKey]*Descriptor{}, lambdas: map[dwarf.Offset]*Descriptor{}}
+		r.lines.img = img
+		r.walk(cus[i])
+		units[i] = r
+	})
+	img.mergeUnits(units)
+	return nil
+}
+
+// walk reads one unit's procedures and line rows; a unit that cannot be
+// read (or that debug/dwarf panics on) is reported and skipped.
+func (r *dwarfReader) walk(cu *dwarf.Entry) {
+	defer func() {
+		if x := recover(); x != nil {
+			r.descList, r.procs, r.lines.rows = nil, nil, nil
+			r.warnings = append(r.warnings, fmt.Sprintf("compile unit at %#x skipped: malformed DWARF (%v)", cu.Offset, x))
 		}
-		if err := lt.add(d, cu); err != nil {
-			img.Warnings = append(img.Warnings, fmt.Sprintf("line table of unit at %#x: %v", cu.Offset, err))
+	}()
+	if err := r.unit(cu); err != nil {
+		r.warnings = append(r.warnings, fmt.Sprintf("compile unit at %#x skipped: %v", cu.Offset, err))
+	}
+	if err := r.lines.add(r.d, cu); err != nil {
+		r.warnings = append(r.warnings, fmt.Sprintf("line table of unit at %#x: %v", cu.Offset, err))
+	}
+}
+
+// mergeUnits joins the units' findings in unit order. A descriptor is one
+// per (file, line, name) across the image: the first unit's, with the flags
+// every unit found for it.
+func (img *Image) mergeUnits(units []*dwarfReader) {
+	nd, nr, np := 0, 0, 0
+	for _, u := range units {
+		nd, nr, np = nd+len(u.descList), nr+len(u.lines.rows), np+len(u.procs)
+	}
+	canon := make(map[*Descriptor]*Descriptor, nd)
+	byKey := make(map[descKey]*Descriptor, nd)
+	lt := &lineBuilder{img: img, rows: make([]LineRow, 0, nr)}
+	img.Procs = make([]*Subprogram, 0, np)
+	for _, u := range units {
+		for _, d := range u.descList {
+			k := descKey{d.File, d.Line, d.Name}
+			c, ok := byKey[k]
+			if !ok {
+				byKey[k] = d
+				img.Descriptors = append(img.Descriptors, d)
+				c = d
+			} else {
+				c.HasCode = c.HasCode || d.HasCode
+				c.Member = c.Member || d.Member
+				c.Lambda = c.Lambda || d.Lambda
+			}
+			canon[d] = c
+		}
+		lt.rows = append(lt.rows, u.lines.rows...)
+		img.Warnings = append(img.Warnings, u.warnings...)
+	}
+	for _, d := range img.Descriptors {
+		if d.Parent != nil {
+			d.Parent = canon[d.Parent]
+		}
+	}
+	for _, u := range units {
+		for _, p := range u.procs {
+			if p.Desc != nil {
+				p.Desc = canon[p.Desc]
+			}
+			img.Procs = append(img.Procs, p)
 		}
 	}
 	img.Lines = lt.finish()
-	return nil
 }
 
 // cuOf returns the compile unit holding the entry at off.
@@ -287,7 +356,7 @@ func (r *dwarfReader) descriptor(di *declInfo, parent *Descriptor) *Descriptor {
 	}
 	d := &Descriptor{Name: di.name, File: di.file, Line: di.line, Parent: parent}
 	r.descs[key] = d
-	r.img.Descriptors = append(r.img.Descriptors, d)
+	r.descList = append(r.descList, d)
 	return d
 }
 
@@ -373,7 +442,7 @@ func (r *dwarfReader) unit(cu *dwarf.Entry) error {
 			}
 			sp := &Subprogram{Name: di.name, LinkName: di.link, DeclFile: di.file, DeclLine: di.line, Ranges: rs, Parent: top.sub, Offset: e.Offset, Desc: d}
 			sp.EntryPC = r.entryPC(e, rs)
-			r.img.Procs = append(r.img.Procs, sp)
+			r.procs = append(r.procs, sp)
 			next = frame{sub: sp, desc: d}
 		case dwarf.TagInlinedSubroutine:
 			if top.sub == nil {

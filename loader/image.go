@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 )
 
@@ -58,6 +59,7 @@ type Image struct {
 // Options tunes how an image is opened.
 type Options struct {
 	DebugDirs []string // extra roots searched for separate debug files
+	Workers   int      // goroutines for sections and compilation units; <= 0: GOMAXPROCS
 }
 
 // Error is a problem with an input file; it names the file.
@@ -117,6 +119,9 @@ func Open(path string, opt Options) (img *Image, err error) {
 	}
 	defer ef.Close()
 	img = &Image{Path: path, Name: filepath.Base(path)}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
 	if ef.Class != elf.ELFCLASS64 || ef.Data != elf.ELFDATA2LSB {
 		return nil, errorf(path, "unsupported ELF: %v %v (bloop reads 64-bit little-endian images)", ef.Class, ef.Data)
 	}
@@ -137,18 +142,18 @@ func Open(path string, opt Options) (img *Image, err error) {
 	default:
 		return nil, errorf(path, "unsupported ELF type %v (want an executable or shared library)", ef.Type)
 	}
-	if err := img.readSections(ef); err != nil {
+	if err := img.readSections(ef, f); err != nil {
 		return nil, err
 	}
-	dwFile, dbgPath := ef, ""
+	dwFile, dwRaw, dbgPath := ef, io.ReaderAt(f), ""
 	if !hasDWARF(ef) {
 		if p := findDebugFile(path, ef, opt.DebugDirs); p != "" {
-			df, err := elf.Open(p)
+			df, raw, err := openELF(p)
 			if err != nil {
 				img.Warnings = append(img.Warnings, fmt.Sprintf("%s: separate debug file unreadable: %v", p, err))
 			} else {
-				defer df.Close()
-				dwFile, dbgPath = df, p
+				defer raw.Close()
+				dwFile, dwRaw, dbgPath = df, raw, p
 			}
 		}
 	}
@@ -160,11 +165,11 @@ func Open(path string, opt Options) (img *Image, err error) {
 	img.readFuncs(ef, dbgSyms)
 	img.CallSites = landingPads(ef, img)
 	if hasDWARF(dwFile) {
-		d, err := dwFile.DWARF()
+		secs, d, err := openDWARF(dwFile, dwRaw, opt.Workers)
 		if err != nil {
 			// Bad DWARF is common: keep symbols and CFG loops, say why lines are missing.
 			img.Warnings = append(img.Warnings, fmt.Sprintf("%s: DWARF unreadable, using symbols only: %v", debugName(path, dbgPath), err))
-		} else if err := img.readDWARF(d, dwFile); err != nil {
+		} else if err := img.readDWARF(d, secs, opt.Workers); err != nil {
 			img.Warnings = append(img.Warnings, fmt.Sprintf("%s: %v", debugName(path, dbgPath), err))
 		}
 	}
@@ -212,7 +217,21 @@ func hasDWARF(f *elf.File) bool {
 	return false
 }
 
-func (img *Image) readSections(f *elf.File) error {
+// openELF opens a separate debug file, keeping the file for raw reads.
+func openELF(path string) (*elf.File, *os.File, error) {
+	raw, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := elf.NewFile(raw)
+	if err != nil {
+		raw.Close()
+		return nil, nil, err
+	}
+	return f, raw, nil
+}
+
+func (img *Image) readSections(f *elf.File, raw io.ReaderAt) error {
 	for _, s := range f.Sections {
 		// .eh_frame is SHT_X86_64_UNWIND (0x70000001) on x86-64; keep it for landing pads.
 		if (s.Type != elf.SHT_PROGBITS && s.Type != elf.SectionType(0x70000001)) || s.Flags&elf.SHF_ALLOC == 0 {
@@ -221,9 +240,9 @@ func (img *Image) readSections(f *elf.File) error {
 		if s.Size > maxSectionSize {
 			return errorf(img.Path, "section %s claims %d bytes", s.Name, s.Size)
 		}
-		data, err := s.Data()
+		data, err := sectionBytes(raw, s)
 		if err != nil {
-			return errorf(img.Path, "section %s: %v", s.Name, err)
+			return errorf(img.Path, "%v", err)
 		}
 		if uint64(len(data)) != s.Size {
 			return errorf(img.Path, "section %s truncated (%d of %d bytes)", s.Name, len(data), s.Size)

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 
 	"bloop/cfg"
 	"bloop/havlak"
 	"bloop/heuristic"
 	"bloop/loader"
 	"bloop/normalize"
+	"bloop/par"
 	"bloop/scopes"
 	"bloop/source"
 )
@@ -87,7 +87,7 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 	errs := make([]error, n)
 	// Phase 1: CFGs and loops. Phase 2 needs all of them: a procedure that
 	// another one continues into by a call to the next instruction is empty.
-	parallel(workers, n, func(i int) {
+	par.For(workers, n, func(i int) {
 		inputs[i], errs[i] = graphOne(img, img.Funcs[i], noret, region)
 	})
 	claimed := map[uint64]bool{}
@@ -138,7 +138,7 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 	if engine == Heuristic {
 		bounds = heuristic.NewBounds(img)
 	}
-	parallel(workers, n, func(i int) {
+	par.For(workers, n, func(i int) {
 		if errs[i] != nil {
 			return
 		}
@@ -156,26 +156,6 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
 		procs = append(procs, r)
 	}
 	return scopes.NewModule(img.Path, img.Name, procs), all
-}
-
-// parallel runs f(0..n-1) on a bounded pool of workers.
-func parallel(workers, n int, f func(int)) {
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }
 
 func graphOne(img *loader.Image, fn *loader.Func, noret func(uint64) bool, region func(uint64, bool) (uint64, uint64, bool)) (in scopes.Input, err error) {

@@ -83,7 +83,12 @@ func runStruct(args []string) int {
 		defer writeHeapProfile(*memProfile)
 	}
 	t0 := time.Now()
-	img, err := loader.Open(bin, loader.Options{DebugDirs: debugDirs})
+	if *jobs > 0 {
+		// -j bounds the threads of the whole run, loading included, so
+		// that -j1 is what one core does.
+		runtime.GOMAXPROCS(*jobs)
+	}
+	img, err := loader.Open(bin, loader.Options{DebugDirs: debugDirs, Workers: *jobs})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
