@@ -17,7 +17,7 @@ type abbrevQuirks struct {
 
 type unitAbbrevs struct {
 	start, end uint64
-	first      uint64 // offset of the unit's root entry
+	first      uint64          // offset of the unit's root entry
 	implicit   map[uint64]bool // abbrev codes of inlined subroutines with implicit_const call_file
 }
 
