@@ -2,6 +2,7 @@ package cfg
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"golang.org/x/arch/x86/x86asm"
 
@@ -18,6 +19,9 @@ func (amd64) decode(b []byte, addr uint64) Inst {
 	}
 	x, err := x86asm.Decode(b, 64)
 	if err != nil || x.Len == 0 {
+		if n := unknownToX86asm(b); n > 0 {
+			return Inst{Addr: addr, Len: n, Kind: Other}
+		}
 		// After an error Len cannot be trusted: skip one byte.
 		return Inst{Addr: addr, Len: 1, Kind: Invalid}
 	}
@@ -59,6 +63,35 @@ func (amd64) decode(b []byte, addr uint64) Inst {
 	return in
 }
 
+// unknownToX86asm returns the length of the instructions x86asm does not
+// decode that compiled code contains, or 0. Each has no operand but a
+// register and continues at the next instruction:
+//
+//	0f 01 /mod=11   vmcall, vmlaunch, vmresume, vmxoff, vmrun, vmmcall,
+//	                vmload, vmsave, stgi, clgi, skinit, invlpga, enclu, ...
+//	                (vmlinux's xen_hypercall_amd starts with vmmcall)
+//	0f c7 /7 mod=11 rdseed (libstdc++'s __x86_rdseed)
+func unknownToX86asm(b []byte) int {
+	n := 0
+	for n < len(b) && n < 4 && (b[n] == 0x66 || b[n] == 0xf2 || b[n] == 0xf3) {
+		n++
+	}
+	if n < len(b) && b[n]&0xf0 == 0x40 { // REX
+		n++
+	}
+	if len(b) < n+3 || b[n] != 0x0f {
+		return 0
+	}
+	op, modrm := b[n+1], b[n+2]
+	switch {
+	case op == 0x01 && modrm >= 0xc0:
+	case op == 0xc7 && modrm>>6 == 3 && (modrm>>3)&7 == 7:
+	default:
+		return 0
+	}
+	return n + 3
+}
+
 // maxTable bounds a jump table whose size no compare gives.
 const maxTable = 4096
 
@@ -69,29 +102,31 @@ const maxTable = 4096
 //	lea table(%rip),%base
 //	movslq (%base,%idx,4),%r ; add %base,%r ; jmp *%r   PIC: 4-byte offsets from table
 //
-// The table size comes from the dominating `cmp $n,%idx; ja` when found,
-// else entries are read while they point into the procedure.
-func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, lo, hi uint64) []uint64 {
-	n := len(path)
+// The table size comes from the `cmp $n; ja` that bounds the index when
+// found (tableBound), else entries are read while they point into the
+// procedure.
+func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, valid func(uint64) bool) []uint64 {
+	// Re-decode the path (Inst keeps only the control-flow summary), from
+	// the jump back to the first instruction x86asm cannot read.
+	var xs []x86asm.Inst
+	for i := len(path) - 1; i >= 0; i-- {
+		p := path[i]
+		x, err := x86asm.Decode(img.Bytes(p.Addr, p.Addr+uint64(p.Len)), 64)
+		if err != nil {
+			path = path[i+1:]
+			break
+		}
+		xs = append(xs, x)
+	}
+	slices.Reverse(xs)
+	n := len(xs)
 	if n == 0 {
 		return nil
 	}
-	// Re-decode the path: Inst keeps only the control-flow summary.
-	xs := make([]x86asm.Inst, n)
-	for i, p := range path {
-		b := img.Bytes(p.Addr, p.Addr+uint64(p.Len))
-		x, err := x86asm.Decode(b, 64)
-		if err != nil {
-			return nil
-		}
-		xs[i] = x
-	}
-	last := xs[n-1]
-	bound := tableBound(xs)
-	switch a := last.Args[0].(type) {
+	switch a := xs[n-1].Args[0].(type) {
 	case x86asm.Mem:
 		if a.Base == 0 && a.Index != 0 && a.Scale == 8 {
-			return readTable(img, uint64(a.Disp), 8, 0, bound, lo, hi)
+			return readTable(img, uint64(a.Disp), 8, 0, tableBound(xs, n-1, a.Index), valid)
 		}
 	case x86asm.Reg:
 		// Walk back to the load of the table entry: r = sext(mem[base + idx*4]),
@@ -108,7 +143,7 @@ func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, lo, hi uint64) 
 				continue
 			}
 			if tb, ok := leaRIP(path, xs, i, m.Base); ok {
-				return readTable(img, tb, 4, tb, bound, lo, hi)
+				return readTable(img, tb, 4, tb, tableBound(xs, i, m.Index), valid)
 			}
 			return nil
 		}
@@ -134,29 +169,184 @@ func leaRIP(path []Inst, xs []x86asm.Inst, i int, reg x86asm.Reg) (uint64, bool)
 	return 0, false
 }
 
-// tableBound finds `cmp $n, reg` followed by `ja`/`jae` and returns the entry count.
-func tableBound(xs []x86asm.Inst) int {
-	for i := len(xs) - 2; i >= 1; i-- {
-		if xs[i].Op != x86asm.JA && xs[i].Op != x86asm.JAE && xs[i].Op != x86asm.JBE && xs[i].Op != x86asm.JB {
+// tableBound returns the number of entries of the table that xs[load]
+// indexes with register idx, or 0 when unknown. It walks back from the
+// load, following where the index came from (register copies, right
+// shifts, a load from memory), to the compare and unsigned branch that
+// bound it:
+//
+//	cmp $0x1f,%ecx; ja                            32 entries
+//	cmp $0x4d,%ecx; jg ...; ja                    the ja reads the cmp's flags: 78
+//	mov %edx,%ecx; sar $3,%ecx; cmp $0x47,%edx; ja   ecx = edx>>3 <= 8: 9
+//	cmpl $5,0x78(%rbx); ...; ja; mov 0x78(%rbx),%eax   6
+//
+// Without it the table is read on into the next one, whose targets lie
+// inside instructions (libjvm's Canonicalizer::do_If, ciMethodData::load_data).
+func tableBound(xs []x86asm.Inst, load int, idx x86asm.Reg) int {
+	cur := location{reg: regFamily(idx)} // what the index is computed from
+	shift := 0
+	var b *branchBound // the nearest bounding branch above the load
+	for i := load - 1; i >= 0; i-- {
+		x := xs[i]
+		if b == nil {
+			if bb, ok := unsignedBound(xs, i); ok {
+				b = &bb
+				continue
+			}
+		}
+		if b != nil && i == b.cmp {
+			if b.at == cur {
+				return ((b.count - 1) >> shift) + 1
+			}
+			continue // the index may still be computed from b.at above
+		}
+		if x.Op == x86asm.CALL {
+			return 0 // the call may change what the index comes from
+		}
+		dst, ok := x.Args[0].(x86asm.Reg)
+		if !ok || !writesDest(x.Op) {
 			continue
 		}
-		c := xs[i-1]
-		if c.Op != x86asm.CMP {
+		dst = regFamily(dst)
+		if b != nil && i < b.cmp && b.at == (location{reg: dst}) {
+			b = nil // the compared value is not the one copied below
+		}
+		if cur != (location{reg: dst}) {
+			continue
+		}
+		switch x.Op {
+		case x86asm.MOV, x86asm.MOVZX, x86asm.MOVSXD:
+			switch src := x.Args[1].(type) {
+			case x86asm.Reg:
+				cur = location{reg: regFamily(src)}
+			case x86asm.Mem:
+				cur = location{mem: src, isMem: true}
+			default:
+				return 0
+			}
+		case x86asm.SAR, x86asm.SHR:
+			imm, ok := x.Args[1].(x86asm.Imm)
+			if !ok || imm < 0 || imm > 63 {
+				return 0
+			}
+			shift += int(imm)
+		default:
 			return 0
 		}
-		imm, ok := c.Args[1].(x86asm.Imm)
-		if !ok || imm < 0 || imm >= maxTable {
-			return 0
+		if b != nil && i < b.cmp && b.at == cur {
+			return ((b.count - 1) >> shift) + 1
 		}
-		if xs[i].Op == x86asm.JA || xs[i].Op == x86asm.JBE {
-			return int(imm) + 1
-		}
-		return int(imm)
 	}
 	return 0
 }
 
-func readTable(img *loader.Image, table uint64, size int, rel uint64, bound int, lo, hi uint64) []uint64 {
+// location is a register (by family) or a memory operand.
+type location struct {
+	reg   x86asm.Reg
+	mem   x86asm.Mem
+	isMem bool
+}
+
+// branchBound is `cmp $n, at` at index cmp, read by an unsigned branch:
+// at has count values on the path that falls through.
+type branchBound struct {
+	at    location
+	count int
+	cmp   int
+}
+
+// unsignedBound recognizes xs[i] as an unsigned branch whose flags come
+// from `cmp $n, x` (only flag-neutral instructions between).
+func unsignedBound(xs []x86asm.Inst, i int) (branchBound, bool) {
+	op := xs[i].Op
+	if op != x86asm.JA && op != x86asm.JAE {
+		return branchBound{}, false
+	}
+	k := i - 1
+	for k > 0 && keepsFlags(xs[k].Op) {
+		k--
+	}
+	if k < 0 || xs[k].Op != x86asm.CMP {
+		return branchBound{}, false
+	}
+	imm, ok := xs[k].Args[1].(x86asm.Imm)
+	if !ok || imm < 0 || imm >= maxTable {
+		return branchBound{}, false
+	}
+	b := branchBound{count: int(imm), cmp: k}
+	if op == x86asm.JA {
+		b.count++
+	}
+	switch a := xs[k].Args[0].(type) {
+	case x86asm.Reg:
+		b.at = location{reg: regFamily(a)}
+	case x86asm.Mem:
+		b.at = location{mem: a, isMem: true}
+	default:
+		return branchBound{}, false
+	}
+	return b, true
+}
+
+// regFamily maps a register of any width to its 64-bit register, so that
+// %ecx and %rcx are the same index.
+func regFamily(r x86asm.Reg) x86asm.Reg {
+	switch {
+	case r >= x86asm.RAX && r <= x86asm.R15:
+		return r
+	case r >= x86asm.EAX && r <= x86asm.R15L:
+		return x86asm.RAX + (r - x86asm.EAX)
+	case r >= x86asm.AX && r <= x86asm.R15W:
+		return x86asm.RAX + (r - x86asm.AX)
+	case r >= x86asm.AL && r <= x86asm.BL:
+		return x86asm.RAX + (r - x86asm.AL)
+	case r >= x86asm.AH && r <= x86asm.BH:
+		return x86asm.RAX + (r - x86asm.AH)
+	case r >= x86asm.SPB && r <= x86asm.R15B:
+		return x86asm.RSP + (r - x86asm.SPB)
+	}
+	return r
+}
+
+// writesDest reports whether op writes its first operand (x86asm lists
+// the destination first); compares, tests and stores to memory do not.
+func writesDest(op x86asm.Op) bool {
+	switch op {
+	case x86asm.CMP, x86asm.TEST, x86asm.PUSH, x86asm.BT, x86asm.NOP:
+		return false
+	}
+	return !isJcc(op)
+}
+
+func isJcc(op x86asm.Op) bool {
+	switch op {
+	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JG, x86asm.JGE,
+		x86asm.JL, x86asm.JLE, x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO,
+		x86asm.JP, x86asm.JS:
+		return true
+	}
+	return false
+}
+
+// keepsFlags reports whether op never writes the arithmetic flags: the
+// moves and address computations compilers schedule between a compare and
+// its branch.
+func keepsFlags(op x86asm.Op) bool {
+	switch op {
+	case x86asm.MOV, x86asm.MOVSXD, x86asm.MOVSX, x86asm.MOVZX, x86asm.LEA, x86asm.NOP,
+		x86asm.PUSH, x86asm.POP, x86asm.MOVAPS, x86asm.MOVUPS, x86asm.MOVQ, x86asm.MOVD,
+		x86asm.MOVSD_XMM, x86asm.MOVSS, x86asm.MOVAPD, x86asm.MOVDQA, x86asm.MOVDQU, x86asm.CMOVA,
+		x86asm.CMOVAE, x86asm.CMOVB, x86asm.CMOVBE, x86asm.CMOVE, x86asm.CMOVNE, x86asm.CMOVG,
+		x86asm.CMOVGE, x86asm.CMOVL, x86asm.CMOVLE, x86asm.CMOVS, x86asm.CMOVNS:
+		return true
+	}
+	return isJcc(op)
+}
+
+// readTable reads a jump table's targets. With a bound, it keeps the
+// entries the procedure may jump to; without one, it reads while entries
+// are such targets (a switch over an enum may have no bounds check).
+func readTable(img *loader.Image, table uint64, size int, rel uint64, bound int, valid func(uint64) bool) []uint64 {
 	limit := bound
 	if limit == 0 {
 		limit = maxTable
@@ -173,7 +363,7 @@ func readTable(img *loader.Image, table uint64, size int, rel uint64, bound int,
 		} else {
 			t = uint64(int64(rel) + int64(int32(binary.LittleEndian.Uint32(b))))
 		}
-		if t < lo || t >= hi {
+		if !valid(t) {
 			if bound == 0 {
 				break
 			}

@@ -33,10 +33,23 @@ type Inst struct {
 	Kind   Kind
 	Target uint64   // direct target of Jump, CondJump, Call
 	Table  []uint64 // resolved targets of an IndirectJump through a jump table
+	// shared is how many of the instruction's last bytes are also the
+	// start of a later instruction the procedure jumps into (see Span).
+	shared uint8
 }
 
 // End is the address after the instruction.
 func (in *Inst) End() uint64 { return in.Addr + uint64(in.Len) }
+
+// Span is the code the instruction owns: its bytes up to the start of
+// the next decoded instruction. Instructions overlap where code jumps into
+// the middle of another instruction (vmlinux's retbleed_untrain_ret does
+// so on purpose, a misresolved jump table by accident); each keeps the
+// bytes from its own start, so every instruction start, the address a
+// sample can have, lies in exactly one statement.
+func (in *Inst) Span() loader.Range {
+	return loader.Range{Lo: in.Addr, Hi: in.End() - uint64(in.shared)}
+}
 
 // Block is a basic block.
 type Block struct {
@@ -59,14 +72,17 @@ type Graph struct {
 	Continued []uint64
 	// Undecodable counts bytes where decoding failed; the traversal stops there.
 	Undecodable int
+	// Overlaps counts instructions that run into the next decoded one.
+	Overlaps int
 }
 
 // arch is what one instruction set provides.
 type arch interface {
 	// decode classifies the instruction at addr; b holds the bytes up to the procedure's end.
 	decode(b []byte, addr uint64) Inst
-	// jumpTable resolves an indirect jump using the instructions that lead to it.
-	jumpTable(img *loader.Image, path []Inst, jmp Inst, lo, hi uint64) []uint64
+	// jumpTable resolves an indirect jump using the instructions that lead
+	// to it; valid says which targets the procedure may jump to.
+	jumpTable(img *loader.Image, path []Inst, jmp Inst, valid func(uint64) bool) []uint64
 }
 
 func archFor(a loader.Arch) (arch, error) {
@@ -79,6 +95,9 @@ func archFor(a loader.Arch) (arch, error) {
 
 // ErrArch says the architecture has no decoder yet.
 var ErrArch = errors.New("no control-flow analysis for this architecture yet")
+
+// ErrEntry says the procedure's first instruction does not decode.
+var ErrEntry = errors.New("entry does not decode")
 
 // Options control graph construction.
 type Options struct {
@@ -126,6 +145,12 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		}
 		return region{}, false
 	}
+	// target reports whether the procedure may jump to t: its own extent
+	// and the regions it continues into (a .cold part).
+	target := func(t uint64) bool {
+		_, ok := regionOf(t, false)
+		return ok
+	}
 	insts := map[uint64]Inst{}
 	leaders := map[uint64]bool{entry: true}
 	work := []uint64{entry}
@@ -150,7 +175,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 			for _, a := range pending {
 				in := insts[a]
-				in.Table = ar.jumpTable(img, backChain(insts, jumps, a, 32), in, lo, hi)
+				in.Table = ar.jumpTable(img, backChain(insts, jumps, a, 32), in, target)
 				insts[a] = in
 				for _, t := range in.Table {
 					if _, ok := regionOf(t, false); ok {
@@ -240,8 +265,12 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
 	index := map[uint64]int{}
 	var cur *Block
-	for _, a := range addrs {
+	for k, a := range addrs {
 		in := insts[a]
+		if k+1 < len(addrs) && in.End() > addrs[k+1] {
+			in.shared = uint8(in.End() - addrs[k+1])
+			g.Overlaps++
+		}
 		if cur == nil || leaders[a] || cur.End != a || endsBlock(cur.Last().Kind) {
 			cur = &Block{Start: a}
 			index[a] = len(g.Blocks)
@@ -282,7 +311,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	e, ok := index[entry]
 	if !ok {
-		return nil, fmt.Errorf("entry %#x does not decode", entry)
+		return nil, fmt.Errorf("%w at %#x", ErrEntry, entry)
 	}
 	g.Entry = e
 	for t := range calls {

@@ -2,6 +2,7 @@ package cfg
 
 import (
 	"encoding/binary"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -171,5 +172,43 @@ func TestBuildGarbage(t *testing.T) {
 				t.Fatalf("round %d: block [%#x,%#x) outside the procedure", round, b.Start, b.End)
 			}
 		}
+	}
+}
+
+// TestOverlappingInstructions: code that jumps into the middle of an
+// instruction (vmlinux's retbleed_untrain_ret: the immediate of a test is
+// a ret). Each instruction owns its bytes up to the next one's start.
+func TestOverlappingInstructions(t *testing.T) {
+	// 1000: f6 c3 cc   test $0xcc,%bl   (1001: c3 ret)
+	// 1003: 0f ae e8   lfence
+	// 1006: eb f9      jmp 1001
+	code := []byte{0xf6, 0xc3, 0xcc, 0x0f, 0xae, 0xe8, 0xeb, 0xf9}
+	img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: code}}, nil)
+	g, err := Build(img, 0x1000, 0x1000, 0x1008, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := map[uint64]loader.Range{}
+	for _, b := range g.Blocks {
+		for i := range b.Insts {
+			spans[b.Insts[i].Addr] = b.Insts[i].Span()
+		}
+	}
+	want := map[uint64]loader.Range{
+		0x1000: {Lo: 0x1000, Hi: 0x1001}, 0x1001: {Lo: 0x1001, Hi: 0x1002},
+		0x1003: {Lo: 0x1003, Hi: 0x1006}, 0x1006: {Lo: 0x1006, Hi: 0x1008},
+	}
+	if !reflect.DeepEqual(spans, want) {
+		t.Errorf("spans %v, want %v", spans, want)
+	}
+	if g.Overlaps != 1 {
+		t.Errorf("overlaps %d, want 1", g.Overlaps)
+	}
+}
+
+func TestEntryDoesNotDecode(t *testing.T) {
+	img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: []byte{0x06, 0xc3}}}, nil)
+	if _, err := Build(img, 0x1000, 0x1000, 0x1002, Options{}); !errors.Is(err, ErrEntry) {
+		t.Errorf("error %v, want ErrEntry", err)
 	}
 }

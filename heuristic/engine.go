@@ -306,7 +306,7 @@ func (e *engine) walk(se *node, its []item) {
 				if l.ln != 0 || c == nil {
 					c = e.determine(se, l)
 				}
-				c.add(l, scopes.Range{Lo: in.Addr, Hi: in.End()})
+				c.add(l, in.Span())
 				prev = c
 			}
 			continue

@@ -142,7 +142,7 @@ func (b *builder) addRange(root *node, path []inlKey, r Range) {
 func (b *builder) addBlock(root *node, blk *cfg.Block, base []inlKey) {
 	for i := range blk.Insts {
 		in := &blk.Insts[i]
-		b.addRange(root, rel(b.path(in.Addr), base), Range{Lo: in.Addr, Hi: in.End()})
+		b.addRange(root, rel(b.path(in.Addr), base), in.Span())
 	}
 }
 

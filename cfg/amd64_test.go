@@ -1,0 +1,92 @@
+package cfg
+
+import (
+	"encoding/hex"
+	"testing"
+
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// decodeAll decodes a straight-line sequence of instructions.
+func decodeAll(t *testing.T, code []byte) []x86asm.Inst {
+	t.Helper()
+	var xs []x86asm.Inst
+	for len(code) > 0 {
+		x, err := x86asm.Decode(code, 64)
+		if err != nil {
+			t.Fatalf("decode %x: %v", code, err)
+		}
+		xs = append(xs, x)
+		code = code[x.Len:]
+	}
+	return xs
+}
+
+// TestTableBound covers the compare-and-branch idioms that bound a jump
+// table's index. Bytes assembled by GNU as from the text beside them.
+func TestTableBound(t *testing.T) {
+	tests := []struct {
+		asm, hex string
+		want     int
+	}{
+		{"cmp $0x1f,%ecx; ja; lea; movslq (%rdx,%rcx,4),%rax",
+			"83f91f0f8700000000488d15000100004863048a", 32},
+		{"cmp $0x4d,%ecx; jg; ja; lea; movslq (%rdx,%rcx,4),%rax",
+			"83f94d0f8f000000000f8700000000488d15000100004863048a", 78},
+		{"mov %edx,%ecx; sar $3,%ecx; cmp $0x47,%edx; ja; lea; movslq (%rsi,%rcx,4),%rdx",
+			"89d1c1f90383fa470f8700000000488d35000100004863148e", 9},
+		{"cmpl $5,0x78(%rbx); mov -0x40(%rbp),%r8; mov 0x8(%rdx),%rsi; ja; mov 0x78(%rbx),%eax; lea; movslq (%rdx,%rax,4),%rax",
+			"837b78054c8b45c0488b72080f87000000008b4378488d150001000048630482", 6},
+		{"cmp $7,%edi; jae; jmp *0x2000(,%rdi,8)",
+			"83ff070f8300000000ff24fd00200000", 7},
+		// The index is replaced after the compare: unknown.
+		{"cmp $5,%ecx; mov %edx,%ecx; ja; lea; movslq (%rdx,%rcx,4),%rax",
+			"83f90589d10f8700000000488d15000100004863048a", 0},
+		// The compared register changed after it was copied to the index.
+		{"mov %edx,%ecx; add $1,%edx; cmp $5,%edx; ja; lea; movslq (%rdx,%rcx,4),%rax",
+			"89d183c20183fa050f8700000000488d15000100004863048a", 0},
+		// A call between the bound and the load may change the index.
+		{"cmp $5,%ecx; ja; call; lea; movslq (%rdx,%rcx,4),%rax",
+			"83f9050f8700000000e800000000488d15000100004863048a", 0},
+	}
+	for _, tc := range tests {
+		code, err := hex.DecodeString(tc.hex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs := decodeAll(t, code)
+		load := len(xs) - 1
+		var idx x86asm.Reg
+		if m, ok := xs[load].Args[0].(x86asm.Mem); ok {
+			idx = m.Index // jmp *table(,%idx,8)
+		} else {
+			idx = xs[load].Args[1].(x86asm.Mem).Index
+		}
+		if got := tableBound(xs, load, idx); got != tc.want {
+			t.Errorf("%s: bound %d, want %d", tc.asm, got, tc.want)
+		}
+	}
+}
+
+// TestSystemInstructions: instructions x86asm does not know, which kernels
+// and libraries use (vmlinux's xen_hypercall_amd is vmmcall; jmp).
+func TestSystemInstructions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		code []byte
+		want Kind
+		len  int
+	}{
+		{"vmmcall", []byte{0x0f, 0x01, 0xd9, 0xc3}, Other, 3},
+		{"vmcall", []byte{0x0f, 0x01, 0xc1, 0xc3}, Other, 3},
+		{"rdseed %edx", []byte{0x0f, 0xc7, 0xfa, 0x89, 0x10}, Other, 3},
+		{"rdseed %rdx", []byte{0x48, 0x0f, 0xc7, 0xfa}, Other, 4},
+		{"cmpxchg8b (mod 00) is x86asm's", []byte{0x0f, 0xc7, 0x0f}, Other, 3},
+		{"garbage stays invalid", []byte{0x06}, Invalid, 1},
+	} {
+		in := amd64{}.decode(tc.code, 0x1000)
+		if in.Kind != tc.want || in.Len != tc.len {
+			t.Errorf("%s: kind %d len %d, want kind %d len %d", tc.name, in.Kind, in.Len, tc.want, tc.len)
+		}
+	}
+}
