@@ -1,8 +1,10 @@
 package scopes
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
+	"strings"
 )
 
 // The JSON form is the same tree as the XML. Schema (version 1):
@@ -26,39 +28,121 @@ type jsonScope struct {
 	Children []*jsonScope `json:"children,omitempty"`
 }
 
-type jsonFile struct {
-	Name  string       `json:"name"`
-	Procs []*jsonScope `json:"procs"`
+// JSONWriter streams the JSON form: each procedure is marshalled on its
+// own into a document skeleton written by hand, with the indentation
+// encoding/json gives the whole document (one space a level), so no tree
+// of the whole image is held. Procedures must arrive grouped by file.
+type JSONWriter struct {
+	w       *bufio.Writer
+	err     error
+	modules int    // modules begun
+	files   int    // files begun in the current module
+	inFile  bool   // a file's procs array is open
+	file    string // its name
 }
 
-type jsonModule struct {
-	Path  string      `json:"path"`
-	Name  string      `json:"name"`
-	Files []*jsonFile `json:"files"`
+// NewJSONWriter starts a JSON document on w.
+func NewJSONWriter(w io.Writer) *JSONWriter {
+	j := &JSONWriter{w: bufio.NewWriterSize(w, 1<<16)}
+	j.w.WriteString("{\n \"version\": 1,\n \"modules\": ")
+	return j
 }
 
-type jsonDoc struct {
-	Version int           `json:"version"`
-	Modules []*jsonModule `json:"modules"`
+// marshal writes v as encoding/json does at the given depth.
+func (j *JSONWriter) marshal(v any, depth int) {
+	b, err := json.MarshalIndent(v, strings.Repeat(" ", depth), " ")
+	if err != nil && j.err == nil {
+		j.err = err
+	}
+	j.w.Write(b)
+}
+
+// item starts the next element of an array at depth: the array's opening
+// bracket before the first, a comma before the others.
+func (j *JSONWriter) item(first bool, depth int) {
+	if first {
+		j.w.WriteString("[")
+	} else {
+		j.w.WriteString(",")
+	}
+	j.w.WriteString("\n" + strings.Repeat(" ", depth))
+}
+
+// BeginModule opens a load module.
+func (j *JSONWriter) BeginModule(path, name string) {
+	j.item(j.modules == 0, 2)
+	j.modules++
+	j.w.WriteString("{\n   \"path\": ")
+	j.marshal(path, 3)
+	j.w.WriteString(",\n   \"name\": ")
+	j.marshal(name, 3)
+	j.w.WriteString(",\n   \"files\": ")
+	j.files, j.inFile = 0, false
+}
+
+// Proc writes one procedure of the given file.
+func (j *JSONWriter) Proc(file string, p *Scope) {
+	if j.inFile && file != j.file {
+		j.endFile()
+	}
+	first := !j.inFile
+	if first {
+		j.item(j.files == 0, 4)
+		j.files++
+		j.w.WriteString("{\n     \"name\": ")
+		j.marshal(file, 5)
+		j.w.WriteString(",\n     \"procs\": ")
+		j.inFile, j.file = true, file
+	}
+	j.item(first, 6)
+	j.marshal(toJSON(p), 6)
+}
+
+func (j *JSONWriter) endFile() {
+	j.w.WriteString("\n     ]\n    }")
+	j.inFile = false
+}
+
+// EndModule closes the load module.
+func (j *JSONWriter) EndModule() {
+	if j.inFile {
+		j.endFile()
+	}
+	if j.files == 0 {
+		j.w.WriteString("null")
+	} else {
+		j.w.WriteString("\n   ]")
+	}
+	j.w.WriteString("\n  }")
+}
+
+// Close ends the document and flushes it.
+func (j *JSONWriter) Close() error {
+	if j.modules == 0 {
+		j.w.WriteString("null")
+	} else {
+		j.w.WriteString("\n ]")
+	}
+	j.w.WriteString("\n}\n")
+	if err := j.w.Flush(); err != nil {
+		return err
+	}
+	return j.err
 }
 
 // WriteJSON writes the modules in bloop's JSON schema.
 func WriteJSON(w io.Writer, mods []*Module) error {
-	doc := jsonDoc{Version: 1}
+	j := NewJSONWriter(w)
 	for _, m := range mods {
-		jm := &jsonModule{Path: m.Path, Name: m.Name}
+		j.BeginModule(m.Path, m.Name)
 		for _, f := range m.Files {
-			jf := &jsonFile{Name: f.Name}
 			for _, p := range f.Procs {
-				jf.Procs = append(jf.Procs, toJSON(p))
+				j.Proc(f.Name, p)
 			}
-			jm.Files = append(jm.Files, jf)
 		}
-		doc.Modules = append(doc.Modules, jm)
+		j.EndModule()
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(doc)
+	return j.Close()
 }
 
 func hex(a uint64) string { return appendString(a) }

@@ -22,25 +22,36 @@ func BuildProc(in Input) (*Scope, string) {
 // children, and says which file it belongs to and which file its own code
 // is judged against.
 func ProcHeader(in Input) (p *Scope, file, cfile string) {
-	img, fn := in.Img, in.Func
-	p = &Scope{Kind: Proc, Entry: fn.Addr}
-	p.Name, p.LinkName = in.Names.procName(img, fn, in.Sub)
-	// The procedure belongs to the file of its entry's line (which differs
-	// from the declaring file when the entry is inlined code); foreign code
-	// is judged against it too.
+	p = &Scope{Kind: Proc, Entry: in.Func.Addr}
+	p.Name, p.LinkName = in.Names.procName(in.Img, in.Func, in.Sub)
+	p.Line, file = procLine(in.Img, in.Func, in.Sub)
+	return p, file, file
+}
+
+// ProcFile is the file a procedure is written under: known before its
+// code is analysed, so procedures can be streamed in output order.
+func ProcFile(img *loader.Image, fn *loader.Func, sub *loader.Subprogram) string {
+	_, file := procLine(img, fn, sub)
+	return file
+}
+
+// procLine is a procedure's line and file. The procedure belongs to the
+// file of its entry's line (which differs from the declaring file when the
+// entry is inlined code); foreign code is judged against it too.
+func procLine(img *loader.Image, fn *loader.Func, sub *loader.Subprogram) (line int, file string) {
 	if r, ok := img.Lines.Lookup(fn.Addr); ok {
-		p.Line = r.Line
+		line = r.Line
 		if r.Line != 0 {
 			file = r.File
 		}
 	}
-	if file == "" && in.Sub != nil {
-		file = in.Sub.DeclFile
+	if file == "" && sub != nil {
+		file = sub.DeclFile
 	}
 	if file == "" {
 		file = "[" + img.Name + "]"
 	}
-	return p, file, file
+	return line, file
 }
 
 // procName gives hpcstruct's pretty name and link name of a procedure.

@@ -66,49 +66,92 @@ const dtd = `<!DOCTYPE HPCToolkitStructure [
 ]>
 `
 
-// xmlWriter streams elements straight to a buffered writer; no DOM is built.
-type xmlWriter struct {
+// XMLWriter streams a structure file: procedures are written as they
+// arrive, so no tree of the whole image is held. Procedures must arrive
+// grouped by file, in output order.
+type XMLWriter struct {
 	w      *bufio.Writer
 	id     int
 	pretty bool
 	depth  int
 	num    []byte
+	file   string // the open F element's file
+	inFile bool
 }
 
 var escaper = strings.NewReplacer("<", "&lt;", ">", "&gt;", "&", "&amp;", `"`, "&quot;")
 
-// WriteXML writes the modules as one hpcstruct document.
-func WriteXML(w io.Writer, mods []*Module, pretty bool) error {
-	x := &xmlWriter{w: bufio.NewWriterSize(w, 1<<16), pretty: pretty}
+// NewXMLWriter starts an hpcstruct document on w.
+func NewXMLWriter(w io.Writer, pretty bool) *XMLWriter {
+	x := &XMLWriter{w: bufio.NewWriterSize(w, 1<<16), pretty: pretty}
 	x.w.WriteString("<?xml version=\"1.0\"?>\n")
 	x.w.WriteString(dtd)
 	x.w.WriteString("<HPCToolkitStructure i=\"0\" version=\"4.9\" n=\"\">\n")
-	for _, m := range mods {
-		x.id = 2
-		x.depth = 0
-		x.open("LM")
-		x.attr("n", m.Path)
-		x.w.WriteString(` has-calls="0" v="{}">` + "\n")
-		x.depth++
-		for _, f := range m.Files {
-			x.open("F")
-			x.attr("n", f.Name)
-			x.w.WriteString(">\n")
-			x.depth++
-			for _, p := range f.Procs {
-				x.scope(p)
-			}
-			x.depth--
-			x.close("F")
-		}
-		x.depth--
-		x.close("LM")
+	return x
+}
+
+// BeginModule opens a load module; path is its file (name is for JSON).
+func (x *XMLWriter) BeginModule(path, name string) {
+	x.id = 2
+	x.depth = 0
+	x.open("LM")
+	x.attr("n", path)
+	x.w.WriteString(` has-calls="0" v="{}">` + "\n")
+	x.depth++
+}
+
+// Proc writes one procedure of the given file.
+func (x *XMLWriter) Proc(file string, p *Scope) {
+	if x.inFile && file != x.file {
+		x.endFile()
 	}
+	if !x.inFile {
+		x.open("F")
+		x.attr("n", file)
+		x.w.WriteString(">\n")
+		x.depth++
+		x.file, x.inFile = file, true
+	}
+	x.scope(p)
+}
+
+func (x *XMLWriter) endFile() {
+	x.depth--
+	x.close("F")
+	x.inFile = false
+}
+
+// EndModule closes the load module.
+func (x *XMLWriter) EndModule() {
+	if x.inFile {
+		x.endFile()
+	}
+	x.depth--
+	x.close("LM")
+}
+
+// Close ends the document and flushes it.
+func (x *XMLWriter) Close() error {
 	x.w.WriteString("</HPCToolkitStructure>\n")
 	return x.w.Flush()
 }
 
-func (x *xmlWriter) indent() {
+// WriteXML writes the modules as one hpcstruct document.
+func WriteXML(w io.Writer, mods []*Module, pretty bool) error {
+	x := NewXMLWriter(w, pretty)
+	for _, m := range mods {
+		x.BeginModule(m.Path, m.Name)
+		for _, f := range m.Files {
+			for _, p := range f.Procs {
+				x.Proc(f.Name, p)
+			}
+		}
+		x.EndModule()
+	}
+	return x.Close()
+}
+
+func (x *XMLWriter) indent() {
 	if x.pretty {
 		for i := 0; i < x.depth; i++ {
 			x.w.WriteString("  ")
@@ -117,7 +160,7 @@ func (x *xmlWriter) indent() {
 }
 
 // open writes `<tag i="N"` and consumes an id.
-func (x *xmlWriter) open(tag string) {
+func (x *XMLWriter) open(tag string) {
 	x.indent()
 	x.w.WriteByte('<')
 	x.w.WriteString(tag)
@@ -128,12 +171,12 @@ func (x *xmlWriter) open(tag string) {
 	x.id++
 }
 
-func (x *xmlWriter) close(tag string) {
+func (x *XMLWriter) close(tag string) {
 	x.indent()
 	x.w.WriteString("</" + tag + ">\n")
 }
 
-func (x *xmlWriter) attr(k, v string) {
+func (x *XMLWriter) attr(k, v string) {
 	x.w.WriteByte(' ')
 	x.w.WriteString(k)
 	x.w.WriteString(`="`)
@@ -144,12 +187,12 @@ func (x *xmlWriter) attr(k, v string) {
 	x.w.WriteByte('"')
 }
 
-func (x *xmlWriter) intAttr(k string, v int) {
+func (x *XMLWriter) intAttr(k string, v int) {
 	x.num = strconv.AppendInt(x.num[:0], int64(v), 10)
 	x.attr(k, string(x.num))
 }
 
-func (x *xmlWriter) scope(s *Scope) {
+func (x *XMLWriter) scope(s *Scope) {
 	switch s.Kind {
 	case Proc:
 		x.open("P")
