@@ -16,6 +16,10 @@ type LineRow struct {
 // ranges inside executable sections, sorted by address.
 type LineTable struct {
 	Rows []LineRow
+	// Overlaps counts rows that ran into a later-starting row of another
+	// sequence and were cut at its start (the thesis's lying line tables,
+	// 4.3: the later row is the one that describes the code there).
+	Overlaps int
 }
 
 // Lookup returns the row covering addr.
@@ -81,8 +85,10 @@ func (b *lineBuilder) finish() *LineTable {
 	sort.SliceStable(b.rows, func(i, j int) bool { return b.rows[i].Addr < b.rows[j].Addr })
 	// Overlapping sequences: the earlier row yields where a later one starts.
 	out := b.rows[:0]
+	overlaps := 0
 	for _, r := range b.rows {
 		if n := len(out); n > 0 && out[n-1].End > r.Addr {
+			overlaps++
 			out[n-1].End = r.Addr
 			if out[n-1].End == out[n-1].Addr {
 				out = out[:n-1]
@@ -90,5 +96,5 @@ func (b *lineBuilder) finish() *LineTable {
 		}
 		out = append(out, r)
 	}
-	return &LineTable{Rows: out}
+	return &LineTable{Rows: out, Overlaps: overlaps}
 }

@@ -1,57 +1,127 @@
 package pipeline
 
 import (
-	"fmt"
 	"sort"
 
 	"bloop/loader"
 	"bloop/scopes"
 )
 
-// checkProc verifies the invariants hpcprof relies on for one procedure:
-// statements hold only code the procedure owns (its symbol extent and the
-// blocks its CFG reached, such as .cold parts), and no byte is in two
-// statements. A violation is a bloop bug; the procedure is then skipped
-// rather than written wrong.
-func checkProc(in scopes.Input, p *scopes.Scope) error {
-	allowed := []scopes.Range{{Lo: in.Func.Addr, Hi: in.Func.End}}
+// repairProc enforces what hpcprof relies on for one procedure: statements
+// hold only code the procedure owns (its symbol extent and the blocks its
+// CFG reached, such as .cold parts), and no byte is in two statements. A
+// violation is a bloop bug, so it is counted and reported; the rule that
+// mends it keeps the procedure: bytes outside are cut, and a byte claimed
+// twice stays with the first statement in tree order. Statements left
+// without code are removed. It returns the number of ranges changed.
+func repairProc(in scopes.Input, p *scopes.Scope) int {
+	allowed := []loader.Range{{Lo: in.Func.Addr, Hi: in.Func.End}}
 	if in.Graph != nil {
 		for _, b := range in.Graph.Blocks {
-			allowed = append(allowed, scopes.Range{Lo: b.Start, Hi: b.End})
+			allowed = append(allowed, loader.Range{Lo: b.Start, Hi: b.End})
 		}
 	}
 	allowed = loader.MergeRanges(allowed)
-	var used []scopes.Range
-	var err error
+	if valid(p, allowed) {
+		return 0
+	}
+	fixed := 0
+	var used []loader.Range // sorted, disjoint
+	var prune func(s *scopes.Scope)
+	prune = func(s *scopes.Scope) {
+		kids := s.Children[:0]
+		for _, c := range s.Children {
+			if c.Kind == scopes.Stmt {
+				var keep []loader.Range
+				for _, r := range c.Ranges {
+					parts := subtract(intersect([]loader.Range{r}, allowed), used)
+					if len(parts) != 1 || parts[0] != r {
+						fixed++
+					}
+					keep = append(keep, parts...)
+				}
+				if len(keep) == 0 {
+					continue
+				}
+				c.Ranges = loader.MergeRanges(keep)
+				used = loader.MergeRanges(append(used, c.Ranges...))
+			} else {
+				prune(c)
+			}
+			kids = append(kids, c)
+		}
+		s.Children = kids
+	}
+	prune(p)
+	return fixed
+}
+
+// valid reports whether every statement range is non-empty, inside
+// allowed, and disjoint from every other: the common case, checked without
+// changing anything.
+func valid(p *scopes.Scope, allowed []loader.Range) bool {
+	var used []loader.Range
+	ok := true
 	scopes.Walk(p, func(s *scopes.Scope) {
-		if s.Kind != scopes.Stmt || err != nil {
+		if s.Kind != scopes.Stmt || !ok {
 			return
 		}
 		for _, r := range s.Ranges {
-			if r.Hi <= r.Lo {
-				err = fmt.Errorf("empty range [%#x,%#x) at line %d", r.Lo, r.Hi, s.Line)
-				return
-			}
-			if !covered(allowed, r) {
-				err = fmt.Errorf("statement [%#x,%#x) at line %d lies outside the procedure", r.Lo, r.Hi, s.Line)
+			if r.Hi <= r.Lo || !covered(allowed, r) {
+				ok = false
 				return
 			}
 			used = append(used, r)
 		}
 	})
-	if err != nil {
-		return err
+	if !ok {
+		return false
 	}
 	sort.Slice(used, func(i, j int) bool { return used[i].Lo < used[j].Lo })
 	for i := 1; i < len(used); i++ {
 		if used[i].Lo < used[i-1].Hi {
-			return fmt.Errorf("address %#x is in two statements", used[i].Lo)
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
-func covered(set []scopes.Range, r scopes.Range) bool {
+func covered(set []loader.Range, r loader.Range) bool {
 	i := sort.Search(len(set), func(i int) bool { return set[i].Hi > r.Lo })
 	return i < len(set) && set[i].Lo <= r.Lo && r.Hi <= set[i].Hi
+}
+
+// intersect returns the parts of rs inside the sorted, disjoint set.
+func intersect(rs, set []loader.Range) []loader.Range {
+	var out []loader.Range
+	for _, r := range rs {
+		for _, s := range set {
+			lo, hi := max(r.Lo, s.Lo), min(r.Hi, s.Hi)
+			if lo < hi {
+				out = append(out, loader.Range{Lo: lo, Hi: hi})
+			}
+		}
+	}
+	return out
+}
+
+// subtract returns the parts of rs outside the sorted, disjoint set.
+func subtract(rs, set []loader.Range) []loader.Range {
+	var out []loader.Range
+	for _, r := range rs {
+		lo := r.Lo
+		for _, s := range set {
+			if s.Hi <= lo || s.Lo >= r.Hi {
+				continue
+			}
+			if s.Lo > lo {
+				out = append(out, loader.Range{Lo: lo, Hi: s.Lo})
+			}
+			lo = max(lo, s.Hi)
+		}
+		if lo < r.Hi {
+			out = append(out, loader.Range{Lo: lo, Hi: r.Hi})
+		}
+	}
+	return out
 }

@@ -19,10 +19,17 @@ func consistent(t *testing.T, bin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, errs := Analyze(img, Options{})
-	for i, e := range errs {
+	mod, probs := Analyze(img, Options{})
+	var bugs []*Problem
+	for _, p := range probs {
+		// Bad input is worked around; these mean bloop itself went wrong.
+		if p.Kind == KindInternal || p.Kind == KindRepaired || p.Kind == KindGraph {
+			bugs = append(bugs, p)
+		}
+	}
+	for i, e := range bugs {
 		if i == 5 {
-			t.Errorf("... %d errors in all", len(errs))
+			t.Errorf("... %d in all", len(bugs))
 			break
 		}
 		t.Errorf("%s: %v", bin, e)
@@ -149,9 +156,9 @@ func TestOtherArchWithoutCFG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, errs := Analyze(img, Options{Engine: DWARF})
-	if len(errs) > 0 {
-		t.Fatalf("errors: %v", errs)
+	mod, probs := Analyze(img, Options{Engine: DWARF})
+	if len(probs) > 0 {
+		t.Fatalf("problems: %v", probs)
 	}
 	stmts, loops, inl := 0, 0, 0
 	for _, f := range mod.Files {

@@ -4,19 +4,15 @@
 package pipeline
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
+	"sort"
 	"strings"
+	"sync/atomic"
 
-	"bloop/cfg"
-	"bloop/havlak"
-	"bloop/heuristic"
 	"bloop/loader"
 	"bloop/normalize"
-	"bloop/par"
 	"bloop/scopes"
-	"bloop/source"
 )
 
 // Engine selects how inlined code is placed.
@@ -61,146 +57,126 @@ type Options struct {
 	SourceDirs []string
 }
 
-// ProcError is a problem confined to one procedure, which was skipped.
-type ProcError struct {
+// Problem is something in one procedure that bloop worked around by a
+// documented rule; the procedure is still written.
+type Problem struct {
 	Func string
 	Addr uint64
-	Err  error
+	Kind string // what was wrong, for counting: one of the Kind* constants
+	Err  error  // the detail
 }
 
-func (e *ProcError) Error() string {
-	return fmt.Sprintf("procedure %s at %#x skipped: %v", e.Func, e.Addr, e.Err)
+// Kinds of problems and the rule applied to each.
+const (
+	// Instructions overlap (code jumps into another instruction's bytes):
+	// each owns its bytes up to the next instruction's start (cfg.Inst.Span).
+	KindOverlap = "overlapping instructions"
+	// The first instruction does not decode: the procedure gets statements
+	// from the line table over its extent, and no loops.
+	KindEntry = "entry does not decode"
+	// Decoding stopped on bytes that are no instruction: the code after
+	// them gets statements from the line table, outside loops.
+	KindUndecodable = "undecodable bytes"
+	// The control-flow graph could not be built: statements only.
+	KindGraph = "no control-flow graph"
+	// Placement left bytes in two statements or outside the procedure: the
+	// first statement (in tree order) keeps them, outside bytes are cut.
+	KindRepaired = "statement ranges repaired"
+	// Placement failed (a bloop bug): written without loops, or empty.
+	KindInternal = "internal error"
+)
+
+func (p *Problem) Error() string {
+	return fmt.Sprintf("procedure %s at %#x: %s: %v", p.Func, p.Addr, p.Kind, p.Err)
 }
 
-// Analyze builds the scope tree of img. Errors in single procedures are
-// returned beside the module; those procedures are left out.
-func Analyze(img *loader.Image, opt Options) (*scopes.Module, []error) {
+// Analyze builds the scope tree of img in memory; problems in single
+// procedures are returned beside it. Run streams instead.
+func Analyze(img *loader.Image, opt Options) (*scopes.Module, []*Problem) {
+	var procs []scopes.ProcResult
+	probs, _ := Run(img, opt, func(file string, p *scopes.Scope) error {
+		procs = append(procs, scopes.ProcResult{Scope: p, File: file})
+		return nil
+	})
+	return scopes.NewModule(img.Path, img.Name, procs), probs
+}
+
+// Run analyses every procedure of img and hands each to emit in output
+// order (files by name, procedures by entry) as soon as it and all before
+// it are done. At most a window of finished procedures waits, so memory
+// does not grow with the image. It stops at the first error emit returns.
+func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope) error) ([]*Problem, error) {
 	workers := opt.Workers
 	if workers <= 0 {
-		workers = runtime.NumCPU()
+		workers = runtime.GOMAXPROCS(0)
 	}
-	noret := noReturnSet(img)
-	region := continuation(img)
-	n := len(img.Funcs)
-	inputs := make([]scopes.Input, n)
-	results := make([]scopes.ProcResult, n)
-	errs := make([]error, n)
-	// Phase 1: CFGs and loops. Phase 2 needs all of them: a procedure that
-	// another one continues into by a call to the next instruction is empty.
-	par.For(workers, n, func(i int) {
-		inputs[i], errs[i] = graphOne(img, img.Funcs[i], noret, region)
-	})
-	claimed := map[uint64]bool{}
-	for i := range inputs {
-		if g := inputs[i].Graph; g != nil && errs[i] == nil {
-			for _, t := range g.Continued {
-				if t != img.Funcs[i].Addr {
-					claimed[t] = true
+	pl := newPlan(img, opt, workers)
+	order, files := outputOrder(img, pl.subs)
+	type result struct {
+		p     *scopes.Scope
+		probs []*Problem
+	}
+	// Positions in flight (taken, not yet written) never exceed window, so
+	// position k's slot, last used by k-window, is free when k is taken.
+	window := 64 * workers
+	slots := make([]chan result, window)
+	for i := range slots {
+		slots[i] = make(chan result, 1)
+	}
+	permits := make(chan struct{}, window)
+	var next atomic.Int64
+	var stop atomic.Bool
+	for w := 0; w < workers; w++ {
+		go func() {
+			for {
+				permits <- struct{}{}
+				k := int(next.Add(1) - 1)
+				if k >= len(order) {
+					<-permits
+					return
 				}
+				if stop.Load() {
+					slots[k%window] <- result{}
+					continue
+				}
+				p, probs := pl.proc(order[k])
+				slots[k%window] <- result{p, probs}
 			}
-		}
+		}()
 	}
-	engine := opt.Engine
-	if opt.Compat {
-		engine = DWARF
-	}
-	if engine == Auto {
-		// DWARF procedure records come with inline records whenever the
-		// compiler inlined (gcc and clang emit them even at -g1 and
-		// -gline-tables-only), so their absence there means nothing was
-		// inlined. The thesis engine is for line tables without them.
-		// With DWARF, the hybrid mode: DWARF contexts, and loops on their
-		// statement's line where the sources can be read (else it is the
-		// DWARF engine). It finds the most source loops on their line on
-		// the corpus (bloop eval --source).
-		engine = Heuristic
-		if img.HasInlineInfo() || len(img.Procs) > 0 {
-			engine = Hybrid
-		}
-	}
-	lvl := normalize.None
-	if engine == Heuristic {
-		lvl = normalize.All
-	}
-	if opt.Normalize != nil && !opt.Compat {
-		lvl = *opt.Normalize
-	}
-	var gnu map[string]string
-	if opt.Compat {
-		gnu = gnuNames(img)
-	}
-	names := scopes.NewNames(gnu)
-	var hybrid *source.Finder
-	if engine == Hybrid {
-		hybrid = &source.Finder{Dirs: opt.SourceDirs}
-	}
-	var bounds *heuristic.Bounds
-	if engine == Heuristic {
-		bounds = heuristic.NewBounds(img)
-	}
-	par.For(workers, n, func(i int) {
-		if errs[i] != nil {
-			return
-		}
-		inputs[i].Claimed = claimed[img.Funcs[i].Addr]
-		inputs[i].Names = names
-		results[i], errs[i] = placeOne(inputs[i], bounds, lvl, hybrid)
-	})
-	var procs []scopes.ProcResult
-	var all []error
-	for i, r := range results {
-		if errs[i] != nil {
-			all = append(all, errs[i])
+	var probs []*Problem
+	var err error
+	for k, i := range order {
+		r := <-slots[k%window]
+		<-permits
+		if err != nil {
 			continue
 		}
-		procs = append(procs, r)
+		probs = append(probs, r.probs...)
+		if err = emit(files[i], r.p); err != nil {
+			stop.Store(true)
+		}
 	}
-	return scopes.NewModule(img.Path, img.Name, procs), all
+	return probs, err
 }
 
-func graphOne(img *loader.Image, fn *loader.Func, noret func(uint64) bool, region func(uint64, bool) (uint64, uint64, bool)) (in scopes.Input, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &ProcError{fn.Name, fn.Addr, fmt.Errorf("internal error: %v", r)}
+// outputOrder sorts the procedures as they are written: by file name (byte
+// order), then by entry address.
+func outputOrder(img *loader.Image, subs []*loader.Subprogram) (order []int, files []string) {
+	files = make([]string, len(img.Funcs))
+	order = make([]int, len(img.Funcs))
+	for i, fn := range img.Funcs {
+		files[i] = scopes.ProcFile(img, fn, subs[i])
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		fa, fb := files[order[a]], files[order[b]]
+		if fa != fb {
+			return fa < fb
 		}
-	}()
-	in = scopes.Input{Img: img, Func: fn, Sub: img.SubprogramAt(fn.Addr)}
-	if fn.PLT {
-		return in, nil
-	}
-	g, err := cfg.Build(img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: noret, Region: region, LandingPad: img.PadFor})
-	if errors.Is(err, cfg.ErrArch) {
-		return in, nil // statements and inlined code still, no loops
-	}
-	if err != nil {
-		return in, &ProcError{fn.Name, fn.Addr, err}
-	}
-	in.Graph = g
-	in.Forest = havlak.Find(len(g.Blocks), g.Entry, g.Succs())
-	return in, nil
-}
-
-func placeOne(in scopes.Input, bounds *heuristic.Bounds, lvl normalize.Level, hybrid *source.Finder) (res scopes.ProcResult, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &ProcError{in.Func.Name, in.Func.Addr, fmt.Errorf("internal error: %v", r)}
-		}
-	}()
-	var s *scopes.Scope
-	var file string
-	if bounds != nil {
-		s, file = heuristic.BuildProc(in, bounds, lvl)
-	} else {
-		s, file = scopes.BuildProc(in)
-		if hybrid != nil {
-			source.SnapLoops(s, hybrid)
-		}
-		normalize.Run(s, lvl, nil)
-	}
-	if err := checkProc(in, s); err != nil {
-		return res, &ProcError{in.Func.Name, in.Func.Addr, err}
-	}
-	return scopes.ProcResult{Scope: s, File: file}, nil
+		return img.Funcs[order[a]].Addr < img.Funcs[order[b]].Addr
+	})
+	return order, files
 }
 
 // continuation tells which code outside a procedure's extent its CFG

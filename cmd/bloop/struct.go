@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -103,15 +104,6 @@ func runStruct(args []string) int {
 	if abs, err := filepath.Abs(bin); err == nil {
 		img.Path = abs
 	}
-	t1 := time.Now()
-	mod, errs := pipeline.Analyze(img, popt)
-	tAnalyze := time.Since(t1)
-	for _, e := range errs {
-		fmt.Fprintf(os.Stderr, "bloop: %s: %v\n", bin, e)
-	}
-	if *verbose {
-		fmt.Fprintf(os.Stderr, "bloop: %s: %d procedures, %d files, %d skipped\n", bin, countProcs(mod), len(mod.Files), len(errs))
-	}
 	dest := *out
 	if dest == "" {
 		ext := ".hpcstruct"
@@ -120,30 +112,82 @@ func runStruct(args []string) int {
 		}
 		dest = filepath.Base(bin) + ext
 	}
-	t2 := time.Now()
+	// Analysis and writing are one streaming phase: procedures are written
+	// in order as they are finished.
+	t1 := time.Now()
+	var probs []*pipeline.Problem
+	nprocs, nfiles := 0, 0
 	write := func(w io.Writer) error {
+		var sw structWriter = scopes.NewXMLWriter(w, *pretty)
 		if *format == "json" {
-			return scopes.WriteJSON(w, []*scopes.Module{mod})
+			sw = scopes.NewJSONWriter(w)
 		}
-		return scopes.WriteXML(w, []*scopes.Module{mod}, *pretty)
+		sw.BeginModule(img.Path, img.Name)
+		last := ""
+		var err error
+		probs, err = pipeline.Run(img, popt, func(file string, p *scopes.Scope) error {
+			if nprocs == 0 || file != last {
+				nfiles++
+				last = file
+			}
+			nprocs++
+			sw.Proc(file, p)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		sw.EndModule()
+		return sw.Close()
 	}
 	if err := writeAtomic(dest, write); err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
 	}
+	tAnalyze := time.Since(t1)
+	reportProblems(bin, probs, *verbose)
+	if *verbose {
+		if n := img.Lines.Overlaps; n > 0 {
+			fmt.Fprintf(os.Stderr, "bloop: %s: %d line rows overlapped a later row and were cut at its start\n", bin, n)
+		}
+		fmt.Fprintf(os.Stderr, "bloop: %s: %d procedures, %d files, 0 skipped\n", bin, nprocs, nfiles)
+	}
 	if *timing {
-		fmt.Fprintf(os.Stderr, "load      %8.3fs\nanalyze   %8.3fs\nwrite     %8.3fs\ntotal     %8.3fs\npeak RSS  %8.1f MiB\n",
-			tLoad.Seconds(), tAnalyze.Seconds(), time.Since(t2).Seconds(), time.Since(t0).Seconds(), peakRSSMiB())
+		fmt.Fprintf(os.Stderr, "load      %8.3fs\nanalyze   %8.3fs (and write)\ntotal     %8.3fs\npeak RSS  %8.1f MiB\n",
+			tLoad.Seconds(), tAnalyze.Seconds(), time.Since(t0).Seconds(), peakRSSMiB())
 	}
 	return 0
 }
 
-func countProcs(m *scopes.Module) int {
-	n := 0
-	for _, f := range m.Files {
-		n += len(f.Procs)
+// structWriter is what bloop struct needs of an output format.
+type structWriter interface {
+	BeginModule(path, name string)
+	Proc(file string, p *scopes.Scope)
+	EndModule()
+	Close() error
+}
+
+// reportProblems lists the problems bloop worked around under -v, with a
+// count of each kind; internal errors (bloop bugs) are always shown.
+func reportProblems(bin string, probs []*pipeline.Problem, verbose bool) {
+	counts := map[string]int{}
+	var kinds []string
+	for _, p := range probs {
+		if verbose || p.Kind == pipeline.KindInternal {
+			fmt.Fprintf(os.Stderr, "bloop: %s: %v\n", bin, p)
+		}
+		if counts[p.Kind] == 0 {
+			kinds = append(kinds, p.Kind)
+		}
+		counts[p.Kind]++
 	}
-	return n
+	if !verbose {
+		return
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(os.Stderr, "bloop: %s: %d procedures with %s\n", bin, counts[k], k)
+	}
 }
 
 // writeAtomic writes to a temporary file beside dest and renames it, so a

@@ -1,0 +1,198 @@
+package pipeline
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"bloop/cfg"
+	"bloop/havlak"
+	"bloop/heuristic"
+	"bloop/loader"
+	"bloop/normalize"
+	"bloop/par"
+	"bloop/scopes"
+	"bloop/source"
+)
+
+// plan is what every procedure's analysis shares: the chosen engine and
+// its settings, and what is known about the whole image.
+type plan struct {
+	img     *loader.Image
+	lvl     normalize.Level
+	names   *scopes.Names
+	hybrid  *source.Finder    // Hybrid: where sources are looked for
+	bounds  *heuristic.Bounds // Heuristic: procedure regions
+	noret   func(uint64) bool
+	region  func(uint64, bool) (uint64, uint64, bool)
+	subs    []*loader.Subprogram // by index in img.Funcs
+	claimed map[uint64]bool      // entries another procedure's CFG continues into
+}
+
+func newPlan(img *loader.Image, opt Options, workers int) *plan {
+	pl := &plan{img: img, noret: noReturnSet(img), region: continuation(img)}
+	engine := opt.Engine
+	if opt.Compat {
+		engine = DWARF
+	}
+	if engine == Auto {
+		// DWARF procedure records come with inline records whenever the
+		// compiler inlined (gcc and clang emit them even at -g1 and
+		// -gline-tables-only), so their absence there means nothing was
+		// inlined. The thesis engine is for line tables without them.
+		// With DWARF, the hybrid mode: DWARF contexts, and loops on their
+		// statement's line where the sources can be read (else it is the
+		// DWARF engine). It finds the most source loops on their line on
+		// the corpus (bloop eval --source).
+		engine = Heuristic
+		if img.HasInlineInfo() || len(img.Procs) > 0 {
+			engine = Hybrid
+		}
+	}
+	pl.lvl = normalize.None
+	if engine == Heuristic {
+		pl.lvl = normalize.All
+	}
+	if opt.Normalize != nil && !opt.Compat {
+		pl.lvl = *opt.Normalize
+	}
+	var gnu map[string]string
+	if opt.Compat {
+		gnu = gnuNames(img)
+	}
+	pl.names = scopes.NewNames(gnu)
+	if engine == Hybrid {
+		pl.hybrid = &source.Finder{Dirs: opt.SourceDirs}
+	}
+	if engine == Heuristic {
+		pl.bounds = heuristic.NewBounds(img)
+	}
+	pl.subs = make([]*loader.Subprogram, len(img.Funcs))
+	for i, fn := range img.Funcs {
+		pl.subs[i] = img.SubprogramAt(fn.Addr)
+	}
+	pl.claimed = pl.claimedEntries(workers)
+	return pl
+}
+
+// callNext is `call .+5`: Dyninst parses it as a jump, so the procedure
+// that makes it continues into the code after it.
+var callNext = []byte{0xe8, 0, 0, 0, 0}
+
+// claimedEntries finds the procedures that another one continues into by a
+// call to the next instruction: they are written empty, as hpcstruct does.
+// Only a procedure whose entry follows such a call can be one, so the
+// graphs are built (and dropped) only when some entry does.
+func (pl *plan) claimedEntries(workers int) map[uint64]bool {
+	img := pl.img
+	if img.Arch != loader.AMD64 {
+		return nil
+	}
+	found := false
+	for _, fn := range img.Funcs {
+		if fn.Addr >= 5 && bytes.Equal(img.Bytes(fn.Addr-5, fn.Addr), callNext) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return nil
+	}
+	continued := make([][]uint64, len(img.Funcs))
+	par.For(workers, len(img.Funcs), func(i int) {
+		if g, _, err := pl.graph(i); err == nil && g != nil {
+			continued[i] = g.Continued
+		}
+	})
+	claimed := map[uint64]bool{}
+	for i, ts := range continued {
+		for _, t := range ts {
+			if t != img.Funcs[i].Addr {
+				claimed[t] = true
+			}
+		}
+	}
+	return claimed
+}
+
+// graph builds procedure i's control-flow graph and loop forest; nil
+// without error for PLT stubs and architectures without a decoder.
+func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			g, f, err = nil, nil, fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	fn := pl.img.Funcs[i]
+	if fn.PLT {
+		return nil, nil, nil
+	}
+	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor})
+	if errors.Is(err, cfg.ErrArch) {
+		return nil, nil, nil // statements and inlined code still, no loops
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, havlak.Find(len(g.Blocks), g.Entry, g.Succs()), nil
+}
+
+// proc analyses procedure i. Whatever goes wrong, it returns a procedure:
+// as much of it as could be understood, with the problems met.
+func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
+	fn := pl.img.Funcs[i]
+	var probs []*Problem
+	note := func(kind string, err error) {
+		probs = append(probs, &Problem{Func: fn.Name, Addr: fn.Addr, Kind: kind, Err: err})
+	}
+	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Claimed: pl.claimed[fn.Addr]}
+	g, forest, err := pl.graph(i)
+	switch {
+	case errors.Is(err, cfg.ErrEntry):
+		note(KindEntry, err)
+	case err != nil:
+		note(KindGraph, err)
+	case g != nil:
+		if g.Overlaps > 0 {
+			note(KindOverlap, fmt.Errorf("%d instructions run into the next one", g.Overlaps))
+		}
+		if g.Undecodable > 0 {
+			note(KindUndecodable, fmt.Errorf("%d bytes", g.Undecodable))
+		}
+		in.Graph, in.Forest = g, forest
+	}
+	p, err := pl.place(in)
+	if err != nil && in.Graph != nil {
+		note(KindInternal, fmt.Errorf("%v; written without loops", err))
+		in.Graph, in.Forest = nil, nil
+		p, err = pl.place(in)
+	}
+	if err != nil {
+		note(KindInternal, fmt.Errorf("%v; written empty", err))
+		p, _, _ = scopes.ProcHeader(in)
+		return p, probs
+	}
+	if n := repairProc(in, p); n > 0 {
+		note(KindRepaired, fmt.Errorf("%d ranges", n))
+	}
+	return p, probs
+}
+
+// place builds the procedure's scope tree with the plan's engine.
+func (pl *plan) place(in scopes.Input) (s *scopes.Scope, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	if pl.bounds != nil {
+		s, _ = heuristic.BuildProc(in, pl.bounds, pl.lvl)
+		return s, nil
+	}
+	s, _ = scopes.BuildProc(in)
+	if pl.hybrid != nil {
+		source.SnapLoops(s, pl.hybrid)
+	}
+	normalize.Run(s, pl.lvl, nil)
+	return s, nil
+}
