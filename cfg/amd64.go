@@ -18,12 +18,16 @@ func (amd64) decode(b []byte, addr uint64) Inst {
 		return Inst{Addr: addr, Len: 4, Kind: Other}
 	}
 	x, err := x86asm.Decode(b, 64)
-	if err != nil || x.Len == 0 {
+	// x86asm answers some forms it does not know with a bare prefix (no
+	// opcode, length 1), as it does endbr64.
+	if err != nil || x.Len == 0 || x.Op == 0 {
 		if n := unknownToX86asm(b); n > 0 {
 			return Inst{Addr: addr, Len: n, Kind: Other}
 		}
-		// After an error Len cannot be trusted: skip one byte.
-		return Inst{Addr: addr, Len: 1, Kind: Invalid}
+		if err != nil || x.Len == 0 {
+			// After an error Len cannot be trusted: skip one byte.
+			return Inst{Addr: addr, Len: 1, Kind: Invalid}
+		}
 	}
 	in := Inst{Addr: addr, Len: x.Len}
 	rel := func() (uint64, bool) {
@@ -71,11 +75,13 @@ func (amd64) decode(b []byte, addr uint64) Inst {
 //	                vmload, vmsave, stgi, clgi, skinit, invlpga, enclu, ...
 //	                (vmlinux's xen_hypercall_amd starts with vmmcall)
 //	0f c7 /7 mod=11 rdseed (libstdc++'s __x86_rdseed)
+//	66|f2|f3 0f ae /6 mod=11  tpause, umwait, umonitor (vmlinux's delay_halt_tpause)
 func unknownToX86asm(b []byte) int {
 	n := 0
 	for n < len(b) && n < 4 && (b[n] == 0x66 || b[n] == 0xf2 || b[n] == 0xf3) {
 		n++
 	}
+	prefixed := n > 0
 	if n < len(b) && b[n]&0xf0 == 0x40 { // REX
 		n++
 	}
@@ -86,6 +92,7 @@ func unknownToX86asm(b []byte) int {
 	switch {
 	case op == 0x01 && modrm >= 0xc0:
 	case op == 0xc7 && modrm>>6 == 3 && (modrm>>3)&7 == 7:
+	case op == 0xae && prefixed && modrm>>6 == 3 && (modrm>>3)&7 == 6:
 	default:
 		return 0
 	}

@@ -81,6 +81,7 @@ func TestSystemInstructions(t *testing.T) {
 		{"vmcall", []byte{0x0f, 0x01, 0xc1, 0xc3}, Other, 3},
 		{"rdseed %edx", []byte{0x0f, 0xc7, 0xfa, 0x89, 0x10}, Other, 3},
 		{"rdseed %rdx", []byte{0x48, 0x0f, 0xc7, 0xfa}, Other, 4},
+		{"tpause %edi", []byte{0x66, 0x0f, 0xae, 0xf7}, Other, 4},
 		{"cmpxchg8b (mod 00) is x86asm's", []byte{0x0f, 0xc7, 0x0f}, Other, 3},
 		{"garbage stays invalid", []byte{0x06}, Invalid, 1},
 	} {
