@@ -133,7 +133,7 @@ func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, valid func(uint
 	switch a := xs[n-1].Args[0].(type) {
 	case x86asm.Mem:
 		if a.Base == 0 && a.Index != 0 && a.Scale == 8 {
-			return readTable(img, uint64(a.Disp), 8, 0, tableBound(xs, n-1, a.Index), valid)
+			return readTable(img, uint64(a.Disp), 8, 0, tableBound(xs, path, n-1, a.Index), valid)
 		}
 	case x86asm.Reg:
 		// Walk back to the load of the table entry: r = sext(mem[base + idx*4]),
@@ -150,7 +150,7 @@ func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, valid func(uint
 				continue
 			}
 			if tb, ok := leaRIP(path, xs, i, m.Base); ok {
-				return readTable(img, tb, 4, tb, tableBound(xs, i, m.Index), valid)
+				return readTable(img, tb, 4, tb, tableBound(xs, path, i, m.Index), valid)
 			}
 			return nil
 		}
@@ -177,26 +177,27 @@ func leaRIP(path []Inst, xs []x86asm.Inst, i int, reg x86asm.Reg) (uint64, bool)
 }
 
 // tableBound returns the number of entries of the table that xs[load]
-// indexes with register idx, or 0 when unknown. It walks back from the
-// load, following where the index came from (register copies, right
-// shifts, a load from memory), to the compare and unsigned branch that
-// bound it:
+// indexes with register idx, or 0 when unknown; path holds the addresses
+// of xs. It walks back from the load, following where the index came from
+// (register copies, right shifts, a load from memory), to the compare and
+// unsigned branch that bound it on the path taken:
 //
 //	cmp $0x1f,%ecx; ja                            32 entries
+//	cmp $0xe,%edx; jbe (taken)                    15
 //	cmp $0x4d,%ecx; jg ...; ja                    the ja reads the cmp's flags: 78
 //	mov %edx,%ecx; sar $3,%ecx; cmp $0x47,%edx; ja   ecx = edx>>3 <= 8: 9
 //	cmpl $5,0x78(%rbx); ...; ja; mov 0x78(%rbx),%eax   6
 //
 // Without it the table is read on into the next one, whose targets lie
 // inside instructions (libjvm's Canonicalizer::do_If, ciMethodData::load_data).
-func tableBound(xs []x86asm.Inst, load int, idx x86asm.Reg) int {
+func tableBound(xs []x86asm.Inst, path []Inst, load int, idx x86asm.Reg) int {
 	cur := location{reg: regFamily(idx)} // what the index is computed from
 	shift := 0
 	var b *branchBound // the nearest bounding branch above the load
 	for i := load - 1; i >= 0; i-- {
 		x := xs[i]
 		if b == nil {
-			if bb, ok := unsignedBound(xs, i); ok {
+			if bb, ok := unsignedBound(xs, path, i); ok {
 				b = &bb
 				continue
 			}
@@ -263,10 +264,18 @@ type branchBound struct {
 }
 
 // unsignedBound recognizes xs[i] as an unsigned branch whose flags come
-// from `cmp $n, x` (only flag-neutral instructions between).
-func unsignedBound(xs []x86asm.Inst, i int) (branchBound, bool) {
+// from `cmp $n, x` (only flag-neutral instructions between) and that
+// bounds x on the edge the path follows: ja and jae fall through in
+// range, jbe and jb jump.
+func unsignedBound(xs []x86asm.Inst, path []Inst, i int) (branchBound, bool) {
 	op := xs[i].Op
-	if op != x86asm.JA && op != x86asm.JAE {
+	taken := i+1 < len(path) && path[i+1].Addr != path[i].End()
+	var inclusive bool // the compared value itself is in range
+	switch {
+	case op == x86asm.JA && !taken, op == x86asm.JBE && taken:
+		inclusive = true
+	case op == x86asm.JAE && !taken, op == x86asm.JB && taken:
+	default:
 		return branchBound{}, false
 	}
 	k := i - 1
@@ -281,7 +290,7 @@ func unsignedBound(xs []x86asm.Inst, i int) (branchBound, bool) {
 		return branchBound{}, false
 	}
 	b := branchBound{count: int(imm), cmp: k}
-	if op == x86asm.JA {
+	if inclusive {
 		b.count++
 	}
 	switch a := xs[k].Args[0].(type) {

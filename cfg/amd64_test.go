@@ -7,19 +7,28 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 )
 
-// decodeAll decodes a straight-line sequence of instructions.
-func decodeAll(t *testing.T, code []byte) []x86asm.Inst {
+// decodeAll decodes a sequence of instructions laid out from 0x100; the
+// instruction after the one at index taken (if >= 0) is at 0x800, as if
+// the path followed that branch.
+func decodeAll(t *testing.T, code []byte, taken int) ([]x86asm.Inst, []Inst) {
 	t.Helper()
 	var xs []x86asm.Inst
+	var path []Inst
+	addr := uint64(0x100)
 	for len(code) > 0 {
 		x, err := x86asm.Decode(code, 64)
 		if err != nil {
 			t.Fatalf("decode %x: %v", code, err)
 		}
 		xs = append(xs, x)
+		path = append(path, Inst{Addr: addr, Len: x.Len})
+		addr += uint64(x.Len)
+		if len(xs)-1 == taken {
+			addr = 0x800
+		}
 		code = code[x.Len:]
 	}
-	return xs
+	return xs, path
 }
 
 // TestTableBound covers the compare-and-branch idioms that bound a jump
@@ -27,34 +36,45 @@ func decodeAll(t *testing.T, code []byte) []x86asm.Inst {
 func TestTableBound(t *testing.T) {
 	tests := []struct {
 		asm, hex string
+		taken    int // index of the branch the path takes, or -1
 		want     int
 	}{
 		{"cmp $0x1f,%ecx; ja; lea; movslq (%rdx,%rcx,4),%rax",
-			"83f91f0f8700000000488d15000100004863048a", 32},
+			"83f91f0f8700000000488d15000100004863048a", -1, 32},
 		{"cmp $0x4d,%ecx; jg; ja; lea; movslq (%rdx,%rcx,4),%rax",
-			"83f94d0f8f000000000f8700000000488d15000100004863048a", 78},
+			"83f94d0f8f000000000f8700000000488d15000100004863048a", -1, 78},
 		{"mov %edx,%ecx; sar $3,%ecx; cmp $0x47,%edx; ja; lea; movslq (%rsi,%rcx,4),%rdx",
-			"89d1c1f90383fa470f8700000000488d35000100004863148e", 9},
+			"89d1c1f90383fa470f8700000000488d35000100004863148e", -1, 9},
 		{"cmpl $5,0x78(%rbx); mov -0x40(%rbp),%r8; mov 0x8(%rdx),%rsi; ja; mov 0x78(%rbx),%eax; lea; movslq (%rdx,%rax,4),%rax",
-			"837b78054c8b45c0488b72080f87000000008b4378488d150001000048630482", 6},
+			"837b78054c8b45c0488b72080f87000000008b4378488d150001000048630482", -1, 6},
 		{"cmp $7,%edi; jae; jmp *0x2000(,%rdi,8)",
-			"83ff070f8300000000ff24fd00200000", 7},
+			"83ff070f8300000000ff24fd00200000", -1, 7},
+		{"cmp $0xe,%edx; jbe (taken); lea; movslq (%rcx,%rdx,4),%rdx",
+			"83fa0e0f8600000000488d0d0001000048631491", 1, 15},
+		{"cmp $0xe,%edx; jb (taken); lea; movslq (%rcx,%rdx,4),%rdx",
+			"83fa0e0f8200000000488d0d0001000048631491", 1, 14},
+		// Falling through a jbe (python's `cmp $0x37,%rax; jbe`) bounds nothing.
+		{"cmp $0x37,%rax; jbe (not taken); lea; movslq (%rcx,%rdx,4),%rdx",
+			"4883f8370f8600000000488d0d0001000048631491", -1, 0},
+		// A taken ja leaves the range.
+		{"cmp $0xe,%edx; ja (taken); lea; movslq (%rcx,%rdx,4),%rdx",
+			"83fa0e0f8700000000488d0d0001000048631491", 1, 0},
 		// The index is replaced after the compare: unknown.
 		{"cmp $5,%ecx; mov %edx,%ecx; ja; lea; movslq (%rdx,%rcx,4),%rax",
-			"83f90589d10f8700000000488d15000100004863048a", 0},
+			"83f90589d10f8700000000488d15000100004863048a", -1, 0},
 		// The compared register changed after it was copied to the index.
 		{"mov %edx,%ecx; add $1,%edx; cmp $5,%edx; ja; lea; movslq (%rdx,%rcx,4),%rax",
-			"89d183c20183fa050f8700000000488d15000100004863048a", 0},
+			"89d183c20183fa050f8700000000488d15000100004863048a", -1, 0},
 		// A call between the bound and the load may change the index.
 		{"cmp $5,%ecx; ja; call; lea; movslq (%rdx,%rcx,4),%rax",
-			"83f9050f8700000000e800000000488d15000100004863048a", 0},
+			"83f9050f8700000000e800000000488d15000100004863048a", -1, 0},
 	}
 	for _, tc := range tests {
 		code, err := hex.DecodeString(tc.hex)
 		if err != nil {
 			t.Fatal(err)
 		}
-		xs := decodeAll(t, code)
+		xs, path := decodeAll(t, code, tc.taken)
 		load := len(xs) - 1
 		var idx x86asm.Reg
 		if m, ok := xs[load].Args[0].(x86asm.Mem); ok {
@@ -62,7 +82,7 @@ func TestTableBound(t *testing.T) {
 		} else {
 			idx = xs[load].Args[1].(x86asm.Mem).Index
 		}
-		if got := tableBound(xs, load, idx); got != tc.want {
+		if got := tableBound(xs, path, load, idx); got != tc.want {
 			t.Errorf("%s: bound %d, want %d", tc.asm, got, tc.want)
 		}
 	}

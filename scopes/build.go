@@ -76,6 +76,13 @@ type builder struct {
 	// instructions mostly share one.
 	last      []inlKey
 	lastChain []*loader.Inline
+	// The context of the last statement added: the next instruction is
+	// usually in it too.
+	lastRoot *node
+	lastPath []inlKey
+	lastNode *node
+	row      loader.LineRow // the line row of the last lookup
+	rowOK    bool
 }
 
 // path returns the inline keys of addr's inlined-call chain. The slice is
@@ -124,19 +131,39 @@ func sameChain(a, b []*loader.Inline) bool {
 }
 
 func (b *builder) line(addr uint64) stmtKey {
-	if r, ok := b.in.Img.Lines.Lookup(addr); ok {
-		return stmtKey{r.File, r.Line}
+	if !b.rowOK || addr < b.row.Addr || addr >= b.row.End {
+		b.row, b.rowOK = b.in.Img.Lines.Lookup(addr)
+	}
+	if b.rowOK {
+		return stmtKey{b.row.File, b.row.Line}
 	}
 	return stmtKey{}
 }
 
+// samePath reports whether two paths are the same slice (path returns one
+// slice per chain, and rel a suffix of it).
+func samePath(a, b []inlKey) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 func (b *builder) addRange(root *node, path []inlKey, r Range) {
-	n := root
-	for _, k := range path {
-		n = n.child(k)
+	n := b.lastNode
+	if n == nil || root != b.lastRoot || !samePath(path, b.lastPath) {
+		n = root
+		for _, k := range path {
+			n = n.child(k)
+		}
+		b.lastRoot, b.lastPath, b.lastNode = root, path, n
 	}
 	k := b.line(r.Lo)
-	n.stmts[k] = append(n.stmts[k], r)
+	rs := n.stmts[k]
+	if len(rs) > 0 && rs[len(rs)-1].Hi == r.Lo {
+		// Ranges are merged when emitted; growing the last one saves
+		// an element per instruction. rs shares the map's array.
+		rs[len(rs)-1].Hi = r.Hi
+		return
+	}
+	n.stmts[k] = append(rs, r)
 }
 
 func (b *builder) addBlock(root *node, blk *cfg.Block, base []inlKey) {
