@@ -3,8 +3,10 @@
 package cfg
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"bloop/loader"
@@ -151,7 +153,11 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		_, ok := regionOf(t, false)
 		return ok
 	}
-	insts := map[uint64]Inst{}
+	// Decoded instructions in decoding order, and where each address is:
+	// a map of small values is much cheaper to grow than one of Insts.
+	// x86-64 instructions average about 4 bytes.
+	all := make([]Inst, 0, (hi-lo)/4+1)
+	at := make(map[uint64]int32, (hi-lo)/4)
 	leaders := map[uint64]bool{entry: true}
 	work := []uint64{entry}
 	for _, r := range opt.Roots {
@@ -168,15 +174,14 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			// Resolve jump tables once all straight-line code before them is
 			// decoded: the table base may be loaded blocks earlier.
 			jumps := map[uint64][]uint64{}
-			for a, in := range insts {
+			for _, in := range all {
 				if in.Kind == Jump || in.Kind == CondJump {
-					jumps[in.Target] = append(jumps[in.Target], a)
+					jumps[in.Target] = append(jumps[in.Target], in.Addr)
 				}
 			}
 			for _, a := range pending {
-				in := insts[a]
-				in.Table = ar.jumpTable(img, backChain(insts, jumps, a, 32), in, target)
-				insts[a] = in
+				in := &all[at[a]]
+				in.Table = ar.jumpTable(img, backChain(all, at, jumps, a, 32), *in, target)
 				for _, t := range in.Table {
 					if _, ok := regionOf(t, false); ok {
 						leaders[t] = true
@@ -191,11 +196,11 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		work = work[:len(work)-1]
 		reg, ok := regionOf(start, false)
 		for a := start; ok && a >= reg.lo && a < reg.hi; {
-			if _, seen := insts[a]; seen {
+			if _, seen := at[a]; seen {
 				leaders[a] = true
 				break
 			}
-			if len(insts) >= maxInsts {
+			if len(all) >= maxInsts {
 				return nil, fmt.Errorf("more than %d instructions", maxInsts)
 			}
 			in := ar.decode(img.Bytes(a, reg.hi), a)
@@ -235,7 +240,8 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 						in.Kind = Jump
 						leaders[in.Target] = true
 						g.Continued = append(g.Continued, in.Target)
-						insts[a] = in
+						at[a] = int32(len(all))
+						all = append(all, in)
 						reg = r
 						a = in.Target
 						continue
@@ -251,33 +257,33 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			case Return, Halt:
 				next = false
 			}
-			insts[a] = in
+			at[a] = int32(len(all))
+			all = append(all, in)
 			if !next {
 				break
 			}
 			a = in.End()
 		}
 	}
-	addrs := make([]uint64, 0, len(insts))
-	for a := range insts {
-		addrs = append(addrs, a)
-	}
-	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+	// The instructions in address order, in one array the blocks share.
+	sorted := make([]Inst, len(all))
+	copy(sorted, all)
+	slices.SortFunc(sorted, func(a, b Inst) int { return cmp.Compare(a.Addr, b.Addr) })
 	index := map[uint64]int{}
-	var cur *Block
-	for k, a := range addrs {
-		in := insts[a]
-		if k+1 < len(addrs) && in.End() > addrs[k+1] {
-			in.shared = uint8(in.End() - addrs[k+1])
+	start := 0
+	for k := range sorted {
+		in := &sorted[k]
+		if k+1 < len(sorted) && in.End() > sorted[k+1].Addr {
+			in.shared = uint8(in.End() - sorted[k+1].Addr)
 			g.Overlaps++
 		}
-		if cur == nil || leaders[a] || cur.End != a || endsBlock(cur.Last().Kind) {
-			cur = &Block{Start: a}
-			index[a] = len(g.Blocks)
-			g.Blocks = append(g.Blocks, cur)
+		// A block ends after a control transfer, before a leader, and at a
+		// hole in the code.
+		if k+1 == len(sorted) || endsBlock(in.Kind) || leaders[sorted[k+1].Addr] || in.End() != sorted[k+1].Addr {
+			index[sorted[start].Addr] = len(g.Blocks)
+			g.Blocks = append(g.Blocks, &Block{Start: sorted[start].Addr, End: in.End(), Insts: sorted[start : k+1 : k+1]})
+			start = k + 1
 		}
-		cur.Insts = append(cur.Insts, in)
-		cur.End = in.End()
 	}
 	for i, b := range g.Blocks {
 		last := b.Last()
@@ -325,14 +331,14 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 // predecessors backwards (oldest first). Where several lead to an
 // instruction, it takes the lowest-addressed one: that is the way into a loop
 // from its preheader, where compilers put the jump-table base.
-func backChain(insts map[uint64]Inst, jumps map[uint64][]uint64, a uint64, n int) []Inst {
-	chain := []Inst{insts[a]}
+func backChain(all []Inst, at map[uint64]int32, jumps map[uint64][]uint64, a uint64, n int) []Inst {
+	chain := []Inst{all[at[a]]}
 	seen := map[uint64]bool{a: true}
 	for len(chain) < n {
 		best, found := uint64(0), false
 		// An instruction is at most 15 bytes long.
 		for l := uint64(1); l <= 15 && l <= a; l++ {
-			if p, ok := insts[a-l]; ok && p.Len == int(l) && fallsThrough(p.Kind) {
+			if i, ok := at[a-l]; ok && all[i].Len == int(l) && fallsThrough(all[i].Kind) {
 				best, found = a-l, true
 				break
 			}
@@ -346,7 +352,7 @@ func backChain(insts map[uint64]Inst, jumps map[uint64][]uint64, a uint64, n int
 			break
 		}
 		seen[best] = true
-		chain = append(chain, insts[best])
+		chain = append(chain, all[at[best]])
 		a = best
 	}
 	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
