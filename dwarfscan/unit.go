@@ -1,0 +1,359 @@
+// Package dwarfscan decodes DWARF 2-5 units, entries, address ranges and
+// line programs from section bytes, without allocating per entry.
+//
+// It exists because debug/dwarf allocates an Entry, a []Field and boxed
+// values for every entry, which dominates the time to walk the DWARF of
+// large optimized binaries. A Data is immutable after New and may be
+// shared by many goroutines; each goroutine uses its own Reader and
+// LineProgram.
+//
+// Strings taken from .debug_str, .debug_line_str (directly or through
+// .debug_str_offsets) are not copied: they point into the section bytes,
+// which therefore must never be modified while such strings are in use.
+// DW_FORM_string values are copied, so that names a caller keeps do not
+// pin .debug_info. Only little-endian DWARF is supported.
+package dwarfscan
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// Sections holds the raw (decompressed, relocated) bytes of the DWARF
+// sections. Any may be nil except Info and Abbrev.
+type Sections struct {
+	Info, Abbrev, Str, LineStr, Line, Ranges, RngLists, Addr, StrOffsets []byte
+}
+
+// Data is the decoded unit index of one set of sections. It is immutable
+// after New and safe for concurrent use.
+type Data struct {
+	s     Sections
+	units []Unit
+}
+
+// Unit describes one unit of .debug_info.
+type Unit struct {
+	Offset, End uint64 // header start and first byte after the unit
+	Version     int
+	AddrSize    int
+	Dwarf64     bool
+	UnitType    uint8  // UT* (UTCompile for DWARF 2-4 units)
+	Signature   uint64 // type signature (type units) or DWO id (skeleton and split units)
+	TypeOffset  uint64 // type units: absolute offset of the type's entry
+
+	// From the root entry: what ranges, strx, addrx and line programs need.
+	CompDir  string
+	StmtList int64 // -1 when absent
+	LowPC    uint64
+	// Bases from DW_AT_str_offsets_base, DW_AT_addr_base (or
+	// DW_AT_GNU_addr_base) and DW_AT_rnglists_base. When absent they are
+	// 0, except in DWARF 5 split units, where the bases default to just
+	// past the section headers (8 and 12 bytes; 16 and 20 in DWARF64).
+	StrOffsetsBase, AddrBase, RngListsBase uint64
+
+	// Err is set when the unit's header, abbreviations or root entry
+	// cannot be decoded; a Reader returns it for every entry of the unit.
+	Err error
+
+	first   uint64 // offset of the root entry
+	abbrevs *abbrevTable
+	base    uint64 // base address of range lists, as debug/dwarf takes it
+}
+
+// New parses all unit headers, abbreviation tables and the root entry of
+// every unit. A broken unit chain (a length that runs past the section)
+// is an error; a unit that is broken inside has Unit.Err set.
+func New(s Sections) (*Data, error) {
+	d := &Data{s: s}
+	if len(s.Info) >= 6 {
+		// Same test as debug/dwarf: the version's high byte is 0.
+		vo := 4
+		if binary.LittleEndian.Uint32(s.Info) == 0xffffffff && len(s.Info) >= 14 {
+			vo = 12
+		}
+		if s.Info[vo] == 0 && s.Info[vo+1] != 0 {
+			return nil, decodeErr(".debug_info", 0, ErrBigEndian)
+		}
+	}
+	tables := map[abbrevKey]*abbrevTable{}
+	b := buf{data: s.Info, sec: ".debug_info"}
+	for b.pos < len(b.data) && b.err == nil {
+		start := b.pos
+		length, dwarf64 := b.unitLength()
+		if b.err != nil {
+			break
+		}
+		if length == 0 {
+			continue // padding, as debug/dwarf skips it
+		}
+		end := b.end(length)
+		if b.err != nil {
+			break
+		}
+		u := Unit{Offset: uint64(start), End: uint64(end), Dwarf64: dwarf64, StmtList: -1}
+		d.header(&u, buf{data: s.Info[:end], pos: b.pos, sec: ".debug_info"}, tables)
+		d.units = append(d.units, u)
+		b.pos = end
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	return d, nil
+}
+
+// header decodes the unit header at b and the unit's root entry.
+func (d *Data) header(u *Unit, b buf, tables map[abbrevKey]*abbrevTable) {
+	offSize := 4
+	if u.Dwarf64 {
+		offSize = 8
+	}
+	u.Version = int(b.fixed(2))
+	if b.err == nil && (u.Version < 2 || u.Version > 5) {
+		u.Err = decodeErr(".debug_info", int(u.Offset), fmt.Errorf("%w: DWARF %d", ErrBadVersion, u.Version))
+		return
+	}
+	var abbrevOff uint64
+	u.UnitType = UTCompile
+	if u.Version >= 5 {
+		u.UnitType = b.u8()
+		u.AddrSize = int(b.u8())
+		abbrevOff = b.fixed(offSize)
+		switch u.UnitType {
+		case UTSkeleton, UTSplitCompile:
+			u.Signature = b.fixed(8)
+		case UTType, UTSplitType:
+			u.Signature = b.fixed(8)
+			u.TypeOffset = u.Offset + b.fixed(offSize)
+		}
+	} else {
+		abbrevOff = b.fixed(offSize)
+		u.AddrSize = int(b.u8())
+	}
+	if b.err != nil {
+		u.Err = b.err
+		return
+	}
+	u.first = uint64(b.pos)
+	key := abbrevKey{abbrevOff, u.Version < 4}
+	t, ok := tables[key]
+	if !ok {
+		t = parseAbbrevs(d.s.Abbrev, abbrevOff, u.Version)
+		tables[key] = t
+	}
+	if t.err != nil {
+		u.Err = t.err
+		return
+	}
+	u.abbrevs = t
+	if u.Version >= 5 && (u.UnitType == UTSplitCompile || u.UnitType == UTSplitType) {
+		u.StrOffsetsBase, u.RngListsBase = 8, 12
+		if u.Dwarf64 {
+			u.StrOffsetsBase, u.RngListsBase = 16, 20
+		}
+	}
+	d.root(u)
+}
+
+// root reads what Unit needs from the unit's root entry. strx and addrx
+// values there can only be resolved once the bases are known, so the
+// entry is decoded raw first.
+func (d *Data) root(u *Unit) {
+	r := Reader{d: d, raw: true}
+	r.enter(u, u.first)
+	var e Entry
+	if err := r.Next(&e); err != nil {
+		if err != io.EOF {
+			u.Err = err
+		}
+		return
+	}
+	var compDir, low, entry *Field
+	var addrBase bool
+	for i := range e.Fields {
+		f := &e.Fields[i]
+		offset := f.Class == ClassSecOffset || f.Class == ClassConstant && f.Form != FormData16
+		switch f.Attr {
+		case AttrCompDir:
+			compDir = f
+		case AttrLowPC:
+			low = f
+		case AttrEntryPC:
+			entry = f
+		case AttrStmtList:
+			if offset && int64(f.Val) >= 0 {
+				u.StmtList = int64(f.Val)
+			}
+		case AttrStrOffsetsBase:
+			if offset {
+				u.StrOffsetsBase = f.Val
+			}
+		case AttrAddrBase:
+			if offset {
+				u.AddrBase, addrBase = f.Val, true
+			}
+		case AttrGNUAddrBase:
+			if offset && !addrBase {
+				u.AddrBase = f.Val
+			}
+		case AttrRnglistsBase:
+			if offset {
+				u.RngListsBase = f.Val
+			}
+		}
+	}
+	r.raw = false
+	if compDir != nil && compDir.Class == ClassString {
+		if err := r.resolveRaw(compDir); err != nil {
+			u.Err = err
+			return
+		}
+		u.CompDir = compDir.Str
+	}
+	for _, f := range []*Field{low, entry} {
+		if f != nil && f.Class == ClassAddress {
+			if err := r.resolveRaw(f); err != nil {
+				u.Err = err
+				return
+			}
+		}
+	}
+	if low != nil && low.Class == ClassAddress {
+		u.LowPC = low.Val
+		u.base = low.Val
+	}
+	// debug/dwarf prefers DW_AT_entry_pc as the base address of range lists.
+	if entry != nil && entry.Class == ClassAddress {
+		u.base = entry.Val
+	}
+}
+
+// Units returns the units in .debug_info order. The slice must not be modified.
+func (d *Data) Units() []Unit { return d.units }
+
+// UnitOf returns the index of the unit containing .debug_info offset
+// off, or -1.
+func (d *Data) UnitOf(off uint64) int {
+	i := sort.Search(len(d.units), func(i int) bool { return d.units[i].End > off })
+	if i < len(d.units) && d.units[i].Offset <= off {
+		return i
+	}
+	return -1
+}
+
+type abbrevKey struct {
+	off uint64
+	old bool // DWARF 2-3 classify data4/data8 differently
+}
+
+type attrSpec struct {
+	attr  Attr
+	form  Form
+	class Class
+	val   int64 // DW_FORM_implicit_const
+}
+
+type abbrev struct {
+	code     uint64
+	tag      Tag
+	children bool
+	ok       bool // present in the table
+	sibling  int  // index of DW_AT_sibling in specs, or -1
+	specs    []attrSpec
+}
+
+// abbrevTable maps codes to abbreviations: a slice indexed by code when
+// the codes are dense (they almost always are), else a sorted slice.
+type abbrevTable struct {
+	dense  []abbrev
+	sparse []abbrev
+	err    error
+}
+
+func (t *abbrevTable) lookup(code uint64) *abbrev {
+	if code < uint64(len(t.dense)) {
+		if a := &t.dense[code]; a.ok {
+			return a
+		}
+		return nil
+	}
+	i := sort.Search(len(t.sparse), func(i int) bool { return t.sparse[i].code >= code })
+	if i < len(t.sparse) && t.sparse[i].code == code {
+		return &t.sparse[i]
+	}
+	return nil
+}
+
+// parseAbbrevs parses the abbreviation table at off. Like debug/dwarf it
+// ends the table at the end of the section as well as at a 0 code.
+func parseAbbrevs(sec []byte, off uint64, vers int) *abbrevTable {
+	t := &abbrevTable{}
+	if off > uint64(len(sec)) {
+		t.err = decodeErr(".debug_abbrev", 0, fmt.Errorf("%w: table offset %#x", ErrBadOffset, off))
+		return t
+	}
+	b := buf{data: sec, pos: int(off), sec: ".debug_abbrev"}
+	var list []abbrev
+	var specs []attrSpec
+	var starts []int
+	var maxCode uint64
+	for b.pos < len(b.data) {
+		code := b.uleb()
+		if code == 0 || b.err != nil {
+			break
+		}
+		a := abbrev{code: code, ok: true, sibling: -1}
+		a.tag = Tag(b.uleb())
+		a.children = b.u8() != 0
+		starts = append(starts, len(specs))
+		for b.err == nil {
+			at, fpos := b.uleb(), b.pos
+			form := b.uleb()
+			if at == 0 && form == 0 {
+				break
+			}
+			s := attrSpec{attr: Attr(at), form: Form(form)}
+			c, ok := formClass(s.form, s.attr, vers)
+			if !ok || form > 0xffff {
+				t.err = decodeErr(".debug_abbrev", fpos, fmt.Errorf("%w %#x", ErrUnknownForm, form))
+				return t
+			}
+			s.class = c
+			if s.form == FormImplicitConst {
+				s.val = b.sleb()
+			}
+			if s.attr == AttrSibling && a.sibling < 0 {
+				a.sibling = len(specs) - starts[len(starts)-1]
+			}
+			specs = append(specs, s)
+		}
+		list = append(list, a)
+		maxCode = max(maxCode, code)
+	}
+	if b.err != nil {
+		t.err = b.err
+		return t
+	}
+	starts = append(starts, len(specs))
+	for i := range list {
+		list[i].specs = specs[starts[i]:starts[i+1]:starts[i+1]]
+	}
+	if maxCode < uint64(2*len(list)+64) {
+		t.dense = make([]abbrev, maxCode+1)
+		for _, a := range list {
+			t.dense[a.code] = a // a later duplicate wins, as in debug/dwarf
+		}
+		return t
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].code < list[j].code })
+	for _, a := range list {
+		if n := len(t.sparse); n > 0 && t.sparse[n-1].code == a.code {
+			t.sparse[n-1] = a
+			continue
+		}
+		t.sparse = append(t.sparse, a)
+	}
+	return t
+}
