@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unsafe"
 )
 
 // Field is one attribute of an entry. Class tells how Val and Str are
@@ -185,8 +186,10 @@ func (r *Reader) Next(e *Entry) error {
 		r.pos = pos
 		return nil
 	}
-	a := r.u.abbrevs.lookup(code)
-	if a == nil {
+	var a *abbrev
+	if t := r.u.abbrevs; code < uint64(len(t.dense)) && t.dense[code].ok {
+		a = &t.dense[code]
+	} else if a = t.lookup(code); a == nil {
 		return r.fail(off, fmt.Errorf("%w: %d", ErrUnknownCode, code))
 	}
 	fields := e.Fields
@@ -223,8 +226,8 @@ func (r *Reader) fields(a *abbrev, fields []Field, pos int) (int, error) {
 	for i := range a.specs {
 		sp := &a.specs[i]
 		f := &fields[i]
-		f.Attr, f.Form, f.Class, f.Str = sp.attr, sp.form, sp.class, ""
-		form := sp.form
+		f.Attr, f.Form, f.Class, f.Str = sp.attr, Form(sp.form), sp.class, ""
+		form := Form(sp.form)
 		start := pos
 		if form == FormIndirect {
 			v, next, ok := uleb(b, pos)
@@ -320,11 +323,22 @@ func (r *Reader) fields(a *abbrev, fields []Field, pos int) (int, error) {
 			return 0, decodeErr(".debug_info", start, fmt.Errorf("%w %#x", ErrUnknownForm, uint32(form)))
 		}
 		if n > 0 {
-			x, ok := fixed(b, pos, n)
-			if !ok {
+			if n > len(b)-pos {
 				return 0, decodeErr(".debug_info", pos, ErrTruncated)
 			}
-			v = x
+			// Inlined fixed(): this is the hottest spot of a walk.
+			switch n {
+			case 1:
+				v = uint64(b[pos])
+			case 2:
+				v = uint64(binary.LittleEndian.Uint16(b[pos:]))
+			case 4:
+				v = uint64(binary.LittleEndian.Uint32(b[pos:]))
+			case 8:
+				v = binary.LittleEndian.Uint64(b[pos:])
+			default:
+				v, _ = fixed(b, pos, n)
+			}
 			pos += n
 		}
 		switch form {
@@ -335,11 +349,17 @@ func (r *Reader) fields(a *abbrev, fields []Field, pos int) (int, error) {
 				v = 1
 			}
 		case FormStrp:
-			s, ok := cstr(r.d.s.Str, v)
-			if !ok {
+			str := r.d.s.Str
+			k := -1
+			if v < uint64(len(str)) {
+				k = bytes.IndexByte(str[v:], 0)
+			}
+			if k < 0 {
 				return 0, decodeErr(".debug_info", start, fmt.Errorf("%w: .debug_str offset %#x", ErrBadOffset, v))
 			}
-			f.Str = s
+			if k > 0 {
+				f.Str = unsafe.String(&str[v], k)
+			}
 		case FormLineStrp:
 			s, ok := cstr(r.d.s.LineStr, v)
 			if !ok {
@@ -483,7 +503,7 @@ func (r *Reader) skipEntry() (null, children bool, err error) {
 		return false, false, decodeErr(".debug_info", off, fmt.Errorf("%w: %d", ErrUnknownCode, code))
 	}
 	for i := range a.specs {
-		form := a.specs[i].form
+		form := Form(a.specs[i].form)
 		if form == FormIndirect {
 			v, next, ok := uleb(b, pos)
 			if !ok {

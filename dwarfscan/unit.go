@@ -250,7 +250,7 @@ type abbrevKey struct {
 
 type attrSpec struct {
 	attr  Attr
-	form  Form
+	form  uint16 // forms are checked to fit
 	class Class
 	val   int64 // DW_FORM_implicit_const
 }
@@ -259,8 +259,8 @@ type abbrev struct {
 	code     uint64
 	tag      Tag
 	children bool
-	ok       bool // present in the table
-	sibling  int  // index of DW_AT_sibling in specs, or -1
+	ok       bool  // present in the table
+	sibling  int32 // index of DW_AT_sibling in specs, or -1
 	specs    []attrSpec
 }
 
@@ -287,73 +287,100 @@ func (t *abbrevTable) lookup(code uint64) *abbrev {
 }
 
 // parseAbbrevs parses the abbreviation table at off. Like debug/dwarf it
-// ends the table at the end of the section as well as at a 0 code.
+// ends the table at the end of the section as well as at a 0 code. A
+// first pass counts, so that the second allocates exactly: libjvm has
+// 1.8M attribute specifications in 285k abbreviations.
 func parseAbbrevs(sec []byte, off uint64, vers int) *abbrevTable {
 	t := &abbrevTable{}
 	if off > uint64(len(sec)) {
 		t.err = decodeErr(".debug_abbrev", 0, fmt.Errorf("%w: table offset %#x", ErrBadOffset, off))
 		return t
 	}
-	b := buf{data: sec, pos: int(off), sec: ".debug_abbrev"}
+	n, nspecs, maxCode, err := scanAbbrevs(sec, int(off))
+	if err != nil {
+		t.err = err
+		return t
+	}
+	specs := make([]attrSpec, 0, nspecs)
 	var list []abbrev
-	var specs []attrSpec
-	var starts []int
-	var maxCode uint64
-	for b.pos < len(b.data) {
+	dense := maxCode < uint64(2*n+64)
+	if dense {
+		t.dense = make([]abbrev, maxCode+1)
+	} else {
+		list = make([]abbrev, 0, n)
+	}
+	b := buf{data: sec, pos: int(off), sec: ".debug_abbrev"}
+	for i := 0; i < n; i++ {
 		code := b.uleb()
-		if code == 0 || b.err != nil {
-			break
-		}
 		a := abbrev{code: code, ok: true, sibling: -1}
 		a.tag = Tag(b.uleb())
 		a.children = b.u8() != 0
-		starts = append(starts, len(specs))
-		for b.err == nil {
+		start := len(specs)
+		for {
 			at, fpos := b.uleb(), b.pos
 			form := b.uleb()
 			if at == 0 && form == 0 {
 				break
 			}
-			s := attrSpec{attr: Attr(at), form: Form(form)}
-			c, ok := formClass(s.form, s.attr, vers)
+			s := attrSpec{attr: Attr(at), form: uint16(form)}
+			c, ok := formClass(Form(form), s.attr, vers)
 			if !ok || form > 0xffff {
 				t.err = decodeErr(".debug_abbrev", fpos, fmt.Errorf("%w %#x", ErrUnknownForm, form))
 				return t
 			}
 			s.class = c
-			if s.form == FormImplicitConst {
+			if Form(form) == FormImplicitConst {
 				s.val = b.sleb()
 			}
 			if s.attr == AttrSibling && a.sibling < 0 {
-				a.sibling = len(specs) - starts[len(starts)-1]
+				a.sibling = int32(len(specs) - start)
 			}
 			specs = append(specs, s)
 		}
-		list = append(list, a)
-		maxCode = max(maxCode, code)
-	}
-	if b.err != nil {
-		t.err = b.err
-		return t
-	}
-	starts = append(starts, len(specs))
-	for i := range list {
-		list[i].specs = specs[starts[i]:starts[i+1]:starts[i+1]]
-	}
-	if maxCode < uint64(2*len(list)+64) {
-		t.dense = make([]abbrev, maxCode+1)
-		for _, a := range list {
-			t.dense[a.code] = a // a later duplicate wins, as in debug/dwarf
+		a.specs = specs[start:len(specs):len(specs)]
+		if dense {
+			t.dense[code] = a // a later duplicate wins, as in debug/dwarf
+		} else {
+			list = append(list, a)
 		}
+	}
+	if dense {
 		return t
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].code < list[j].code })
 	for _, a := range list {
-		if n := len(t.sparse); n > 0 && t.sparse[n-1].code == a.code {
-			t.sparse[n-1] = a
+		if k := len(t.sparse); k > 0 && t.sparse[k-1].code == a.code {
+			t.sparse[k-1] = a
 			continue
 		}
 		t.sparse = append(t.sparse, a)
 	}
 	return t
+}
+
+// scanAbbrevs checks the structure of the table at pos and counts its
+// abbreviations and attribute specifications.
+func scanAbbrevs(sec []byte, pos int) (n, specs int, maxCode uint64, err error) {
+	b := buf{data: sec, pos: pos, sec: ".debug_abbrev"}
+	for b.pos < len(b.data) {
+		code := b.uleb()
+		if code == 0 || b.err != nil {
+			break
+		}
+		b.uleb()
+		b.u8()
+		for b.err == nil {
+			at, form := b.uleb(), b.uleb()
+			if at == 0 && form == 0 {
+				break
+			}
+			if Form(form) == FormImplicitConst {
+				b.sleb()
+			}
+			specs++
+		}
+		n++
+		maxCode = max(maxCode, code)
+	}
+	return n, specs, maxCode, b.err
 }
