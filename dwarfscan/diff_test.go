@@ -110,7 +110,8 @@ func sameRanges(want [][2]uint64, got []Range) bool {
 func classOK(dc dwarf.Class, f *Field) bool {
 	switch dc {
 	case dwarf.ClassString:
-		return f.Class == ClassString
+		// debug/dwarf calls DW_FORM_strp_sup a string, but gives its raw offset.
+		return f.Class == ClassString || f.Form == FormStrpSup && f.Class == ClassUnresolved
 	case dwarf.ClassAddress:
 		return f.Class == ClassAddress
 	case dwarf.ClassConstant:

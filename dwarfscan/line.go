@@ -35,6 +35,7 @@ type LineProgram struct {
 	defStmt  bool
 	dirs     []string
 	files    []string
+	nfiles   int // files in the header
 	err      error
 
 	// State machine registers.
@@ -125,12 +126,13 @@ func (d *Data) LineProgram(u *Unit) (*LineProgram, error) {
 			}
 		}
 	} else {
-		p.dirs = d.entryTable(&b, u, nil)
-		p.files = d.entryTable(&b, u, p.dirs)
+		p.dirs = d.entryTable(&b, u, offSize, nil)
+		p.files = d.entryTable(&b, u, offSize, p.dirs)
 	}
 	if b.err != nil {
 		return nil, b.err
 	}
+	p.nfiles = len(p.files)
 	p.Reset()
 	return p, nil
 }
@@ -173,7 +175,7 @@ const (
 )
 
 // entryTable reads a DWARF 5 directory table (dirs == nil) or file table.
-func (d *Data) entryTable(b *buf, u *Unit, dirs []string) []string {
+func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string) []string {
 	type pair struct{ content, form uint64 }
 	nfmt := int(b.u8())
 	formats := make([]pair, 0, nfmt)
@@ -202,7 +204,7 @@ func (d *Data) entryTable(b *buf, u *Unit, dirs []string) []string {
 			case FormString:
 				s = keep(b.cstr(false))
 			case FormLineStrp, FormStrp:
-				off := b.fixed(u.offSize())
+				off := b.fixed(offSize)
 				sec := d.s.LineStr
 				if Form(f.form) == FormStrp {
 					sec = d.s.Str
@@ -273,13 +275,6 @@ func (d *Data) entryTable(b *buf, u *Unit, dirs []string) []string {
 	return out
 }
 
-func (u *Unit) offSize() int {
-	if u.Dwarf64 {
-		return 8
-	}
-	return 4
-}
-
 // Files returns the file name table as of the current position: entry i
 // is the file that DW_AT_decl_file/DW_AT_call_file value i and
 // LineRow.File i name. Before DWARF 5 entry 0 is "". DW_LNE_define_file
@@ -290,7 +285,9 @@ func (p *LineProgram) Files() []string { return p.files }
 func (p *LineProgram) Reset() {
 	p.pos = p.start
 	p.err = nil
-	p.files = p.files[:len(p.files):len(p.files)]
+	// Capped, so that define_file appends to a new array: slices that
+	// Files returned earlier stay as they were.
+	p.files = p.files[:p.nfiles:p.nfiles]
 	p.resetRegs()
 }
 

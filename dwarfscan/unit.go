@@ -79,6 +79,10 @@ func New(s Sections) (*Data, error) {
 		}
 	}
 	tables := map[abbrevKey]*abbrevTable{}
+	// Units may point into the middle of other units' tables; real files
+	// do not, and without a bound a crafted file could make New scan the
+	// section once per unit.
+	budget := 8*len(s.Abbrev) + 1<<20
 	b := buf{data: s.Info, sec: ".debug_info"}
 	for b.pos < len(b.data) && b.err == nil {
 		start := b.pos
@@ -94,7 +98,7 @@ func New(s Sections) (*Data, error) {
 			break
 		}
 		u := Unit{Offset: uint64(start), End: uint64(end), Dwarf64: dwarf64, StmtList: -1}
-		d.header(&u, buf{data: s.Info[:end], pos: b.pos, sec: ".debug_info"}, tables)
+		d.header(&u, buf{data: s.Info[:end], pos: b.pos, sec: ".debug_info"}, tables, &budget)
 		d.units = append(d.units, u)
 		b.pos = end
 	}
@@ -105,7 +109,7 @@ func New(s Sections) (*Data, error) {
 }
 
 // header decodes the unit header at b and the unit's root entry.
-func (d *Data) header(u *Unit, b buf, tables map[abbrevKey]*abbrevTable) {
+func (d *Data) header(u *Unit, b buf, tables map[abbrevKey]*abbrevTable, budget *int) {
 	offSize := 4
 	if u.Dwarf64 {
 		offSize = 8
@@ -140,7 +144,13 @@ func (d *Data) header(u *Unit, b buf, tables map[abbrevKey]*abbrevTable) {
 	key := abbrevKey{abbrevOff, u.Version < 4}
 	t, ok := tables[key]
 	if !ok {
-		t = parseAbbrevs(d.s.Abbrev, abbrevOff, u.Version)
+		if *budget < 0 {
+			u.Err = decodeErr(".debug_abbrev", clampInt(abbrevOff), fmt.Errorf("%w: abbreviation tables overlap", ErrMalformed))
+			return
+		}
+		var scanned int
+		t, scanned = parseAbbrevs(d.s.Abbrev, abbrevOff, u.Version)
+		*budget -= scanned
 		tables[key] = t
 	}
 	if t.err != nil {
@@ -290,16 +300,17 @@ func (t *abbrevTable) lookup(code uint64) *abbrev {
 // ends the table at the end of the section as well as at a 0 code. A
 // first pass counts, so that the second allocates exactly: libjvm has
 // 1.8M attribute specifications in 285k abbreviations.
-func parseAbbrevs(sec []byte, off uint64, vers int) *abbrevTable {
-	t := &abbrevTable{}
+func parseAbbrevs(sec []byte, off uint64, vers int) (t *abbrevTable, scanned int) {
+	t = &abbrevTable{}
 	if off > uint64(len(sec)) {
 		t.err = decodeErr(".debug_abbrev", 0, fmt.Errorf("%w: table offset %#x", ErrBadOffset, off))
-		return t
+		return t, 0
 	}
-	n, nspecs, maxCode, err := scanAbbrevs(sec, int(off))
+	n, nspecs, maxCode, end, err := scanAbbrevs(sec, int(off))
+	scanned = end - int(off)
 	if err != nil {
 		t.err = err
-		return t
+		return t, scanned
 	}
 	specs := make([]attrSpec, 0, nspecs)
 	var list []abbrev
@@ -326,7 +337,7 @@ func parseAbbrevs(sec []byte, off uint64, vers int) *abbrevTable {
 			c, ok := formClass(Form(form), s.attr, vers)
 			if !ok || form > 0xffff {
 				t.err = decodeErr(".debug_abbrev", fpos, fmt.Errorf("%w %#x", ErrUnknownForm, form))
-				return t
+				return t, scanned
 			}
 			s.class = c
 			if Form(form) == FormImplicitConst {
@@ -345,7 +356,7 @@ func parseAbbrevs(sec []byte, off uint64, vers int) *abbrevTable {
 		}
 	}
 	if dense {
-		return t
+		return t, scanned
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].code < list[j].code })
 	for _, a := range list {
@@ -355,12 +366,12 @@ func parseAbbrevs(sec []byte, off uint64, vers int) *abbrevTable {
 		}
 		t.sparse = append(t.sparse, a)
 	}
-	return t
+	return t, scanned
 }
 
 // scanAbbrevs checks the structure of the table at pos and counts its
 // abbreviations and attribute specifications.
-func scanAbbrevs(sec []byte, pos int) (n, specs int, maxCode uint64, err error) {
+func scanAbbrevs(sec []byte, pos int) (n, specs int, maxCode uint64, end int, err error) {
 	b := buf{data: sec, pos: pos, sec: ".debug_abbrev"}
 	for b.pos < len(b.data) {
 		code := b.uleb()
@@ -382,5 +393,5 @@ func scanAbbrevs(sec []byte, pos int) (n, specs int, maxCode uint64, err error) 
 		n++
 		maxCode = max(maxCode, code)
 	}
-	return n, specs, maxCode, b.err
+	return n, specs, maxCode, b.pos, b.err
 }

@@ -1,0 +1,318 @@
+package dwarfscan
+
+import (
+	"errors"
+	"io"
+	"slices"
+	"testing"
+)
+
+// TestRngLists reads a DWARF 5 range list that uses every DW_RLE kind,
+// through DW_FORM_rnglistx and DW_FORM_sec_offset, and checks it against
+// hand-computed ranges and debug/dwarf.
+func TestRngLists(t *testing.T) {
+	var addr wbuf
+	addr.u32(4 + 4*8)
+	addr.u16(5)
+	addr.u8(8, 0)
+	for _, a := range []uint64{0x1000, 0x2000, 0x3000, 0x4000} {
+		addr.u64(a)
+	}
+	var rl wbuf
+	rl.u32(0) // length, patched below
+	rl.u16(5)
+	rl.u8(8, 0)
+	rl.u32(1)      // one offset
+	rl.u32(4)      // list 0 starts 4 bytes after the offsets' base (12)
+	l0 := rl.off() // 16
+	rl.u8(rleBaseAddressx)
+	rl.uleb(0) // base 0x1000
+	rl.u8(rleOffsetPair)
+	rl.uleb(0x10)
+	rl.uleb(0x20)
+	rl.u8(rleStartxEndx)
+	rl.uleb(1)
+	rl.uleb(2)
+	rl.u8(rleStartxLength)
+	rl.uleb(3)
+	rl.uleb(0x30)
+	rl.u8(rleBaseAddress)
+	rl.u64(0x5000)
+	rl.u8(rleOffsetPair)
+	rl.uleb(1)
+	rl.uleb(2)
+	rl.u8(rleStartEnd)
+	rl.u64(0x6000)
+	rl.u64(0x6100)
+	rl.u8(rleStartLength)
+	rl.u64(0x7000)
+	rl.uleb(0x10)
+	rl.u8(rleEndOfList)
+	l1 := rl.off()
+	rl.u8(rleOffsetPair) // relative to the unit's base, DW_AT_low_pc
+	rl.uleb(0)
+	rl.uleb(4)
+	rl.u8(rleEndOfList)
+	bad := rl.off()
+	rl.u8(0x2a) // no such kind
+	rl.patch32(0, rl.off()-4)
+	_ = l0
+
+	abbrev := abbrevTableBytes(
+		abbr{1, TagCompileUnit, true, []spec{{AttrLowPC, FormAddrx1, 0}, {AttrAddrBase, FormSecOffset, 0}, {AttrRnglistsBase, FormSecOffset, 0}}},
+		abbr{2, TagSubprogram, false, []spec{{AttrRanges, FormRnglistx, 0}}},
+		abbr{3, TagLexicalBlock, false, []spec{{AttrRanges, FormSecOffset, 0}}},
+		abbr{4, TagSubprogram, false, []spec{{AttrLowPC, FormAddr, 0}, {AttrHighPC, FormData4, 0}}},
+	)
+	var body wbuf
+	body.u8(1, 0)
+	body.u32(8)
+	body.u32(12)
+	body.u8(2, 0)
+	body.u8(3)
+	body.u32(l1)
+	body.u8(4)
+	body.u64(0x9000)
+	body.u32(0x20)
+	body.u8(0)
+	s := Sections{Info: unitV5(body), Abbrev: abbrev, Addr: addr, RngLists: rl}
+	d, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &d.Units()[0]
+	if u.LowPC != 0x1000 || u.AddrBase != 8 || u.RngListsBase != 12 {
+		t.Fatalf("unit: low_pc %#x addr_base %d rnglists_base %d", u.LowPC, u.AddrBase, u.RngListsBase)
+	}
+	want := [][]Range{
+		nil, // the root has low_pc but neither high_pc nor ranges
+		{{0x1010, 0x1020}, {0x2000, 0x3000}, {0x4000, 0x4030}, {0x5001, 0x5002}, {0x6000, 0x6100}, {0x7000, 0x7010}},
+		{{0x1000, 0x1004}},
+		{{0x9000, 0x9020}},
+	}
+	es := readAll(t, d, 0)
+	for i, w := range want {
+		got, err := d.Ranges(u, &es[i], nil)
+		if err != nil || !slices.Equal(got, w) {
+			t.Errorf("entry %d: ranges %x, %v; want %x", i, got, err, w)
+		}
+	}
+	std, err := stdDWARF(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareAll(t, std, d)
+
+	// A list with an unknown entry kind is an error, not a silent stop.
+	es[2].Fields[0].Val = uint64(bad)
+	if _, err := d.Ranges(u, &es[2], nil); !errors.Is(err, ErrMalformed) {
+		t.Errorf("unknown DW_RLE kind: %v", err)
+	}
+	// So is an index past the offset table, and a list cut short.
+	es[1].Fields[0].Val = 1 << 40
+	if _, err := d.Ranges(u, &es[1], nil); !errors.Is(err, ErrBadOffset) {
+		t.Errorf("rnglistx past the table: %v", err)
+	}
+	es[2].Fields[0].Val = uint64(len(rl))
+	if _, err := d.Ranges(u, &es[2], nil); err == nil {
+		t.Errorf("list cut short: no error")
+	}
+}
+
+// TestRangesV4 reads a .debug_ranges list with a base address selection
+// entry, based on the unit's low_pc.
+func TestRangesV4(t *testing.T) {
+	var rg wbuf
+	rg.u64(0x10)
+	rg.u64(0x20)
+	rg.u64(^uint64(0)) // base address selection
+	rg.u64(0x8000)
+	rg.u64(1)
+	rg.u64(2)
+	rg.u64(0)
+	rg.u64(0)
+	abbrev := abbrevTableBytes(
+		abbr{1, TagCompileUnit, true, []spec{{AttrLowPC, FormAddr, 0}}},
+		abbr{2, TagSubprogram, false, []spec{{AttrRanges, FormSecOffset, 0}}},
+		abbr{3, TagSubprogram, false, []spec{{AttrLowPC, FormAddr, 0}, {AttrHighPC, FormAddr, 0}}},
+	)
+	var body wbuf
+	body.u8(1)
+	body.u64(0x1000)
+	body.u8(2)
+	body.u32(0)
+	body.u8(3)
+	body.u64(0x3000)
+	body.u64(0x3010)
+	body.u8(0)
+	s := Sections{Info: unitV4(4, body), Abbrev: abbrev, Ranges: rg}
+	d, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := readAll(t, d, 0)
+	u := &d.Units()[0]
+	for i, w := range [][]Range{nil, {{0x1010, 0x1020}, {0x8001, 0x8002}}, {{0x3000, 0x3010}}} {
+		if got, err := d.Ranges(u, &es[i], nil); err != nil || !slices.Equal(got, w) {
+			t.Errorf("entry %d: ranges %x, %v; want %x", i, got, err, w)
+		}
+	}
+	std, err := stdDWARF(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareAll(t, std, d)
+}
+
+// lineProgramV4 builds a DWARF 4 line program with min_inst_length 4,
+// maximum_operations_per_instruction 3, and the given opcodes.
+func lineProgramV4(ops []byte) []byte {
+	var h wbuf
+	h.u8(4, 3, 1)                            // min_inst_length, max_ops, default_is_stmt
+	h.u8(0xfd, 12, 13)                       // line_base -3, line_range 12, opcode_base 13
+	h.u8(0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1) // standard opcode lengths
+	h.str("/inc")                            // include directory 1
+	h.u8(0)                                  // end of directories
+	h.str("a.c")                             // file 1, directory 0 (comp_dir)
+	h.u8(0, 0, 0)                            //
+	h.str("b.h")                             // file 2, directory 1
+	h.u8(1, 0, 0)                            //
+	h.u8(0)                                  // end of files
+	var w wbuf
+	w.u32(uint32(2 + 4 + len(h) + len(ops)))
+	w.u16(4)
+	w.u32(uint32(len(h)))
+	w.bytes(h)
+	w.bytes(ops)
+	return w
+}
+
+// TestLineProgram runs a program with DW_LNE_define_file and
+// maximum_operations_per_instruction 3, against hand-computed rows and
+// debug/dwarf.
+func TestLineProgram(t *testing.T) {
+	var ops wbuf
+	setAddress := func(a uint64) { ops.u8(0, 9, 2); ops.u64(a) }
+	special := func(opAdvance, lineDelta int) { ops.u8(byte(opAdvance*12 + lineDelta + 3 + 13)) }
+	setAddress(0x1000)
+	special(1, 2) // op_index 1: address stays
+	special(2, 0) // op_index 3 = one instruction: +4
+	ops.u8(2, 5)  // advance_pc 5 ops: op_index 7 -> +4, op_index 2
+	ops.u8(0, 12, 3)
+	ops.str("extra.c") // define_file: file 3 in directory 1
+	ops.u8(1, 0, 0)
+	ops.u8(4, 3) // set_file 3
+	ops.u8(6)    // negate_stmt
+	ops.u8(1)    // copy
+	ops.u8(8)    // const_add_pc: (255-13)/12 = 20 ops: op_index 22 -> +28, op_index 1
+	ops.u8(3, 0x7f)
+	special(0, 1)
+	ops.u8(9, 0x10, 0) // fixed_advance_pc 0x10
+	ops.u8(0, 1, 1)    // end_sequence
+	setAddress(0x2000)
+	ops.u8(1)    // copy
+	ops.u8(2, 5) // op_index 5 -> +4, op_index 2
+	ops.u8(0, 1, 1)
+	want := []LineRow{
+		{0x1000, 1, 3, true, false},
+		{0x1004, 1, 3, true, false},
+		{0x1008, 3, 3, false, false},
+		{0x1024, 3, 3, false, false},
+		{0x1034, 3, 3, false, true},
+		{0x2000, 1, 1, true, false},
+		{0x2004, 1, 1, true, true},
+	}
+	wantFiles := []string{"", "/src/a.c", "/inc/b.h", "/inc/extra.c"}
+
+	abbrev := abbrevTableBytes(abbr{1, TagCompileUnit, false, []spec{{AttrStmtList, FormSecOffset, 0}, {AttrCompDir, FormString, 0}}})
+	var body wbuf
+	body.u8(1)
+	body.u32(0)
+	body.str("/src")
+	s := Sections{Info: unitV4(4, body), Abbrev: abbrev, Line: lineProgramV4(ops)}
+	d, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.LineProgram(&d.Units()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.Files(), wantFiles[:3]) {
+		t.Errorf("files at start %q", p.Files())
+	}
+	var got []LineRow
+	for {
+		var row LineRow
+		err := p.Next(&row)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, row)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows\n got %+v\nwant %+v", got, want)
+	}
+	if !slices.Equal(p.Files(), wantFiles) {
+		t.Errorf("files at end %q", p.Files())
+	}
+	p.Reset()
+	if len(p.Files()) != 3 {
+		t.Errorf("Reset kept defined files: %q", p.Files())
+	}
+	std, err := stdDWARF(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareAll(t, std, d)
+}
+
+// TestLineErrors checks damaged line programs.
+func TestLineErrors(t *testing.T) {
+	abbrev := abbrevTableBytes(abbr{1, TagCompileUnit, false, []spec{{AttrStmtList, FormSecOffset, 0}}})
+	var body wbuf
+	body.u8(1)
+	body.u32(0)
+	info := unitV4(4, body)
+	for _, c := range []struct {
+		name   string
+		line   []byte
+		header bool // LineProgram fails, else Next
+		want   error
+	}{
+		{"define_file in a missing directory", lineProgramV4([]byte{0, 6, 3, 'x', 0, 7, 0, 0}), false, ErrMalformed},
+		{"define_file without a name", lineProgramV4([]byte{0, 2, 3, 0}), false, ErrMalformed},
+		{"extended opcode longer than the program", lineProgramV4([]byte{0, 9, 2, 0}), false, ErrTruncated},
+		{"set_address longer than its length", lineProgramV4([]byte{0, 2, 2, 1, 2, 3, 4, 5, 6, 7, 8}), false, ErrMalformed},
+		{"advance_pc cut short", lineProgramV4([]byte{2, 0x80}), false, ErrTruncated},
+		{"zero extended length", lineProgramV4([]byte{0, 0, 1}), false, ErrMalformed},
+		{"program past the section", lineProgramV4(nil)[:20], true, ErrTruncated},
+		{"version 6", func() []byte { b := lineProgramV4(nil); b[4] = 6; return b }(), true, ErrBadVersion},
+		{"line_range 0", func() []byte { b := lineProgramV4(nil); b[14] = 0; return b }(), true, ErrMalformed},
+		{"wrong standard opcode length", func() []byte { b := lineProgramV4(nil); b[17] = 2; return b }(), true, ErrMalformed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := New(Sections{Info: info, Abbrev: abbrev, Line: c.line})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := d.LineProgram(&d.Units()[0])
+			if !c.header {
+				if err != nil {
+					t.Fatalf("LineProgram: %v", err)
+				}
+				var row LineRow
+				for err == nil {
+					err = p.Next(&row)
+				}
+			}
+			var de *DecodeError
+			if !errors.As(err, &de) || !errors.Is(err, c.want) || de.Section != ".debug_line" {
+				t.Fatalf("error %v, want a .debug_line DecodeError wrapping %v", err, c.want)
+			}
+		})
+	}
+}
