@@ -298,7 +298,8 @@ const (
 	// implicit_const, zero-extended for data1-8 and udata; for data16, Val
 	// holds the low 8 bytes and Str all 16 bytes.
 	ClassConstant
-	// ClassFlag: Val is 1 or 0.
+	// ClassFlag: Val is 1 or 0. Any non-zero DW_FORM_flag byte is 1
+	// (debug/dwarf takes only 1 as true; DWARF says non-zero).
 	ClassFlag
 	// ClassReference: Val is an absolute .debug_info offset, also for
 	// the unit-relative forms ref1-8 and ref_udata.
@@ -307,9 +308,13 @@ const (
 	ClassTypeRef
 	// ClassSecOffset: Val is an offset into the section the attribute
 	// names (line, loclist, rangelist, macro, str_offsets, addr pointers):
-	// DW_FORM_sec_offset, and data4/data8 for those attributes before DWARF 4.
+	// DW_FORM_sec_offset, and data4/data8 for those attributes before
+	// DWARF 4. (debug/dwarf also calls data1, data2 and udata of those
+	// attributes pointers before DWARF 4; here they are constants.)
 	ClassSecOffset
-	// ClassRngList: Val is a DW_FORM_rnglistx index (see Data.Ranges).
+	// ClassRngList: Val is the DW_FORM_rnglistx index, unresolved
+	// (debug/dwarf resolves it to an offset while decoding); Data.Ranges
+	// resolves it.
 	ClassRngList
 	// ClassLocList: Val is a DW_FORM_loclistx index.
 	ClassLocList
@@ -319,7 +324,8 @@ const (
 	ClassExprLoc
 	// ClassUnresolved: a form that refers into a supplementary object
 	// file (GNU_ref_alt, GNU_strp_alt, ref_sup4/8, strp_sup). Val is the
-	// raw offset in that file; it is not resolved.
+	// raw offset in that file; it is not resolved. (debug/dwarf calls
+	// strp_sup a string and ref_sup a reference, with the same raw value.)
 	ClassUnresolved
 )
 

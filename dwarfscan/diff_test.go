@@ -246,3 +246,59 @@ func compareLines(t *testing.T, std *dwarf.Data, d *Data, u *Unit, root *dwarf.E
 	sameFiles("at end")
 	return n
 }
+
+// TestConcurrentReaders walks one Data from several goroutines at once
+// (run with -race to check that nothing shared is written) and requires
+// each to see the same entries, ranges and rows.
+func TestConcurrentReaders(t *testing.T) {
+	s, reason, err := openELF("../testdata/bin/tmpl-gcc12-O2")
+	if err != nil || reason != "" {
+		t.Skip(err, reason)
+	}
+	d, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func() (h uint64) {
+		mix := func(v uint64) { h = (h ^ v) * 0x100000001b3 }
+		r := d.Reader()
+		var e Entry
+		var rs []Range
+		for ui := range d.Units() {
+			u := &d.Units()[ui]
+			r.SeekUnit(ui)
+			for r.Next(&e) == nil {
+				mix(e.Offset)
+				for _, f := range e.Fields {
+					mix(f.Val)
+					mix(uint64(len(f.Str)))
+				}
+				rs, _ = d.Ranges(u, &e, rs[:0])
+				for _, x := range rs {
+					mix(x.Lo ^ x.Hi<<1)
+				}
+			}
+			if p, _ := d.LineProgram(u); p != nil {
+				var row LineRow
+				for p.Next(&row) == nil {
+					mix(row.Address ^ uint64(row.Line)<<32 ^ uint64(row.File)<<48)
+				}
+			}
+		}
+		return h
+	}
+	want := sum()
+	got := make([]uint64, 4)
+	done := make(chan bool)
+	for i := range got {
+		go func() { got[i] = sum(); done <- true }()
+	}
+	for range got {
+		<-done
+	}
+	for i, h := range got {
+		if h != want {
+			t.Errorf("goroutine %d: checksum %#x, want %#x", i, h, want)
+		}
+	}
+}

@@ -53,7 +53,9 @@ var knownOpLens = [13]int8{-1, 0, 1, 1, 1, -1, 0, 0, 0, -1, 0, 0, 1}
 
 // LineProgram returns the line program of unit u, positioned at its first
 // row. It returns nil, nil when u has no DW_AT_stmt_list or there is no
-// .debug_line.
+// .debug_line. Beyond debug/dwarf, DWARF 5 file and directory names in
+// DW_FORM_strx* are resolved (debug/dwarf leaves them empty), and a form
+// it cannot decode there is an error (debug/dwarf skips no bytes for it).
 func (d *Data) LineProgram(u *Unit) (*LineProgram, error) {
 	if u.StmtList < 0 || d.s.Line == nil {
 		return nil, nil

@@ -25,7 +25,9 @@ const (
 // or a constant offset from low_pc), then the list DW_AT_ranges points to:
 // in .debug_rnglists for DWARF 5 units (an offset or a DW_FORM_rnglistx
 // index), in .debug_ranges otherwise. The base address of the lists is
-// the unit root's DW_AT_entry_pc or else its DW_AT_low_pc.
+// the unit root's DW_AT_entry_pc or else its DW_AT_low_pc. Unlike
+// debug/dwarf, a list cut short by the end of its section and an unknown
+// DW_RLE kind are errors rather than a silent stop or a skipped byte.
 func (d *Data) Ranges(u *Unit, e *Entry, dst []Range) ([]Range, error) {
 	var lowF, highF, rngF *Field
 	for i := range e.Fields {

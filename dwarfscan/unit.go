@@ -1,17 +1,3 @@
-// Package dwarfscan decodes DWARF 2-5 units, entries, address ranges and
-// line programs from section bytes, without allocating per entry.
-//
-// It exists because debug/dwarf allocates an Entry, a []Field and boxed
-// values for every entry, which dominates the time to walk the DWARF of
-// large optimized binaries. A Data is immutable after New and may be
-// shared by many goroutines; each goroutine uses its own Reader and
-// LineProgram.
-//
-// Strings taken from .debug_str, .debug_line_str (directly or through
-// .debug_str_offsets) are not copied: they point into the section bytes,
-// which therefore must never be modified while such strings are in use.
-// DW_FORM_string values are copied, so that names a caller keeps do not
-// pin .debug_info. Only little-endian DWARF is supported.
 package dwarfscan
 
 import (
@@ -65,7 +51,9 @@ type Unit struct {
 
 // New parses all unit headers, abbreviation tables and the root entry of
 // every unit. A broken unit chain (a length that runs past the section)
-// is an error; a unit that is broken inside has Unit.Err set.
+// is an error; a unit that is broken inside (bad version, unknown form in
+// its abbreviations, bad root entry) has Unit.Err set and the others stay
+// readable, where debug/dwarf's New fails.
 func New(s Sections) (*Data, error) {
 	d := &Data{s: s}
 	if len(s.Info) >= 6 {
