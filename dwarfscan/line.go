@@ -34,9 +34,13 @@ type LineProgram struct {
 	opLens   []byte // lengths of standard opcodes 1..opBase-1
 	defStmt  bool
 	dirs     []string
+	dirClean []bool // dirs[i] needs no cleaning when joined (see joinFast)
 	files    []string
 	nfiles   int // files in the header
 	err      error
+	// special[op] is what special opcode op does, worked out once: the
+	// divisions per row were a good part of the time.
+	special [256]struct{ ops, line int32 }
 
 	// State machine registers.
 	addr    uint64
@@ -121,6 +125,7 @@ func (d *Data) LineProgram(u *Unit) (*LineProgram, error) {
 			}
 			p.dirs = append(p.dirs, keep(dir))
 		}
+		p.dirClean = cleanDirs(p.dirs)
 		p.files = append(p.files, "") // file 0 means "no file" before DWARF 5
 		for b.err == nil {
 			if !p.fileEntry(&b) {
@@ -128,13 +133,19 @@ func (d *Data) LineProgram(u *Unit) (*LineProgram, error) {
 			}
 		}
 	} else {
-		p.dirs = d.entryTable(&b, u, offSize, nil)
-		p.files = d.entryTable(&b, u, offSize, p.dirs)
+		p.dirs = d.entryTable(&b, u, offSize, nil, nil)
+		p.dirClean = cleanDirs(p.dirs)
+		p.files = d.entryTable(&b, u, offSize, p.dirs, p.dirClean)
 	}
 	if b.err != nil {
 		return nil, b.err
 	}
 	p.nfiles = len(p.files)
+	for op := max(p.opBase, 0); op < 256; op++ {
+		adj := op - p.opBase
+		p.special[op].ops = int32(adj / p.lnRange)
+		p.special[op].line = int32(p.lineBase + adj%p.lnRange)
+	}
 	p.Reset()
 	return p, nil
 }
@@ -159,7 +170,7 @@ func (p *LineProgram) fileEntry(b *buf) bool {
 			b.fail(fmt.Errorf("%w: directory index %d of %d", ErrMalformed, dir, len(p.dirs)))
 			return false
 		}
-		name = joinPath(p.dirs[dir], name)
+		name = joinFast(p.dirs[dir], p.dirClean[dir], name)
 	}
 	b.uleb() // mtime
 	b.uleb() // length
@@ -177,7 +188,7 @@ const (
 )
 
 // entryTable reads a DWARF 5 directory table (dirs == nil) or file table.
-func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string) []string {
+func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string, dirClean []bool) []string {
 	type pair struct{ content, form uint64 }
 	nfmt := int(b.u8())
 	formats := make([]pair, 0, nfmt)
@@ -198,6 +209,7 @@ func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string) []string 
 	out := make([]string, 0, n)
 	for ; n > 0 && b.err == nil; n-- {
 		var name, dir string
+		clean := false
 		for _, f := range formats {
 			at := b.pos
 			var s string
@@ -264,13 +276,13 @@ func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string) []string 
 						b.fail(fmt.Errorf("%w: directory index %d of %d", ErrMalformed, v, len(dirs)))
 						break
 					}
-					dir = dirs[v]
+					dir, clean = dirs[v], dirClean[v]
 				}
 			}
 		}
 		// As debug/dwarf: join whenever both are set, even for an absolute name.
 		if dir != "" && name != "" {
-			name = joinPath(dir, name)
+			name = joinFast(dir, clean, name)
 		}
 		out = append(out, name)
 	}
@@ -309,27 +321,19 @@ func (p *LineProgram) Next(row *LineRow) error {
 	}
 	b := p.sec
 	pos := p.pos
-	addr, opIndex, line := p.addr, p.opIndex, p.line
-	minInst, maxOps, opBase, lnRange := p.minInst, p.maxOps, p.opBase, p.lnRange
-	// advance moves the operation pointer by n operations (DWARF 5, 6.2.5.1).
-	advance := func(n int) {
-		if maxOps == 1 && opIndex == 0 {
-			addr += uint64(minInst * n)
-			return
-		}
-		i := opIndex + n
-		addr += uint64(minInst * (i / maxOps))
-		opIndex = i % maxOps
-	}
+	// The registers live in locals (no closures over them, which would
+	// keep them in memory) while the loop runs.
+	addr, opIndex, line, file, isStmt := p.addr, p.opIndex, p.line, p.file, p.isStmt
+	opBase := p.opBase
 	for pos < len(b) {
 		op := int(b[pos])
 		pos++
 		if op >= opBase {
-			adj := op - opBase
-			advance(adj / lnRange)
-			line += p.lineBase + adj%lnRange
-			*row = LineRow{Address: addr, File: p.file, Line: line, IsStmt: p.isStmt}
-			p.pos, p.addr, p.opIndex, p.line = pos, addr, opIndex, line
+			sp := &p.special[op]
+			addr, opIndex = p.advance(addr, opIndex, int(sp.ops))
+			line += int(sp.line)
+			*row = LineRow{Address: addr, File: file, Line: line, IsStmt: isStmt}
+			p.pos, p.addr, p.opIndex, p.line, p.file, p.isStmt = pos, addr, opIndex, line, file, isStmt
 			return nil
 		}
 		var v uint64
@@ -346,9 +350,8 @@ func (p *LineProgram) Next(row *LineRow) error {
 			pos = next + 1
 			switch sub {
 			case 1: // DW_LNE_end_sequence
-				*row = LineRow{Address: addr, File: p.file, Line: line, IsStmt: p.isStmt, EndSequence: true}
-				p.resetRegs()
-				addr, opIndex, line = p.addr, p.opIndex, p.line
+				*row = LineRow{Address: addr, File: file, Line: line, IsStmt: isStmt, EndSequence: true}
+				addr, opIndex, line, file, isStmt = 0, 0, 1, 1, p.defStmt
 			case 2: // DW_LNE_set_address
 				if !addrSizeOK(p.addrSize) {
 					return p.fail(at, fmt.Errorf("%w: %d", ErrAddressSize, p.addrSize))
@@ -373,19 +376,19 @@ func (p *LineProgram) Next(row *LineRow) error {
 			}
 			pos = end
 			if sub == 1 {
-				p.pos = pos
+				p.pos, p.addr, p.opIndex, p.line, p.file, p.isStmt = pos, addr, opIndex, line, file, isStmt
 				return nil
 			}
 			continue
 		case 1: // DW_LNS_copy
-			*row = LineRow{Address: addr, File: p.file, Line: line, IsStmt: p.isStmt}
-			p.pos, p.addr, p.opIndex, p.line = pos, addr, opIndex, line
+			*row = LineRow{Address: addr, File: file, Line: line, IsStmt: isStmt}
+			p.pos, p.addr, p.opIndex, p.line, p.file, p.isStmt = pos, addr, opIndex, line, file, isStmt
 			return nil
 		case 2: // DW_LNS_advance_pc
 			if v, pos, ok = uleb(b, pos); !ok {
 				return p.fail(pos, ErrTruncated)
 			}
-			advance(int(v))
+			addr, opIndex = p.advance(addr, opIndex, int(v))
 		case 3: // DW_LNS_advance_line
 			var s int64
 			if s, pos, ok = sleb(b, pos); !ok {
@@ -396,16 +399,16 @@ func (p *LineProgram) Next(row *LineRow) error {
 			if v, pos, ok = uleb(b, pos); !ok {
 				return p.fail(pos, ErrTruncated)
 			}
-			p.file = int(v)
+			file = int(v)
 		case 5, 12: // DW_LNS_set_column, DW_LNS_set_isa: one operand, not kept
 			if _, pos, ok = uleb(b, pos); !ok {
 				return p.fail(pos, ErrTruncated)
 			}
 		case 6: // DW_LNS_negate_stmt
-			p.isStmt = !p.isStmt
+			isStmt = !isStmt
 		case 7, 10, 11: // basic_block, prologue_end, epilogue_begin: not kept
 		case 8: // DW_LNS_const_add_pc
-			advance((255 - opBase) / lnRange)
+			addr, opIndex = p.advance(addr, opIndex, (255-opBase)/p.lnRange)
 		case 9: // DW_LNS_fixed_advance_pc
 			if v, ok = fixed(b, pos, 2); !ok {
 				return p.fail(pos, ErrTruncated)
@@ -420,8 +423,19 @@ func (p *LineProgram) Next(row *LineRow) error {
 			}
 		}
 	}
-	p.pos, p.addr, p.opIndex, p.line = pos, addr, opIndex, line
+	p.pos, p.addr, p.opIndex, p.line, p.file, p.isStmt = pos, addr, opIndex, line, file, isStmt
 	return io.EOF
+}
+
+// advance moves the operation pointer (addr, opIndex) by n operations
+// (DWARF 5, 6.2.5.1), in debug/dwarf's int arithmetic. It is a method
+// rather than a closure so that the registers stay in registers.
+func (p *LineProgram) advance(addr uint64, opIndex, n int) (uint64, int) {
+	if p.maxOps == 1 && opIndex == 0 {
+		return addr + uint64(p.minInst*n), 0
+	}
+	i := opIndex + n
+	return addr + uint64(p.minInst*(i/p.maxOps)), i % p.maxOps
 }
 
 // isAbs reports whether p is absolute in Unix or DOS form, as debug/dwarf
@@ -459,6 +473,50 @@ func sepIndex(p string, from int) int {
 		}
 	}
 	return -1
+}
+
+// cleanDirs tells for each directory whether joinFast may append to it
+// as it is: a Unix path other than "", "." and "/" that path.Clean leaves
+// alone.
+func cleanDirs(dirs []string) []bool {
+	c := make([]bool, len(dirs))
+	for i, d := range dirs {
+		drive, _ := splitDrive(d)
+		c[i] = d != "" && d != "." && d != "/" && drive == "" && path.Clean(d) == d
+	}
+	return c
+}
+
+// joinFast is joinPath with a shortcut for the common case, a clean
+// directory and a relative file name without empty, "." or ".."
+// elements, where path.Join would only put a slash between them. Header
+// file tables are mostly that, and path.Join's cleaning was most of the
+// time to open a line program.
+func joinFast(dir string, dirClean bool, file string) string {
+	if dirClean && relClean(file) {
+		return dir + "/" + file
+	}
+	return joinPath(dir, file)
+}
+
+// relClean reports whether file is a relative path that path.Clean
+// leaves alone and that has no ".." element.
+func relClean(file string) bool {
+	if file == "" || file[0] == '/' {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(file); i++ {
+		if i < len(file) && file[i] != '/' {
+			continue
+		}
+		switch file[start:i] {
+		case "", ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 // joinPath joins a directory and a file name the way debug/dwarf does:

@@ -159,3 +159,18 @@ func TestLineErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinFast checks the shortcut against the full join on the cases
+// path.Clean would change.
+func TestJoinFast(t *testing.T) {
+	dirs := []string{"", ".", "/", "/usr/include", "/usr/include/", "rel/dir", "a/..", "/a/./b", "..", "C:\\src", `\\host\share\x`, "//x"}
+	files := []string{"a.c", "./a.c", "../a.c", "x/../a.c", "x//a.c", "x/", "/abs/a.c", ".", "..", "", "sub/dir/a.h", "D:a.c"}
+	for _, d := range dirs {
+		clean := cleanDirs([]string{d})[0]
+		for _, f := range files {
+			if got, want := joinFast(d, clean, f), joinPath(d, f); got != want {
+				t.Errorf("joinFast(%q, %v, %q) = %q, joinPath gives %q", d, clean, f, got, want)
+			}
+		}
+	}
+}
