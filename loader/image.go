@@ -60,6 +60,10 @@ type Image struct {
 type Options struct {
 	DebugDirs []string // extra roots searched for separate debug files
 	Workers   int      // goroutines for sections and compilation units; <= 0: GOMAXPROCS
+	// SkipDescriptors leaves Image.Descriptors and Subprogram.Desc empty.
+	// Only the thesis engine reads them, and on large C++ images they are
+	// a third of loading: every unit declares its headers' members again.
+	SkipDescriptors bool
 }
 
 // Error is a problem with an input file; it names the file.
@@ -165,12 +169,12 @@ func Open(path string, opt Options) (img *Image, err error) {
 	img.readFuncs(ef, dbgSyms)
 	img.CallSites = landingPads(ef, img)
 	if hasDWARF(dwFile) {
-		secs, d, err := openDWARF(dwFile, dwRaw, opt.Workers)
+		d, err := openDWARF(dwFile, dwRaw, opt.Workers)
 		if err != nil {
 			// Bad DWARF is common: keep symbols and CFG loops, say why lines are missing.
 			img.Warnings = append(img.Warnings, fmt.Sprintf("%s: DWARF unreadable, using symbols only: %v", debugName(path, dbgPath), err))
-		} else if err := img.readDWARF(d, secs, opt.Workers); err != nil {
-			img.Warnings = append(img.Warnings, fmt.Sprintf("%s: %v", debugName(path, dbgPath), err))
+		} else {
+			img.readDWARF(d, opt)
 		}
 	}
 	if img.Lines == nil {

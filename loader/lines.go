@@ -1,8 +1,9 @@
 package loader
 
 import (
-	"debug/dwarf"
 	"sort"
+
+	"bloop/dwarfscan"
 )
 
 // LineRow maps the addresses [Addr, End) to a source line.
@@ -39,44 +40,48 @@ type lineBuilder struct {
 	rows []LineRow
 }
 
-func (b *lineBuilder) add(d *dwarf.Data, cu *dwarf.Entry) error {
-	lr, err := d.LineReader(cu)
-	if err != nil || lr == nil {
+func (b *lineBuilder) add(d *dwarfscan.Data, u *dwarfscan.Unit) error {
+	lp, err := d.LineProgram(u)
+	if err != nil || lp == nil {
 		return err
 	}
-	var prev dwarf.LineEntry
+	// File names joined with the compilation directory, once per file.
+	files := lp.Files()
+	names := make([]string, len(files))
+	joined := make([]bool, len(files))
+	name := func(i int) string {
+		if i >= len(files) { // DW_LNE_define_file added it
+			files = lp.Files()
+			names = append(names, make([]string, len(files)-len(names))...)
+			joined = append(joined, make([]bool, len(files)-len(joined))...)
+		}
+		if i < 0 || i >= len(files) {
+			return ""
+		}
+		if !joined[i] {
+			names[i], joined[i] = absFile(files[i], u.CompDir), true
+		}
+		return names[i]
+	}
+	var prev, row dwarfscan.LineRow
 	have := false
-	names := map[*dwarf.LineFile]string{}
 	for {
-		var le dwarf.LineEntry
-		if err := lr.Next(&le); err != nil {
+		if err := lp.Next(&row); err != nil {
 			break // io.EOF, or a corrupt program: keep what was read
 		}
-		if have && le.Address > prev.Address {
+		if have && row.Address > prev.Address {
 			// Thesis 4.3: rows outside executable sections are lies (discarded
 			// COMDAT and garbage-collected code relocated to 0).
-			if b.img.IsCode(prev.Address) {
-				name := ""
-				if prev.File != nil {
-					n, ok := names[prev.File]
-					if !ok {
-						n = absFile(prev.File.Name, cu)
-						names[prev.File] = n
-					}
-					name = n
-				}
-				end := le.Address
-				if s := b.img.SectionAt(prev.Address); end > s.End() {
-					end = s.End()
-				}
-				b.rows = append(b.rows, LineRow{Addr: prev.Address, End: end, File: name, Line: prev.Line})
+			if s := b.img.SectionAt(prev.Address); s != nil {
+				end := min(row.Address, s.End())
+				b.rows = append(b.rows, LineRow{Addr: prev.Address, End: end, File: name(prev.File), Line: prev.Line})
 			}
 		}
-		if le.EndSequence {
+		if row.EndSequence {
 			have = false
 			continue
 		}
-		prev, have = le, true
+		prev, have = row, true
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"compress/zlib"
-	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"bloop/dwarfscan"
 	"bloop/par"
 )
 
@@ -109,25 +109,18 @@ func readDebugSections(f *elf.File, file io.ReaderAt, workers int) (map[string][
 	return m, nil
 }
 
-// openDWARF reads f's DWARF sections and opens them with debug/dwarf.
+// openDWARF reads f's DWARF sections and parses their unit headers.
 // Relocations are not applied: bloop reads executables and shared
 // objects, whose debug sections are final (debug/elf applies them only to
 // relocatable files too).
-func openDWARF(f *elf.File, file io.ReaderAt, workers int) (map[string][]byte, *dwarf.Data, error) {
+func openDWARF(f *elf.File, file io.ReaderAt, workers int) (*dwarfscan.Data, error) {
 	secs, err := readDebugSections(f, file, workers)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	d, err := dwarf.New(secs["abbrev"], nil, nil, secs["info"], secs["line"], nil, secs["ranges"], secs["str"])
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, name := range []string{"addr", "line_str", "rnglists", "str_offsets"} {
-		if b := secs[name]; b != nil {
-			if err := d.AddSection(".debug_"+name, b); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	return secs, d, nil
+	return dwarfscan.New(dwarfscan.Sections{
+		Info: secs["info"], Abbrev: secs["abbrev"], Str: secs["str"], LineStr: secs["line_str"],
+		Line: secs["line"], Ranges: secs["ranges"], RngLists: secs["rnglists"], Addr: secs["addr"],
+		StrOffsets: secs["str_offsets"],
+	})
 }

@@ -31,24 +31,7 @@ type plan struct {
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	pl := &plan{img: img, noret: noReturnSet(img), region: continuation(img)}
-	engine := opt.Engine
-	if opt.Compat {
-		engine = DWARF
-	}
-	if engine == Auto {
-		// DWARF procedure records come with inline records whenever the
-		// compiler inlined (gcc and clang emit them even at -g1 and
-		// -gline-tables-only), so their absence there means nothing was
-		// inlined. The thesis engine is for line tables without them.
-		// With DWARF, the hybrid mode: DWARF contexts, and loops on their
-		// statement's line where the sources can be read (else it is the
-		// DWARF engine). It finds the most source loops on their line on
-		// the corpus (bloop eval --source).
-		engine = Heuristic
-		if img.HasInlineInfo() || len(img.Procs) > 0 {
-			engine = Hybrid
-		}
-	}
+	engine := engineFor(img, opt)
 	pl.lvl = normalize.None
 	if engine == Heuristic {
 		pl.lvl = normalize.All
@@ -73,6 +56,41 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	}
 	pl.claimed = pl.claimedEntries(workers)
 	return pl
+}
+
+// engineFor is the engine that places img's code under opt.
+func engineFor(img *loader.Image, opt Options) Engine {
+	if opt.Compat {
+		return DWARF
+	}
+	if opt.Engine != Auto {
+		return opt.Engine
+	}
+	// DWARF procedure records come with inline records whenever the
+	// compiler inlined (gcc and clang emit them even at -g1 and
+	// -gline-tables-only), so their absence there means nothing was
+	// inlined. The thesis engine is for line tables without them. With
+	// DWARF, the hybrid mode: DWARF contexts, and loops on their statement's
+	// line where the sources can be read (else it is the DWARF engine). It
+	// finds the most source loops on their line on the corpus (bloop eval
+	// --source).
+	if img.HasInlineInfo() || len(img.Procs) > 0 {
+		return Hybrid
+	}
+	return Heuristic
+}
+
+// Open loads path for an analysis with opt. Procedure descriptors, which
+// only the thesis engine reads, are left out unless it may run; in auto
+// mode an image without DWARF procedures, where it does, is read again.
+func Open(path string, lopt loader.Options, opt Options) (*loader.Image, error) {
+	lopt.SkipDescriptors = opt.Compat || opt.Engine != Heuristic
+	img, err := loader.Open(path, lopt)
+	if err != nil || !lopt.SkipDescriptors || engineFor(img, opt) != Heuristic {
+		return img, err
+	}
+	lopt.SkipDescriptors = false
+	return loader.Open(path, lopt)
 }
 
 // callNext is `call .+5`: Dyninst parses it as a jump, so the procedure

@@ -89,7 +89,7 @@ func runStruct(args []string) int {
 		// that -j1 is what one core does.
 		runtime.GOMAXPROCS(*jobs)
 	}
-	img, err := loader.Open(bin, loader.Options{DebugDirs: debugDirs, Workers: *jobs})
+	img, err := pipeline.Open(bin, loader.Options{DebugDirs: debugDirs, Workers: *jobs}, popt)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1

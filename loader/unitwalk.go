@@ -1,0 +1,403 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+
+	"bloop/dwarfscan"
+)
+
+type declInfo struct {
+	name, link, file string
+	line             int
+}
+
+type descKey struct {
+	file string
+	line int
+	name string
+}
+
+// unitWalk reads one compile unit: its procedures with code, their inline
+// trees, the procedure descriptors it declares and its line rows.
+type unitWalk struct {
+	img   *Image // read only: which addresses are code
+	d     *dwarfscan.Data
+	files map[int][]string // file tables by unit index
+	decls map[uint64]*declInfo
+	descs map[descKey]*Descriptor
+	// lambdas maps a lambda operator()'s in-class entry to its
+	// descriptor, for the out-of-line copy that refers to it.
+	lambdas map[uint64]*Descriptor
+	// seek reads the entries that declarations refer to, one Entry per
+	// level of a specification/abstract-origin chain.
+	noDesc  bool // Options.SkipDescriptors
+	seek    *dwarfscan.Reader
+	entries [maxDeclDepth + 1]dwarfscan.Entry
+	rbuf    []dwarfscan.Range
+
+	// What the unit contributes, in the order it was found.
+	descList []*Descriptor
+	procs    []*Subprogram
+	lines    lineBuilder
+	warnings []string
+}
+
+// maxDeclDepth bounds specification/abstract-origin chains: cycles occur
+// in bad DWARF.
+const maxDeclDepth = 8
+
+func newUnitWalk(img *Image, d *dwarfscan.Data) *unitWalk {
+	return &unitWalk{img: img, d: d, files: map[int][]string{}, decls: map[uint64]*declInfo{},
+		descs: map[descKey]*Descriptor{}, lambdas: map[uint64]*Descriptor{}, seek: d.Reader(), lines: lineBuilder{img: img}}
+}
+
+// walk reads unit ui; a unit that cannot be read is reported and what was
+// read of it dropped.
+func (w *unitWalk) walk(ui int) {
+	u := &w.d.Units()[ui]
+	defer func() {
+		if x := recover(); x != nil {
+			w.descList, w.procs, w.lines.rows = nil, nil, nil
+			w.warnings = append(w.warnings, fmt.Sprintf("compile unit at %#x skipped: internal error (%v)", u.Offset, x))
+		}
+	}()
+	if err := w.unit(ui); err != nil {
+		w.warnings = append(w.warnings, fmt.Sprintf("compile unit at %#x skipped: %v", u.Offset, err))
+	}
+	if err := w.lines.add(w.d, u); err != nil {
+		w.warnings = append(w.warnings, fmt.Sprintf("line table of unit at %#x: %v", u.Offset, err))
+	}
+}
+
+// fileTable is unit ui's file names, by the index DW_AT_decl_file and
+// DW_AT_call_file give.
+func (w *unitWalk) fileTable(ui int) []string {
+	if ui < 0 {
+		return nil
+	}
+	if t, ok := w.files[ui]; ok {
+		return t
+	}
+	u := &w.d.Units()[ui]
+	var t []string
+	if lp, err := w.d.LineProgram(u); err == nil && lp != nil {
+		for _, f := range lp.Files() {
+			t = append(t, absFile(f, u.CompDir))
+		}
+	}
+	w.files[ui] = t
+	return t
+}
+
+// absFile joins a relative file name with the unit's compilation
+// directory, which DWARF 5 directory entries such as "." leave relative.
+func absFile(name, compDir string) string {
+	if name == "" || path.IsAbs(name) {
+		return name
+	}
+	if path.IsAbs(compDir) {
+		return path.Join(compDir, name)
+	}
+	return name
+}
+
+func fileName(tab []string, i int64, ok bool) string {
+	if !ok || i < 0 || int(i) >= len(tab) {
+		return ""
+	}
+	return tab[i]
+}
+
+// decl resolves name, linkage name and declaration through
+// DW_AT_specification and DW_AT_abstract_origin chains.
+func (w *unitWalk) decl(off uint64, depth int) *declInfo {
+	if di, ok := w.decls[off]; ok {
+		return di
+	}
+	di := &declInfo{}
+	w.decls[off] = di
+	if depth > maxDeclDepth {
+		return di
+	}
+	e := &w.entries[depth]
+	if w.seek.Seek(off) != nil || w.seek.Next(e) != nil || e.Tag == 0 {
+		return di
+	}
+	w.fillDecl(di, e, w.d.UnitOf(off), depth)
+	return di
+}
+
+// fillDecl reads e (of unit ui) into di. Name and linkage name come from
+// the same entry, the first in the specification/abstract-origin chain
+// that has a name: that is what hpcstruct shows (clang puts linkage names
+// of constructors and lambdas on the abstract instance but names on the
+// declaration).
+func (w *unitWalk) fillDecl(di *declInfo, e *dwarfscan.Entry, ui, depth int) {
+	named := false
+	if n, ok := e.String(dwarfscan.AttrName); ok {
+		di.name, di.link, named = n, linkageName(e), true
+	}
+	if l, ok := e.Int(dwarfscan.AttrDeclLine); ok {
+		di.line = int(l)
+	}
+	if _, ok := e.Field(dwarfscan.AttrDeclFile); ok {
+		i, ok := e.Int(dwarfscan.AttrDeclFile)
+		di.file = fileName(w.fileTable(ui), i, ok)
+	}
+	// The chain is followed after e is read: the next level reuses no
+	// Entry of this one, but e's values are taken first all the same.
+	spec, hasSpec := e.Ref(dwarfscan.AttrSpecification)
+	origin, hasOrigin := e.Ref(dwarfscan.AttrAbstractOrigin)
+	for _, o := range []struct {
+		off uint64
+		ok  bool
+	}{{spec, hasSpec}, {origin, hasOrigin}} {
+		if !o.ok {
+			continue
+		}
+		up := w.decl(o.off, depth+1)
+		if !named && up.name != "" {
+			di.name, di.link, named = up.name, up.link, true
+		}
+		if di.line == 0 {
+			di.line, di.file = up.line, up.file
+		}
+	}
+}
+
+func linkageName(e *dwarfscan.Entry) string {
+	if n, ok := e.String(dwarfscan.AttrLinkageName); ok {
+		return n
+	}
+	if n, ok := e.String(dwarfscan.AttrMIPSLinkageName); ok {
+		return n
+	}
+	return ""
+}
+
+// entryPC is a procedure's entry: DW_AT_low_pc, DW_AT_entry_pc, else the
+// first range listed (the hot part, where gcc lists it first).
+func (w *unitWalk) entryPC(u *dwarfscan.Unit, e *dwarfscan.Entry, sorted []Range) uint64 {
+	for _, a := range []dwarfscan.Attr{dwarfscan.AttrLowPC, dwarfscan.AttrEntryPC} {
+		if v, ok := e.Addr(a); ok && v != 0 {
+			return v
+		}
+	}
+	if rs, err := w.d.Ranges(u, e, w.rbuf[:0]); err == nil {
+		w.rbuf = rs
+		for _, x := range rs {
+			if x.Hi > x.Lo && w.img.IsCode(x.Lo) {
+				return x.Lo
+			}
+		}
+	}
+	return sorted[0].Lo
+}
+
+// ranges are e's non-empty address ranges in code, sorted.
+func (w *unitWalk) ranges(u *dwarfscan.Unit, e *dwarfscan.Entry) []Range {
+	rs, err := w.d.Ranges(u, e, w.rbuf[:0])
+	if err != nil {
+		return nil
+	}
+	w.rbuf = rs
+	var out []Range
+	for _, x := range rs {
+		if x.Hi > x.Lo && w.img.IsCode(x.Lo) {
+			out = append(out, Range{x.Lo, x.Hi})
+		}
+	}
+	sortRanges(out)
+	return out
+}
+
+// lambdaOf is the lambda descriptor an out-of-line operator() refers to.
+// gcc emits the closure type in the enclosing function first, so the
+// descriptor is known when its code is reached.
+func (w *unitWalk) lambdaOf(e *dwarfscan.Entry) *Descriptor {
+	for _, a := range []dwarfscan.Attr{dwarfscan.AttrSpecification, dwarfscan.AttrAbstractOrigin} {
+		if o, ok := e.Ref(a); ok && w.lambdas[o] != nil {
+			return w.lambdas[o]
+		}
+	}
+	return nil
+}
+
+// descriptor records a procedure descriptor once per (file, line, name).
+func (w *unitWalk) descriptor(di *declInfo, parent *Descriptor) *Descriptor {
+	if di.name == "" || di.line == 0 || di.file == "" {
+		return nil
+	}
+	key := descKey{di.file, di.line, di.name}
+	if d, ok := w.descs[key]; ok {
+		return d
+	}
+	d := &Descriptor{Name: di.name, File: di.file, Line: di.line, Parent: parent}
+	w.descs[key] = d
+	w.descList = append(w.descList, d)
+	return d
+}
+
+// frame is what a child entry attaches to.
+type frame struct {
+	sub     *Subprogram
+	in      *Inline
+	desc    *Descriptor // lexically enclosing procedure descriptor
+	inClass bool        // inside a class or structure type
+	// The enclosing class's declaration: gcc marks a lambda's operator()
+	// artificial and gives it no line; its closure type carries the
+	// lambda's position.
+	classFile string
+	classLine int
+	classAnon bool // closure types have no name
+}
+
+// unit walks unit ui, collecting procedures with code and their inline trees.
+func (w *unitWalk) unit(ui int) error {
+	files := w.fileTable(ui)
+	rd := w.d.Reader()
+	rd.SeekUnit(ui)
+	u := rd.Unit()
+	var e dwarfscan.Entry
+	if err := rd.Next(&e); err != nil || !e.Children {
+		return err
+	}
+	stack := []frame{{}}
+	for len(stack) > 0 {
+		if err := rd.Next(&e); err != nil {
+			return eofOK(err)
+		}
+		if e.Tag == 0 { // end of a sibling list
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		top := stack[len(stack)-1]
+		next := top
+		switch e.Tag {
+		case dwarfscan.TagSubprogram:
+			next = w.subprogram(u, ui, &e, top)
+		case dwarfscan.TagInlinedSubroutine:
+			next = w.inlined(u, files, &e, top)
+		case dwarfscan.TagLexicalBlock, dwarfscan.TagTryBlock, dwarfscan.TagCatchBlock:
+			// transparent: inlines inside blocks belong to the enclosing scope
+		case dwarfscan.TagCompileUnit, dwarfscan.TagPartialUnit:
+			return nil
+		case dwarfscan.TagNamespace, dwarfscan.TagModule:
+			// keep walking: member functions and module procedures are inside
+		case dwarfscan.TagClassType, dwarfscan.TagStructType:
+			next.inClass = true
+			next.classFile, next.classLine = "", 0
+			_, named := e.String(dwarfscan.AttrName)
+			next.classAnon = !named
+			if l, ok := e.Int(dwarfscan.AttrDeclLine); ok {
+				i, ok := e.Int(dwarfscan.AttrDeclFile)
+				next.classFile, next.classLine = fileName(files, i, ok), int(l)
+			}
+		default:
+			// types and variables attach to no procedure
+			if e.Children {
+				rd.SkipChildren()
+			}
+			continue
+		}
+		if e.Children {
+			stack = append(stack, next)
+		}
+	}
+	return nil
+}
+
+func (w *unitWalk) subprogram(u *dwarfscan.Unit, ui int, e *dwarfscan.Entry, top frame) frame {
+	rs := w.ranges(u, e)
+	if len(rs) == 0 && w.noDesc {
+		return frame{} // declarations and abstract instances own no code
+	}
+	di := &declInfo{}
+	w.fillDecl(di, e, ui, 0)
+	lambda := top.inClass && top.classAnon && di.name == "operator()"
+	if lambda && di.line == 0 {
+		di.file, di.line = top.classFile, top.classLine
+	}
+	var d *Descriptor
+	if !w.noDesc {
+		d = w.describe(e, di, top, lambda)
+	}
+	if len(rs) == 0 {
+		return frame{desc: d}
+	}
+	if d != nil {
+		d.HasCode = true
+	}
+	sp := &Subprogram{Name: di.name, LinkName: di.link, DeclFile: di.file, DeclLine: di.line, Ranges: rs, Parent: top.sub, Offset: e.Offset, Desc: d}
+	sp.EntryPC = w.entryPC(u, e, rs)
+	w.procs = append(w.procs, sp)
+	return frame{sub: sp, desc: d}
+}
+
+// describe returns the procedure descriptor of subprogram e, or nil.
+// Prototypes of external routines (a declaration outside any class;
+// gfortran puts them at the first call) and artificial procedures say
+// nothing about where source procedures are.
+func (w *unitWalk) describe(e *dwarfscan.Entry, di *declInfo, top frame, lambda bool) *Descriptor {
+	var d *Descriptor
+	decl := e.Flag(dwarfscan.AttrDeclaration)
+	art := e.Flag(dwarfscan.AttrArtificial)
+	if lambda || !art && (!decl || top.inClass) {
+		d = w.descriptor(di, top.desc)
+		if d != nil && top.inClass {
+			d.Member = true
+		}
+		if d != nil && lambda {
+			d.Lambda = true
+			w.lambdas[e.Offset] = d
+		}
+	}
+	if d == nil && di.line == 0 {
+		d = w.lambdaOf(e)
+	}
+	return d
+}
+
+func (w *unitWalk) inlined(u *dwarfscan.Unit, files []string, e *dwarfscan.Entry, top frame) frame {
+	if top.sub == nil {
+		return frame{}
+	}
+	in := &Inline{Ranges: w.ranges(u, e)}
+	// Read e's own attributes before decl reads other entries.
+	i, ok := e.Int(dwarfscan.AttrCallFile)
+	in.CallFile = fileName(files, i, ok)
+	if l, ok := e.Int(dwarfscan.AttrCallLine); ok {
+		in.CallLine = int(l)
+	}
+	if f, ok := e.Field(dwarfscan.AttrCallFile); ok && f.Form == dwarfscan.FormImplicitConst {
+		in.CallUnknown = true
+	}
+	if o, ok := e.Ref(dwarfscan.AttrAbstractOrigin); ok {
+		di := w.decl(o, 0)
+		in.Name, in.LinkName, in.DeclFile, in.DeclLine = di.name, di.link, di.file, di.line
+	}
+	if len(in.Ranges) == 0 {
+		return frame{sub: top.sub, in: top.in, desc: top.desc}
+	}
+	if top.in != nil {
+		top.in.Children = append(top.in.Children, in)
+	} else {
+		top.sub.Inlines = append(top.sub.Inlines, in)
+	}
+	return frame{sub: top.sub, in: in, desc: top.desc}
+}
+
+func eofOK(err error) error {
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+func sortRanges(rs []Range) {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
+}
