@@ -16,8 +16,8 @@ type Subprogram struct {
 	Ranges   []Range // sorted
 	Inlines  []*Inline
 	Parent   *Subprogram // lexically enclosing procedure (Fortran contains, local classes)
-	Offset   uint64 // of its DWARF entry
-	EntryPC  uint64 // DW_AT_low_pc, DW_AT_entry_pc, or the first range listed (the hot part)
+	Offset   uint64      // of its DWARF entry
+	EntryPC  uint64      // DW_AT_low_pc, DW_AT_entry_pc, or the first range listed (the hot part)
 	Desc     *Descriptor
 }
 
