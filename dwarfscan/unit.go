@@ -55,45 +55,80 @@ type Unit struct {
 // its abbreviations, bad root entry) has Unit.Err set and the others stay
 // readable, where debug/dwarf's New fails.
 func New(s Sections) (*Data, error) {
-	d := &Data{s: s}
-	if len(s.Info) >= 6 {
+	return NewBuilder(s).Extend(len(s.Info))
+}
+
+// Builder makes Data over a .debug_info that arrives in order, so units can
+// be read while the rest of the section is still being decompressed. All
+// sections but Info must be complete; Info must have its final length,
+// and only its first n bytes are read by Extend(n) and the Data it returns.
+type Builder struct {
+	s       Sections
+	tables  map[abbrevKey]*abbrevTable
+	budget  int
+	units   []Unit
+	pos     int // where the next unit starts
+	err     error
+	checked bool // the byte order
+}
+
+// NewBuilder starts a Builder over s.
+func NewBuilder(s Sections) *Builder {
+	// Units may point into the middle of other units' tables; real files
+	// do not, and without a bound a crafted file could make New scan the
+	// section once per unit.
+	return &Builder{s: s, tables: map[abbrevKey]*abbrevTable{}, budget: 8*len(s.Abbrev) + 1<<20}
+}
+
+// Extend parses the units that lie wholly in the first n bytes of Info
+// and returns a Data over every unit parsed so far. Data returned earlier
+// stay valid. At n == len(Info) it is what New returns. Not safe for
+// concurrent use; the Data it returns are.
+func (b *Builder) Extend(n int) (*Data, error) {
+	s := b.s
+	if !b.checked && len(s.Info) >= 6 && n >= min(len(s.Info), 14) {
+		b.checked = true
 		// Same test as debug/dwarf: the version's high byte is 0.
 		vo := 4
 		if binary.LittleEndian.Uint32(s.Info) == 0xffffffff && len(s.Info) >= 14 {
 			vo = 12
 		}
 		if s.Info[vo] == 0 && s.Info[vo+1] != 0 {
-			return nil, decodeErr(".debug_info", 0, ErrBigEndian)
+			b.err = decodeErr(".debug_info", 0, ErrBigEndian)
 		}
 	}
-	tables := map[abbrevKey]*abbrevTable{}
-	// Units may point into the middle of other units' tables; real files
-	// do not, and without a bound a crafted file could make New scan the
-	// section once per unit.
-	budget := 8*len(s.Abbrev) + 1<<20
-	b := buf{data: s.Info, sec: ".debug_info"}
-	for b.pos < len(b.data) && b.err == nil {
-		start := b.pos
-		length, dwarf64 := b.unitLength()
-		if b.err != nil {
-			break
+	final := n >= len(s.Info)
+	n = min(n, len(s.Info))
+	for b.err == nil && b.pos < n {
+		r := buf{data: s.Info[:n], pos: b.pos, sec: ".debug_info"}
+		start := r.pos
+		length, dwarf64 := r.unitLength()
+		if r.err == nil && length == 0 {
+			b.pos = r.pos // padding, as debug/dwarf skips it
+			continue
 		}
-		if length == 0 {
-			continue // padding, as debug/dwarf skips it
+		var end int
+		if r.err == nil {
+			end = r.end(length)
 		}
-		end := b.end(length)
-		if b.err != nil {
+		if r.err != nil {
+			if !final {
+				break // the rest of the unit has not arrived yet
+			}
+			b.err = r.err
 			break
 		}
 		u := Unit{Offset: uint64(start), End: uint64(end), Dwarf64: dwarf64, StmtList: -1}
-		d.header(&u, buf{data: s.Info[:end], pos: b.pos, sec: ".debug_info"}, tables, &budget)
-		d.units = append(d.units, u)
+		d := &Data{s: s}
+		d.header(&u, buf{data: s.Info[:end], pos: r.pos, sec: ".debug_info"}, b.tables, &b.budget)
+		b.units = append(b.units, u)
 		b.pos = end
 	}
 	if b.err != nil {
 		return nil, b.err
 	}
-	return d, nil
+	// A capacity-limited slice: later appends never write where this Data reads.
+	return &Data{s: s, units: b.units[:len(b.units):len(b.units)]}, nil
 }
 
 // header decodes the unit header at b and the unit's root entry.

@@ -2,9 +2,9 @@ package loader
 
 import (
 	"fmt"
+	"sync"
 
 	"bloop/dwarfscan"
-	"bloop/par"
 )
 
 // Subprogram is a DWARF procedure descriptor that owns code.
@@ -75,29 +75,131 @@ func (p *Subprogram) InlineChain(addr uint64, buf []*Inline) []*Inline {
 }
 
 // readDWARF reads the procedures, inline trees and line table of every
-// compile unit. Units are walked independently, in parallel, and merged in
-// their order (mergeUnits), so the result does not depend on the number of
-// workers.
-func (img *Image) readDWARF(d *dwarfscan.Data, opt Options) {
-	var cus []int
-	units := d.Units()
-	for i := range units {
-		if units[i].Err != nil {
-			img.Warnings = append(img.Warnings, fmt.Sprintf("compile unit at %#x skipped: %v", units[i].Offset, units[i].Err))
-			continue
+// compile unit. Units are walked independently, on opt.Workers goroutines,
+// each as soon as its bytes of .debug_info have arrived, and merged in
+// their order (mergeUnits), so the result depends neither on the number of
+// workers nor on timing. It returns an error, and reads nothing, when the
+// sections cannot be read as a whole.
+func (img *Image) readDWARF(ds *dwarfSections, opt Options) error {
+	q := &unitQueue{final: make(chan struct{})}
+	q.cond = sync.NewCond(&q.mu)
+	var wg sync.WaitGroup
+	for range max(opt.Workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			q.work(img, opt)
+		}()
+	}
+	err := q.feed(ds, img)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	img.Warnings = append(img.Warnings, q.warnings...)
+	img.mergeUnits(q.walks)
+	return nil
+}
+
+// unitQueue hands compile units to the walkers as .debug_info arrives.
+type unitQueue struct {
+	mu       sync.Mutex
+	cond     *sync.Cond
+	jobs     []unitJob
+	closed   bool
+	walks    []*unitWalk // by compile unit, in unit order
+	warnings []string    // units that cannot be read, in unit order
+	last     *dwarfscan.Data
+	final    chan struct{} // closed when last covers all of .debug_info
+}
+
+type unitJob struct {
+	k, unit int // the k-th compile unit is unit `unit` of d
+	d       *dwarfscan.Data
+}
+
+// feed extends the unit index as .debug_info arrives and queues each
+// compile unit once it is complete.
+func (q *unitQueue) feed(ds *dwarfSections, img *Image) error {
+	b := dwarfscan.NewBuilder(ds.Sections)
+	seen := 0
+	add := func(n int) error {
+		d, err := b.Extend(n)
+		if err != nil {
+			return err
 		}
-		if t := units[i].UnitType; t == dwarfscan.UTCompile || t == dwarfscan.UTPartial {
-			cus = append(cus, i)
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		units := d.Units()
+		for i := seen; i < len(units); i++ {
+			if units[i].Err != nil {
+				q.warnings = append(q.warnings, fmt.Sprintf("compile unit at %#x skipped: %v", units[i].Offset, units[i].Err))
+				continue
+			}
+			if t := units[i].UnitType; t == dwarfscan.UTCompile || t == dwarfscan.UTPartial {
+				q.jobs = append(q.jobs, unitJob{k: len(q.walks), unit: i, d: d})
+				q.walks = append(q.walks, nil)
+			}
+		}
+		seen = len(units)
+		q.last = d
+		q.cond.Broadcast()
+		return nil
+	}
+	var err error
+	for n := range ds.progress {
+		if err == nil {
+			err = add(n)
 		}
 	}
-	walks := make([]*unitWalk, len(cus))
-	par.For(opt.Workers, len(cus), func(k int) {
-		w := newUnitWalk(img, d)
+	if err == nil {
+		err = ds.err
+	}
+	if err == nil {
+		err = add(len(ds.Info))
+	}
+	q.mu.Lock()
+	q.closed = true
+	if err != nil {
+		q.jobs = nil
+	}
+	q.cond.Broadcast()
+	q.mu.Unlock()
+	close(q.final)
+	return err
+}
+
+// work walks queued units until the queue is closed and empty.
+func (q *unitQueue) work(img *Image, opt Options) {
+	for {
+		q.mu.Lock()
+		for len(q.jobs) == 0 && !q.closed {
+			q.cond.Wait()
+		}
+		if len(q.jobs) == 0 {
+			q.mu.Unlock()
+			return
+		}
+		j := q.jobs[0]
+		q.jobs = q.jobs[1:]
+		q.mu.Unlock()
+		w := newUnitWalk(img, j.d)
 		w.noDesc = opt.SkipDescriptors
-		w.walk(cus[k])
-		walks[k] = w
-	})
-	img.mergeUnits(walks)
+		w.whole = q.whole
+		w.walk(j.unit)
+		q.mu.Lock()
+		q.walks[j.k] = w
+		q.mu.Unlock()
+	}
+}
+
+// whole waits for all of .debug_info and returns the index over it, for a
+// reference into a unit that had not arrived when the walk began.
+func (q *unitQueue) whole() *dwarfscan.Data {
+	<-q.final
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.last
 }
 
 // mergeUnits joins the units' findings in unit order. A descriptor is one

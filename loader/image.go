@@ -169,12 +169,13 @@ func Open(path string, opt Options) (img *Image, err error) {
 	img.readFuncs(ef, dbgSyms)
 	img.CallSites = landingPads(ef, img)
 	if hasDWARF(dwFile) {
-		d, err := openDWARF(dwFile, dwRaw, opt.Workers)
+		ds, err := openDWARF(dwFile, dwRaw, opt.Workers)
+		if err == nil {
+			err = img.readDWARF(ds, opt)
+		}
 		if err != nil {
 			// Bad DWARF is common: keep symbols and CFG loops, say why lines are missing.
 			img.Warnings = append(img.Warnings, fmt.Sprintf("%s: DWARF unreadable, using symbols only: %v", debugName(path, dbgPath), err))
-		} else {
-			img.readDWARF(d, opt)
 		}
 	}
 	if img.Lines == nil {

@@ -1,6 +1,8 @@
 package loader
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"bloop/dwarfscan"
@@ -87,7 +89,7 @@ func (b *lineBuilder) add(d *dwarfscan.Data, u *dwarfscan.Unit) error {
 }
 
 func (b *lineBuilder) finish() *LineTable {
-	sort.SliceStable(b.rows, func(i, j int) bool { return b.rows[i].Addr < b.rows[j].Addr })
+	slices.SortStableFunc(b.rows, func(x, y LineRow) int { return cmp.Compare(x.Addr, y.Addr) })
 	// Overlapping sequences: the earlier row yields where a later one starts.
 	out := b.rows[:0]
 	overlaps := 0

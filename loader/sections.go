@@ -2,10 +2,10 @@ package loader
 
 import (
 	"bytes"
-	"cmp"
 	"compress/zlib"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -20,50 +20,80 @@ import (
 // .debug_info cost three times the inflation itself; here each section is
 // read with one call into a buffer of its final size.
 func sectionBytes(file io.ReaderAt, s *elf.Section) ([]byte, error) {
+	out, fill, err := prepareSection(file, s)
+	if err != nil {
+		return nil, err
+	}
+	return out, fill(nil)
+}
+
+// inflateChunk is how much of a compressed section is inflated between
+// reports of progress (a variable for the tests).
+var inflateChunk = 4 << 20
+
+// prepareSection allocates section s's bytes at their final size and
+// returns them with the function that fills them, which calls ready(n)
+// (when not nil) as the first n bytes become final.
+func prepareSection(file io.ReaderAt, s *elf.Section) (out []byte, fill func(ready func(int)) error, err error) {
 	if s.Type == elf.SHT_NOBITS {
-		return nil, nil
+		return nil, func(func(int)) error { return nil }, nil
 	}
 	if s.FileSize > maxSectionSize {
-		return nil, fmt.Errorf("section %s claims %d bytes", s.Name, s.FileSize)
+		return nil, nil, fmt.Errorf("section %s claims %d bytes", s.Name, s.FileSize)
 	}
 	raw := make([]byte, s.FileSize)
 	// Section.ReadAt is nil for compressed sections: read the file itself.
 	if n, err := file.ReadAt(raw, int64(s.Offset)); n != len(raw) {
-		return nil, fmt.Errorf("section %s truncated (%d of %d bytes): %w", s.Name, n, len(raw), err)
+		return nil, nil, fmt.Errorf("section %s truncated (%d of %d bytes): %w", s.Name, n, len(raw), err)
 	}
+	var z []byte
+	var size uint64
 	switch {
 	case s.Flags&elf.SHF_COMPRESSED != 0:
 		// Elf64_Chdr: type, reserved, size, alignment.
 		if len(raw) < 24 {
-			return nil, fmt.Errorf("section %s: compression header truncated", s.Name)
+			return nil, nil, fmt.Errorf("section %s: compression header truncated", s.Name)
 		}
-		typ := elf.CompressionType(binary.LittleEndian.Uint32(raw))
-		size := binary.LittleEndian.Uint64(raw[8:])
-		if typ != elf.COMPRESS_ZLIB {
+		if elf.CompressionType(binary.LittleEndian.Uint32(raw)) != elf.COMPRESS_ZLIB {
 			// zstd: the standard library's decoder is internal to debug/elf.
-			return s.Data()
+			out, err := s.Data()
+			return out, func(ready func(int)) error { report(ready, len(out)); return err }, nil
 		}
-		return inflate(s.Name, raw[24:], size)
+		z, size = raw[24:], binary.LittleEndian.Uint64(raw[8:])
 	case strings.HasPrefix(s.Name, ".zdebug_") && len(raw) >= 12 && string(raw[:4]) == "ZLIB":
 		// The GNU format before SHF_COMPRESSED: "ZLIB", then the size, big-endian.
-		return inflate(s.Name, raw[12:], binary.BigEndian.Uint64(raw[4:]))
+		z, size = raw[12:], binary.BigEndian.Uint64(raw[4:])
+	default:
+		return raw, func(ready func(int)) error { report(ready, len(raw)); return nil }, nil
 	}
-	return raw, nil
+	if size > maxSectionSize {
+		return nil, nil, fmt.Errorf("section %s claims %d bytes uncompressed", s.Name, size)
+	}
+	out = make([]byte, size)
+	return out, func(ready func(int)) error { return inflate(s.Name, z, out, ready) }, nil
 }
 
-func inflate(name string, z []byte, size uint64) ([]byte, error) {
-	if size > maxSectionSize {
-		return nil, fmt.Errorf("section %s claims %d bytes uncompressed", name, size)
+func report(ready func(int), n int) {
+	if ready != nil {
+		ready(n)
 	}
+}
+
+// inflate decompresses the zlib stream z into out, chunk by chunk.
+func inflate(name string, z, out []byte, ready func(int)) error {
 	zr, err := zlib.NewReader(bytes.NewReader(z))
 	if err != nil {
-		return nil, fmt.Errorf("section %s: %w", name, err)
+		return fmt.Errorf("section %s: %w", name, err)
 	}
-	out := make([]byte, size)
-	if _, err := io.ReadFull(zr, out); err != nil {
-		return nil, fmt.Errorf("section %s: inflating %d bytes: %w", name, size, err)
+	for done := 0; done < len(out); {
+		n := min(inflateChunk, len(out)-done)
+		if _, err := io.ReadFull(zr, out[done:done+n]); err != nil {
+			return fmt.Errorf("section %s: inflating %d bytes: %w", name, len(out), err)
+		}
+		done += n
+		report(ready, done)
 	}
-	return out, nil
+	return nil
 }
 
 // debugSections are the DWARF sections bloop reads, by their name after
@@ -71,56 +101,58 @@ func inflate(name string, z []byte, size uint64) ([]byte, error) {
 // on libjvm .debug_loclists alone is 51 MB.
 var debugSections = []string{"info", "abbrev", "str", "line_str", "line", "ranges", "rnglists", "addr", "str_offsets"}
 
-// readDebugSections reads and decompresses f's DWARF sections, up to
-// workers at a time, largest first so the longest inflation starts at once.
-func readDebugSections(f *elf.File, file io.ReaderAt, workers int) (map[string][]byte, error) {
-	type job struct {
-		name string
-		s    *elf.Section
-	}
-	var jobs []job
+// dwarfSections are an image's DWARF sections: all are complete but
+// .debug_info, the largest by far (libjvm: 257 MB, 3 s of inflation), which
+// arrives in the background so that units are read as they come.
+type dwarfSections struct {
+	dwarfscan.Sections
+	progress chan int // how much of Info is final, increasing; closed at the end
+	err      error    // of filling Info; read after progress is closed
+}
+
+// openDWARF starts reading f's .debug_info and reads the other DWARF
+// sections, up to workers at a time. Relocations are not applied: bloop
+// reads executables and shared objects, whose debug sections are final
+// (debug/elf applies them only to relocatable files too).
+func openDWARF(f *elf.File, file io.ReaderAt, workers int) (*dwarfSections, error) {
+	byName := map[string]*elf.Section{}
 	for _, s := range f.Sections {
 		name, ok := strings.CutPrefix(s.Name, ".debug_")
 		if !ok {
 			name, ok = strings.CutPrefix(s.Name, ".zdebug_")
 		}
-		if !ok {
-			continue
-		}
-		for _, want := range debugSections {
-			if name == want {
-				jobs = append(jobs, job{name, s})
-			}
+		if ok && slices.Contains(debugSections, name) {
+			byName[name] = s
 		}
 	}
-	slices.SortStableFunc(jobs, func(a, b job) int { return cmp.Compare(b.s.FileSize, a.s.FileSize) })
-	out := make([][]byte, len(jobs))
-	errs := make([]error, len(jobs))
-	par.For(workers, len(jobs), func(i int) {
-		out[i], errs[i] = sectionBytes(file, jobs[i].s)
+	ds := &dwarfSections{progress: make(chan int, 64)}
+	if s := byName["info"]; s != nil {
+		info, fill, err := prepareSection(file, s)
+		if err != nil {
+			return nil, err
+		}
+		ds.Info = info
+		go func() {
+			ds.err = fill(func(n int) { ds.progress <- n })
+			close(ds.progress)
+		}()
+	} else {
+		close(ds.progress)
+	}
+	names := []string{"abbrev", "str", "line_str", "line", "ranges", "rnglists", "addr", "str_offsets"}
+	out := make([][]byte, len(names))
+	errs := make([]error, len(names))
+	par.For(workers, len(names), func(i int) {
+		if s := byName[names[i]]; s != nil {
+			out[i], errs[i] = sectionBytes(file, s)
+		}
 	})
-	m := map[string][]byte{}
-	for i, j := range jobs {
-		if errs[i] != nil {
-			return nil, errs[i]
+	if err := errors.Join(errs...); err != nil {
+		for range ds.progress { // let .debug_info finish before its buffer is dropped
 		}
-		m[j.name] = out[i]
-	}
-	return m, nil
-}
-
-// openDWARF reads f's DWARF sections and parses their unit headers.
-// Relocations are not applied: bloop reads executables and shared
-// objects, whose debug sections are final (debug/elf applies them only to
-// relocatable files too).
-func openDWARF(f *elf.File, file io.ReaderAt, workers int) (*dwarfscan.Data, error) {
-	secs, err := readDebugSections(f, file, workers)
-	if err != nil {
 		return nil, err
 	}
-	return dwarfscan.New(dwarfscan.Sections{
-		Info: secs["info"], Abbrev: secs["abbrev"], Str: secs["str"], LineStr: secs["line_str"],
-		Line: secs["line"], Ranges: secs["ranges"], RngLists: secs["rnglists"], Addr: secs["addr"],
-		StrOffsets: secs["str_offsets"],
-	})
+	ds.Abbrev, ds.Str, ds.LineStr, ds.Line = out[0], out[1], out[2], out[3]
+	ds.Ranges, ds.RngLists, ds.Addr, ds.StrOffsets = out[4], out[5], out[6], out[7]
+	return ds, nil
 }

@@ -34,7 +34,10 @@ type unitWalk struct {
 	lambdas map[uint64]*Descriptor
 	// seek reads the entries that declarations refer to, one Entry per
 	// level of a specification/abstract-origin chain.
-	noDesc  bool // Options.SkipDescriptors
+	noDesc bool // Options.SkipDescriptors
+	// whole returns the index over all of .debug_info when d, an index over
+	// the part that had arrived, lacks the unit a reference points into.
+	whole   func() *dwarfscan.Data
 	seek    *dwarfscan.Reader
 	entries [maxDeclDepth + 1]dwarfscan.Entry
 	rbuf    []dwarfscan.Range
@@ -124,6 +127,11 @@ func (w *unitWalk) decl(off uint64, depth int) *declInfo {
 		return di
 	}
 	e := &w.entries[depth]
+	if w.d.UnitOf(off) < 0 && w.whole != nil {
+		// The same units and more: what was read stays as it was.
+		w.d, w.whole = w.whole(), nil
+		w.seek = w.d.Reader()
+	}
 	if w.seek.Seek(off) != nil || w.seek.Next(e) != nil || e.Tag == 0 {
 		return di
 	}

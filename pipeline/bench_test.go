@@ -28,7 +28,8 @@ func benchBinary(b *testing.B, name string) string {
 	return matches[len(matches)-1]
 }
 
-// BenchmarkLoad times loader.Open: sections, symbols, DWARF, line table.
+// BenchmarkLoad times Open for the default engine: sections, symbols,
+// DWARF procedures and inline trees, line table.
 func BenchmarkLoad(b *testing.B) {
 	for _, name := range []string{"libstdc++", "libgsl", "python", "libjvm", "vmlinux"} {
 		b.Run(name, func(b *testing.B) {
@@ -37,7 +38,7 @@ func BenchmarkLoad(b *testing.B) {
 				b.Skip(err)
 			}
 			for i := 0; i < b.N; i++ {
-				if _, err := loader.Open(path, loader.Options{Workers: runtime.GOMAXPROCS(0)}); err != nil {
+				if _, err := Open(path, loader.Options{Workers: runtime.GOMAXPROCS(0)}, Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -50,7 +51,7 @@ func BenchmarkLoad(b *testing.B) {
 func BenchmarkAnalyze(b *testing.B) {
 	for _, name := range []string{"libstdc++", "libgsl", "python", "libjvm", "vmlinux"} {
 		b.Run(name, func(b *testing.B) {
-			img, err := loader.Open(benchBinary(b, name), loader.Options{})
+			img, err := Open(benchBinary(b, name), loader.Options{}, Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,0 +1,113 @@
+package loader
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"bloop/dwarfscan"
+)
+
+// TestCompressedDebugSections: an image whose DWARF is zlib-compressed
+// (SHF_COMPRESSED, and the older .zdebug_ sections) reads exactly as the
+// same image uncompressed. The walk of units begins while .debug_info is
+// still being inflated; in steps of a few bytes here, so units arrive over
+// many steps, and walkers (1 and 3) wait for them.
+func TestCompressedDebugSections(t *testing.T) {
+	defer func(n int) { inflateChunk = n }(inflateChunk)
+	inflateChunk = 97
+	objcopy, err := exec.LookPath("objcopy")
+	if err != nil {
+		t.Skip("objcopy (binutils) not installed")
+	}
+	for _, name := range []string{"tmpl-gcc12-O2", "inline-clang14-O2", "nest-gfortran12-O2", "libinline-gcc12-O2.so"} {
+		src := filepath.Join("../testdata/bin", name)
+		plain, err := Open(src, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, style := range []string{"zlib", "zlib-gnu"} {
+			dst := filepath.Join(t.TempDir(), name)
+			if out, err := exec.Command(objcopy, "--compress-debug-sections="+style, src, dst).CombinedOutput(); err != nil {
+				t.Skipf("objcopy: %v: %s", err, out)
+			}
+			for _, workers := range []int{1, 3} {
+				img, err := Open(dst, Options{Workers: workers})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(img.Warnings) > 0 {
+					t.Errorf("%s %s: warnings %v", name, style, img.Warnings)
+				}
+				if !reflect.DeepEqual(img.Lines, plain.Lines) {
+					t.Errorf("%s %s -j%d: line table differs (%d rows, want %d)", name, style, workers, len(img.Lines.Rows), len(plain.Lines.Rows))
+				}
+				if !reflect.DeepEqual(img.Procs, plain.Procs) || !reflect.DeepEqual(img.Descriptors, plain.Descriptors) {
+					t.Errorf("%s %s -j%d: procedures differ (%d, want %d)", name, style, workers, len(img.Procs), len(plain.Procs))
+				}
+			}
+		}
+	}
+}
+
+// TestDeclBeyondSnapshot: a walker whose index covers only the units that
+// had arrived resolves a reference into a later unit through the whole
+// index, with the result the whole index gives.
+func TestDeclBeyondSnapshot(t *testing.T) {
+	// The corpus binaries have one unit each.
+	path := "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30"
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("libstdc++6-12-dbg not installed")
+	}
+	f, raw, err := openELF(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	ds, err := openDWARF(f, raw, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range ds.progress {
+	}
+	whole, err := dwarfscan.New(ds.Sections)
+	if err != nil {
+		t.Fatal(err)
+	}
+	units := whole.Units()
+	if len(units) < 2 {
+		t.Skip("one unit only")
+	}
+	// A named subprogram in the last unit.
+	last := len(units) - 1
+	rd := whole.Reader()
+	rd.SeekUnit(last)
+	var target uint64
+	for e := (dwarfscan.Entry{}); rd.Next(&e) == nil; {
+		if _, ok := e.String(dwarfscan.AttrName); ok && e.Tag == dwarfscan.TagSubprogram {
+			target = e.Offset
+			break
+		}
+	}
+	if target == 0 {
+		t.Skip("no named subprogram in the last unit")
+	}
+	snap, err := dwarfscan.NewBuilder(ds.Sections).Extend(int(units[0].End))
+	if err != nil || len(snap.Units()) != 1 {
+		t.Fatalf("snapshot: %v, %d units", err, len(snap.Units()))
+	}
+	img, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := newUnitWalk(img, snap)
+	asked := false
+	early.whole = func() *dwarfscan.Data { asked = true; return whole }
+	got := early.decl(target, 0)
+	want := newUnitWalk(img, whole).decl(target, 0)
+	if !asked || *got != *want || want.name == "" {
+		t.Errorf("decl beyond the snapshot: %+v (whole asked: %v), want %+v", *got, asked, *want)
+	}
+}
