@@ -154,6 +154,7 @@ func compareEntry(d *Data, u *Unit, e *Entry, se *dwarf.Entry) string {
 		return fmt.Sprintf("%d fields, debug/dwarf %d", len(e.Fields), len(se.Field))
 	}
 	for i := range e.Fields {
+		e.read(i)
 		f, sf := &e.Fields[i], &se.Field[i]
 		if f.Attr != Attr(sf.Attr) {
 			return fmt.Sprintf("field %d: attr %#x, debug/dwarf %#x", i, f.Attr, sf.Attr)

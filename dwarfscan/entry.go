@@ -14,7 +14,11 @@ type Field struct {
 	Form  Form // after DW_FORM_indirect is resolved
 	Class Class
 	Val   uint64
-	Str   string
+	// Str holds strings, data16 and block bytes. Strings in .debug_str and
+	// .debug_line_str (directly or through .debug_str_offsets) are read
+	// only when asked for, by Entry.String or Entry.Field: Str is empty in
+	// Entry.Fields until then.
+	Str string
 }
 
 // Entry is one debugging information entry. A null entry (the end of a
@@ -24,34 +28,60 @@ type Entry struct {
 	Tag      Tag
 	Children bool
 	Fields   []Field // storage reused by the next Reader.Next into this Entry
+
+	d    *Data  // where lazy strings are read
+	u    *Unit
+	lazy uint64 // fields (by index) whose string is not read yet
 }
 
-// Field returns the attribute a of e.
+// Field returns the attribute a of e, a string read if need be.
 func (e *Entry) Field(a Attr) (Field, bool) {
 	for i := range e.Fields {
-		if e.Fields[i].Attr == a {
-			return e.Fields[i], true
+		if f := &e.Fields[i]; f.Attr == a {
+			e.read(i)
+			return *f, true
 		}
 	}
 	return Field{}, false
 }
 
+// read reads field i's string if it is lazy; false when its offset lies
+// outside the string section (Str is then empty).
+func (e *Entry) read(i int) bool {
+	if i >= 64 || e.lazy&(1<<i) == 0 {
+		return true
+	}
+	e.lazy &^= 1 << i
+	s, err := e.d.str(e.u, &e.Fields[i])
+	e.Fields[i].Str = s
+	return err == nil
+}
+
 func (e *Entry) find(a Attr, c Class) *Field {
+	i := e.index(a, c)
+	if i < 0 {
+		return nil
+	}
+	return &e.Fields[i]
+}
+
+func (e *Entry) index(a Attr, c Class) int {
 	for i := range e.Fields {
 		if f := &e.Fields[i]; f.Attr == a {
 			if f.Class == c {
-				return f
+				return i
 			}
-			return nil
+			return -1
 		}
 	}
-	return nil
+	return -1
 }
 
-// String returns the value of a string-class attribute a.
+// String returns the value of a string-class attribute a; false also when
+// its offset lies outside the string section.
 func (e *Entry) String(a Attr) (string, bool) {
-	if f := e.find(a, ClassString); f != nil {
-		return f.Str, true
+	if i := e.index(a, ClassString); i >= 0 && e.read(i) {
+		return e.Fields[i].Str, true
 	}
 	return "", false
 }
@@ -185,7 +215,7 @@ func (r *Reader) Next(e *Entry) error {
 	}
 	e.Offset = uint64(off)
 	if code == 0 {
-		e.Tag, e.Children, e.Fields = 0, false, e.Fields[:0]
+		e.Tag, e.Children, e.Fields, e.lazy = 0, false, e.Fields[:0], 0
 		r.pos = pos
 		return nil
 	}
@@ -201,12 +231,13 @@ func (r *Reader) Next(e *Entry) error {
 	} else {
 		fields = fields[:n]
 	}
-	pos, err := r.fields(a, fields, pos)
+	pos, lazy, err := r.fields(a, fields, pos)
 	if err != nil {
 		r.err = err
 		return err
 	}
 	e.Tag, e.Children, e.Fields = a.tag, a.children, fields
+	e.d, e.u, e.lazy = r.d, r.u, lazy
 	r.pos = pos
 	r.lastChildren = a.children
 	r.lastRoot = uint64(off) == r.u.first

@@ -27,6 +27,10 @@ func readAll(t *testing.T, d *Data, ui int) []Entry {
 		if err != nil {
 			t.Fatalf("Next: %v", err)
 		}
+		for i := range e.Fields {
+			e.read(i) // strings are read when asked for
+		}
+		e.d, e.u, e.lazy = nil, nil, 0 // compare what was decoded
 		out = append(out, e)
 	}
 }
@@ -255,10 +259,6 @@ func TestBadInput(t *testing.T) {
 			want: ErrTruncated, section: ".debug_info", offset: 13},
 		{name: "data4 cut by the unit's end", info: child(1, 1, 2), abbrev: table(spec{AttrByteSize, FormData4, 0}),
 			want: ErrTruncated, section: ".debug_info", offset: 13},
-		{name: "strp beyond .debug_str", info: child(1, 0x40, 0, 0, 0), abbrev: table(spec{AttrName, FormStrp, 0}),
-			want: ErrBadOffset, section: ".debug_info", offset: 13},
-		{name: "strx without .debug_str_offsets", info: child(1, 0), abbrev: table(spec{AttrName, FormStrx1, 0}),
-			want: ErrNoSection, section: ".debug_info", offset: 13},
 		{name: "addrx without .debug_addr", info: child(1, 0), abbrev: table(spec{AttrLowPC, FormAddrx1, 0}),
 			want: ErrNoSection, section: ".debug_info", offset: 13},
 	}
@@ -443,5 +443,46 @@ func TestSeek(t *testing.T) {
 	}
 	if err := r.Seek(2 * n); !errors.Is(err, ErrBadOffset) {
 		t.Errorf("Seek past the end: %v", err)
+	}
+}
+
+// TestBadStringOffsets: strings are read when asked for, so a string whose
+// offset is bad reads as absent, and the entries around it are unharmed.
+func TestBadStringOffsets(t *testing.T) {
+	root := abbr{2, TagCompileUnit, true, nil}
+	table := func(specs ...spec) []byte { return abbrevTableBytes(root, abbr{1, TagVariable, false, specs}) }
+	child := func(b ...byte) []byte { return unitV4(4, append([]byte{2}, b...)) }
+	goodTable := abbrevTableBytes(abbr{1, TagCompileUnit, false, []spec{{AttrName, FormString, 0}}})
+	goodBody := append([]byte{1}, "ok\x00"...)
+	for _, c := range []struct {
+		name   string
+		info   []byte
+		abbrev []byte
+	}{
+		{"strp beyond .debug_str", child(1, 0x40, 0, 0, 0), table(spec{AttrName, FormStrp, 0})},
+		{"strx without .debug_str_offsets", child(1, 0), table(spec{AttrName, FormStrx1, 0})},
+	} {
+		info := append(slices.Clone(c.info), unitV4At(4, uint32(len(c.abbrev)), goodBody)...)
+		abbrev := append(slices.Clone(c.abbrev), goodTable...)
+		d, err := New(Sections{Info: info, Abbrev: abbrev, Str: []byte("x\x00")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := d.Reader()
+		var e Entry
+		for r.Next(&e) == nil && e.Tag != TagVariable {
+		}
+		if e.Tag != TagVariable {
+			t.Fatalf("%s: the entry does not decode", c.name)
+		}
+		if s, ok := e.String(AttrName); ok || s != "" {
+			t.Errorf("%s: String = %q, %v; want absent", c.name, s, ok)
+		}
+		if f, ok := e.Field(AttrName); !ok || f.Str != "" {
+			t.Errorf("%s: Field = %+v, %v", c.name, f, ok)
+		}
+		if es := readAll(t, d, 1); len(es) != 1 || es[0].Fields[0].Str != "ok" {
+			t.Errorf("%s: unit after the bad one: %+v", c.name, es)
+		}
 	}
 }

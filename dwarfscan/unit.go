@@ -203,14 +203,15 @@ func (d *Data) root(u *Unit) {
 		}
 		return
 	}
-	var compDir, low, entry *Field
+	compDir := -1
+	var low, entry *Field
 	var addrBase bool
 	for i := range e.Fields {
 		f := &e.Fields[i]
 		offset := f.Class == ClassSecOffset || f.Class == ClassConstant && f.Form != FormData16
 		switch f.Attr {
 		case AttrCompDir:
-			compDir = f
+			compDir = i
 		case AttrLowPC:
 			low = f
 		case AttrEntryPC:
@@ -238,12 +239,12 @@ func (d *Data) root(u *Unit) {
 		}
 	}
 	r.raw = false
-	if compDir != nil && compDir.Class == ClassString {
-		if err := r.resolveRaw(compDir); err != nil {
-			u.Err = err
+	if compDir >= 0 && e.Fields[compDir].Class == ClassString {
+		if !e.read(compDir) {
+			u.Err = decodeErr(".debug_info", int(u.first), fmt.Errorf("%w: DW_AT_comp_dir", ErrBadOffset))
 			return
 		}
-		u.CompDir = compDir.Str
+		u.CompDir = e.Fields[compDir].Str
 	}
 	for _, f := range []*Field{low, entry} {
 		if f != nil && f.Class == ClassAddress {

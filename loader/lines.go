@@ -67,6 +67,7 @@ func (b *lineBuilder) add(d *dwarfscan.Data, u *dwarfscan.Unit) error {
 	}
 	var prev, row dwarfscan.LineRow
 	have := false
+	var sec *Section // the section of the last row, usually the next one's too
 	for {
 		if err := lp.Next(&row); err != nil {
 			break // io.EOF, or a corrupt program: keep what was read
@@ -74,7 +75,10 @@ func (b *lineBuilder) add(d *dwarfscan.Data, u *dwarfscan.Unit) error {
 		if have && row.Address > prev.Address {
 			// Thesis 4.3: rows outside executable sections are lies (discarded
 			// COMDAT and garbage-collected code relocated to 0).
-			if s := b.img.SectionAt(prev.Address); s != nil {
+			if sec == nil || prev.Address < sec.Addr || prev.Address >= sec.End() {
+				sec = b.img.SectionAt(prev.Address)
+			}
+			if s := sec; s != nil {
 				end := min(row.Address, s.End())
 				b.rows = append(b.rows, LineRow{Addr: prev.Address, End: end, File: name(prev.File), Line: prev.Line})
 			}

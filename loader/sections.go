@@ -1,7 +1,7 @@
 package loader
 
 import (
-	"bytes"
+	"bufio"
 	"compress/zlib"
 	"debug/elf"
 	"encoding/binary"
@@ -41,35 +41,38 @@ func prepareSection(file io.ReaderAt, s *elf.Section) (out []byte, fill func(rea
 	if s.FileSize > maxSectionSize {
 		return nil, nil, fmt.Errorf("section %s claims %d bytes", s.Name, s.FileSize)
 	}
-	raw := make([]byte, s.FileSize)
 	// Section.ReadAt is nil for compressed sections: read the file itself.
-	if n, err := file.ReadAt(raw, int64(s.Offset)); n != len(raw) {
-		return nil, nil, fmt.Errorf("section %s truncated (%d of %d bytes): %w", s.Name, n, len(raw), err)
-	}
-	var z []byte
-	var size uint64
+	var head [24]byte
+	n, _ := file.ReadAt(head[:min(len(head), int(s.FileSize))], int64(s.Offset))
+	hdr, size := 0, uint64(0)
 	switch {
 	case s.Flags&elf.SHF_COMPRESSED != 0:
 		// Elf64_Chdr: type, reserved, size, alignment.
-		if len(raw) < 24 {
+		if n < 24 {
 			return nil, nil, fmt.Errorf("section %s: compression header truncated", s.Name)
 		}
-		if elf.CompressionType(binary.LittleEndian.Uint32(raw)) != elf.COMPRESS_ZLIB {
+		if elf.CompressionType(binary.LittleEndian.Uint32(head[:])) != elf.COMPRESS_ZLIB {
 			// zstd: the standard library's decoder is internal to debug/elf.
 			out, err := s.Data()
 			return out, func(ready func(int)) error { report(ready, len(out)); return err }, nil
 		}
-		z, size = raw[24:], binary.LittleEndian.Uint64(raw[8:])
-	case strings.HasPrefix(s.Name, ".zdebug_") && len(raw) >= 12 && string(raw[:4]) == "ZLIB":
+		hdr, size = 24, binary.LittleEndian.Uint64(head[8:])
+	case strings.HasPrefix(s.Name, ".zdebug_") && n >= 12 && string(head[:4]) == "ZLIB":
 		// The GNU format before SHF_COMPRESSED: "ZLIB", then the size, big-endian.
-		z, size = raw[12:], binary.BigEndian.Uint64(raw[4:])
+		hdr, size = 12, binary.BigEndian.Uint64(head[4:])
 	default:
-		return raw, func(ready func(int)) error { report(ready, len(raw)); return nil }, nil
+		out = allocSection(int(s.FileSize))
+		if n, err := file.ReadAt(out, int64(s.Offset)); n != len(out) {
+			return nil, nil, fmt.Errorf("section %s truncated (%d of %d bytes): %w", s.Name, n, len(out), err)
+		}
+		return out, func(ready func(int)) error { report(ready, len(out)); return nil }, nil
 	}
 	if size > maxSectionSize {
 		return nil, nil, fmt.Errorf("section %s claims %d bytes uncompressed", s.Name, size)
 	}
-	out = make([]byte, size)
+	out = allocSection(int(size))
+	// The compressed bytes are read as they are inflated, not held whole.
+	z := io.NewSectionReader(file, int64(s.Offset)+int64(hdr), int64(s.FileSize)-int64(hdr))
 	return out, func(ready func(int)) error { return inflate(s.Name, z, out, ready) }, nil
 }
 
@@ -80,8 +83,8 @@ func report(ready func(int), n int) {
 }
 
 // inflate decompresses the zlib stream z into out, chunk by chunk.
-func inflate(name string, z, out []byte, ready func(int)) error {
-	zr, err := zlib.NewReader(bytes.NewReader(z))
+func inflate(name string, z io.Reader, out []byte, ready func(int)) error {
+	zr, err := zlib.NewReader(bufio.NewReaderSize(z, 1<<20))
 	if err != nil {
 		return fmt.Errorf("section %s: %w", name, err)
 	}

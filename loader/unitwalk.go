@@ -406,6 +406,9 @@ func eofOK(err error) error {
 	return err
 }
 
+// sortRanges orders by start address; most lists have one range.
 func sortRanges(rs []Range) {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
+	if len(rs) > 1 {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
+	}
 }

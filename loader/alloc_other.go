@@ -1,0 +1,5 @@
+//go:build !linux
+
+package loader
+
+func allocSection(n int) []byte { return make([]byte, n) }
