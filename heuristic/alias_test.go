@@ -23,11 +23,11 @@ func TestAliases(t *testing.T) {
 			{Name: "f", Desc: f, EntryPC: 0x200},             // entry at 900: its own line
 			{Name: "h", Desc: h, EntryPC: 0x300},             // entry at 945: too far below
 		},
-		Lines: &loader.LineTable{Rows: []loader.LineRow{
+		Lines: loader.NewLineTable([]loader.LineRow{
 			{Addr: 0x100, End: 0x110, File: "s.cc", Line: 798},
 			{Addr: 0x200, End: 0x210, File: "s.cc", Line: 900},
 			{Addr: 0x300, End: 0x310, File: "s.cc", Line: 945},
-		}},
+		}),
 	}
 	b := NewBounds(img)
 	if b.alias[sso] != cow || len(b.alias) != 1 {

@@ -150,17 +150,20 @@ func ownMaxLines(img *loader.Image) map[*loader.Descriptor]int {
 	if img.Lines == nil {
 		return out
 	}
-	rows := img.Lines.Rows
+	t := img.Lines
 	for _, sp := range img.Procs {
 		d := sp.Desc
 		if d == nil || !d.Member {
 			continue
 		}
 		for _, rg := range sp.Ranges {
-			i := sort.Search(len(rows), func(i int) bool { return rows[i].End > rg.Lo })
-			for ; i < len(rows) && rows[i].Addr < rg.Hi; i++ {
-				if rows[i].File == d.File && rows[i].Line > out[d] {
-					out[d] = rows[i].Line
+			for i := t.Search(rg.Lo); i < t.Len(); i++ {
+				r := t.Row(i)
+				if r.Addr >= rg.Hi {
+					break
+				}
+				if r.File == d.File && r.Line > out[d] {
+					out[d] = r.Line
 				}
 			}
 		}

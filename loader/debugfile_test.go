@@ -16,9 +16,9 @@ type summary struct {
 }
 
 func summarize(img *Image) summary {
-	s := summary{Funcs: len(img.Funcs), Procs: len(img.Procs), Rows: len(img.Lines.Rows)}
-	if len(img.Lines.Rows) > 0 {
-		s.FirstRow = img.Lines.Rows[0]
+	s := summary{Funcs: len(img.Funcs), Procs: len(img.Procs), Rows: img.Lines.Len()}
+	if img.Lines.Len() > 0 {
+		s.FirstRow = img.Lines.Row(0)
 	}
 	for _, p := range img.Procs {
 		s.Inlines += len(p.Inlines)

@@ -212,7 +212,7 @@ func (img *Image) mergeUnits(units []*unitWalk) {
 	}
 	canon := make(map[*Descriptor]*Descriptor, nd)
 	byKey := make(map[descKey]*Descriptor, nd)
-	lt := &lineBuilder{img: img, rows: make([]LineRow, 0, nr)}
+	lt := &lineBuilder{img: img, rows: make([]lineRow, 0, nr)}
 	img.Procs = make([]*Subprogram, 0, np)
 	for _, u := range units {
 		for _, d := range u.descList {
@@ -229,7 +229,7 @@ func (img *Image) mergeUnits(units []*unitWalk) {
 			}
 			canon[d] = c
 		}
-		lt.rows = append(lt.rows, u.lines.rows...)
+		lt.merge(&u.lines)
 		img.Warnings = append(img.Warnings, u.warnings...)
 	}
 	for _, d := range img.Descriptors {

@@ -16,96 +16,171 @@ type LineRow struct {
 }
 
 // LineTable is the image's line table: rows of every unit with non-empty
-// ranges inside executable sections, sorted by address.
+// ranges inside executable sections, sorted by address, disjoint.
 type LineTable struct {
-	Rows []LineRow
+	// rows hold no pointers (a file is an index into files): libjvm has
+	// 1.8 million, which the garbage collector then need not scan.
+	rows  []lineRow
+	files []string
 	// Overlaps counts rows that ran into a later-starting row of another
 	// sequence and were cut at its start (the thesis's lying line tables,
 	// 4.3: the later row is the one that describes the code there).
 	Overlaps int
 }
 
+type lineRow struct {
+	addr, end uint64
+	file      uint32
+	line      int32
+}
+
+// NewLineTable makes a table of sorted, disjoint rows (for images built
+// by hand).
+func NewLineTable(rows []LineRow) *LineTable {
+	b := lineBuilder{}
+	for _, r := range rows {
+		b.add1(r.Addr, r.End, b.fileIndex(r.File), r.Line)
+	}
+	return &LineTable{rows: b.rows, files: b.files}
+}
+
+// Len is the number of rows.
+func (t *LineTable) Len() int { return len(t.rows) }
+
+// Row returns row i.
+func (t *LineTable) Row(i int) LineRow {
+	r := &t.rows[i]
+	return LineRow{Addr: r.addr, End: r.end, File: t.files[r.file], Line: int(r.line)}
+}
+
 // Lookup returns the row covering addr.
 func (t *LineTable) Lookup(addr uint64) (LineRow, bool) {
-	i := sort.Search(len(t.Rows), func(i int) bool { return t.Rows[i].Addr > addr }) - 1
-	if i >= 0 && addr < t.Rows[i].End {
-		return t.Rows[i], true
+	i := sort.Search(len(t.rows), func(i int) bool { return t.rows[i].addr > addr }) - 1
+	if i >= 0 && addr < t.rows[i].end {
+		return t.Row(i), true
 	}
 	return LineRow{}, false
 }
 
-// Empty reports whether the image has no line information.
-func (t *LineTable) Empty() bool { return len(t.Rows) == 0 }
-
-type lineBuilder struct {
-	img  *Image
-	rows []LineRow
+// Search returns the index of the first row that ends after addr (Len()
+// when none does).
+func (t *LineTable) Search(addr uint64) int {
+	return sort.Search(len(t.rows), func(i int) bool { return t.rows[i].end > addr })
 }
 
+// NextStart is the start of the first row that begins after addr, or 0.
+func (t *LineTable) NextStart(addr uint64) uint64 {
+	i := sort.Search(len(t.rows), func(i int) bool { return t.rows[i].addr > addr })
+	if i < len(t.rows) {
+		return t.rows[i].addr
+	}
+	return 0
+}
+
+// Empty reports whether the image has no line information.
+func (t *LineTable) Empty() bool { return len(t.rows) == 0 }
+
+// lineBuilder collects rows, with file names numbered as they come.
+type lineBuilder struct {
+	img    *Image
+	rows   []lineRow
+	files  []string
+	fileOf map[string]uint32
+}
+
+func (b *lineBuilder) fileIndex(name string) uint32 {
+	if i, ok := b.fileOf[name]; ok {
+		return i
+	}
+	if b.fileOf == nil {
+		b.fileOf = map[string]uint32{}
+	}
+	i := uint32(len(b.files))
+	b.files = append(b.files, name)
+	b.fileOf[name] = i
+	return i
+}
+
+func (b *lineBuilder) add1(addr, end uint64, file uint32, line int) {
+	b.rows = append(b.rows, lineRow{addr: addr, end: end, file: file, line: int32(line)})
+}
+
+// add reads unit u's line program.
 func (b *lineBuilder) add(d *dwarfscan.Data, u *dwarfscan.Unit) error {
 	lp, err := d.LineProgram(u)
 	if err != nil || lp == nil {
 		return err
 	}
-	// File names joined with the compilation directory, once per file.
-	files := lp.Files()
-	names := make([]string, len(files))
-	joined := make([]bool, len(files))
-	name := func(i int) string {
-		if i >= len(files) { // DW_LNE_define_file added it
-			files = lp.Files()
-			names = append(names, make([]string, len(files)-len(names))...)
-			joined = append(joined, make([]bool, len(files)-len(joined))...)
+	// The program's file numbers, numbered for the table as first used.
+	var index []uint32
+	have := []bool(nil)
+	file := func(i int) uint32 {
+		if i >= len(index) {
+			files := lp.Files() // DW_LNE_define_file may have added some
+			index = append(index, make([]uint32, len(files)-len(index))...)
+			have = append(have, make([]bool, len(files)-len(have))...)
 		}
-		if i < 0 || i >= len(files) {
-			return ""
+		if i < 0 || i >= len(index) {
+			return b.fileIndex("")
 		}
-		if !joined[i] {
-			names[i], joined[i] = absFile(files[i], u.CompDir), true
+		if !have[i] {
+			index[i], have[i] = b.fileIndex(absFile(lp.Files()[i], u.CompDir)), true
 		}
-		return names[i]
+		return index[i]
 	}
 	var prev, row dwarfscan.LineRow
-	have := false
+	ok := false
 	var sec *Section // the section of the last row, usually the next one's too
 	for {
 		if err := lp.Next(&row); err != nil {
 			break // io.EOF, or a corrupt program: keep what was read
 		}
-		if have && row.Address > prev.Address {
+		if ok && row.Address > prev.Address {
 			// Thesis 4.3: rows outside executable sections are lies (discarded
 			// COMDAT and garbage-collected code relocated to 0).
 			if sec == nil || prev.Address < sec.Addr || prev.Address >= sec.End() {
 				sec = b.img.SectionAt(prev.Address)
 			}
-			if s := sec; s != nil {
-				end := min(row.Address, s.End())
-				b.rows = append(b.rows, LineRow{Addr: prev.Address, End: end, File: name(prev.File), Line: prev.Line})
+			if sec != nil {
+				b.add1(prev.Address, min(row.Address, sec.End()), file(prev.File), prev.Line)
 			}
 		}
 		if row.EndSequence {
-			have = false
+			ok = false
 			continue
 		}
-		prev, have = row, true
+		prev, ok = row, true
 	}
 	return nil
 }
 
+// merge appends o's rows, renumbering their files.
+func (b *lineBuilder) merge(o *lineBuilder) {
+	index := make([]uint32, len(o.files))
+	for i, f := range o.files {
+		index[i] = b.fileIndex(f)
+	}
+	for _, r := range o.rows {
+		r.file = index[r.file]
+		b.rows = append(b.rows, r)
+	}
+}
+
+// finish sorts the rows and resolves overlapping sequences: the earlier
+// row yields where a later one starts.
 func (b *lineBuilder) finish() *LineTable {
-	slices.SortStableFunc(b.rows, func(x, y LineRow) int { return cmp.Compare(x.Addr, y.Addr) })
-	// Overlapping sequences: the earlier row yields where a later one starts.
+	slices.SortStableFunc(b.rows, func(x, y lineRow) int { return cmp.Compare(x.addr, y.addr) })
 	out := b.rows[:0]
 	overlaps := 0
 	for _, r := range b.rows {
-		if n := len(out); n > 0 && out[n-1].End > r.Addr {
+		if n := len(out); n > 0 && out[n-1].end > r.addr {
 			overlaps++
-			out[n-1].End = r.Addr
-			if out[n-1].End == out[n-1].Addr {
+			out[n-1].end = r.addr
+			if out[n-1].end == out[n-1].addr {
 				out = out[:n-1]
 			}
 		}
 		out = append(out, r)
 	}
-	return &LineTable{Rows: out, Overlaps: overlaps}
+	return &LineTable{rows: out, files: b.files, Overlaps: overlaps}
 }

@@ -91,7 +91,7 @@ func TestImageBasics(t *testing.T) {
 		t.Errorf("a PIE executable was taken for a shared library")
 	}
 	if !exe.HasInlineInfo() || exe.Lines.Empty() {
-		t.Errorf("inline info %v, lines %d", exe.HasInlineInfo(), len(exe.Lines.Rows))
+		t.Errorf("inline info %v, lines %d", exe.HasInlineInfo(), exe.Lines.Len())
 	}
 	plt := 0
 	for _, f := range exe.Funcs {
@@ -105,9 +105,9 @@ func TestImageBasics(t *testing.T) {
 	if plt == 0 {
 		t.Errorf("no PLT stubs")
 	}
-	for i := 1; i < len(exe.Lines.Rows); i++ {
-		if exe.Lines.Rows[i].Addr < exe.Lines.Rows[i-1].End {
-			t.Fatalf("line rows overlap at %#x", exe.Lines.Rows[i].Addr)
+	for i := 1; i < exe.Lines.Len(); i++ {
+		if exe.Lines.Row(i).Addr < exe.Lines.Row(i-1).End {
+			t.Fatalf("line rows overlap at %#x", exe.Lines.Row(i).Addr)
 		}
 	}
 }
@@ -125,7 +125,8 @@ func TestSymbolizerOracle(t *testing.T) {
 			t.Skip(err)
 		}
 		var addrs []uint64
-		for _, r := range img.Lines.Rows {
+		for i := range img.Lines.Len() {
+			r := img.Lines.Row(i)
 			addrs = append(addrs, r.Addr)
 		}
 		if len(addrs) > 2000 {

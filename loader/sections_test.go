@@ -42,7 +42,7 @@ func TestCompressedDebugSections(t *testing.T) {
 					t.Errorf("%s %s: warnings %v", name, style, img.Warnings)
 				}
 				if !reflect.DeepEqual(img.Lines, plain.Lines) {
-					t.Errorf("%s %s -j%d: line table differs (%d rows, want %d)", name, style, workers, len(img.Lines.Rows), len(plain.Lines.Rows))
+					t.Errorf("%s %s -j%d: line table differs (%d rows, want %d)", name, style, workers, img.Lines.Len(), plain.Lines.Len())
 				}
 				if !reflect.DeepEqual(img.Procs, plain.Procs) || !reflect.DeepEqual(img.Descriptors, plain.Descriptors) {
 					t.Errorf("%s %s -j%d: procedures differ (%d, want %d)", name, style, workers, len(img.Procs), len(plain.Procs))

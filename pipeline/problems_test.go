@@ -13,7 +13,7 @@ import (
 func handMade(code []byte, funcs []*loader.Func, rows []loader.LineRow) *loader.Image {
 	img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: code}}, nil)
 	img.Funcs = funcs
-	img.Lines = &loader.LineTable{Rows: rows}
+	img.Lines = loader.NewLineTable(rows)
 	return img
 }
 

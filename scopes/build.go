@@ -198,14 +198,6 @@ func (b *builder) tree() *node {
 	return root
 }
 
-func nextRow(t *loader.LineTable, addr uint64) uint64 {
-	i := sort.Search(len(t.Rows), func(i int) bool { return t.Rows[i].Addr > addr })
-	if i < len(t.Rows) {
-		return t.Rows[i].Addr
-	}
-	return 0
-}
-
 // Gaps are the bytes of the procedure's extent that no decoded instruction
 // covers ("gaps", which still get statements), split at line-table rows so
 // each piece has one line.
@@ -225,7 +217,7 @@ func Gaps(in Input) []Range {
 			if r, ok := in.Img.Lines.Lookup(lo); ok && r.End < end {
 				end = r.End
 			} else if !ok {
-				if nx := nextRow(in.Img.Lines, lo); nx > lo && nx < end {
+				if nx := in.Img.Lines.NextStart(lo); nx > lo && nx < end {
 					end = nx
 				}
 			}
