@@ -91,7 +91,7 @@ func (img *Image) readDWARF(ds *dwarfSections, opt Options) error {
 			q.work(img, opt)
 		}()
 	}
-	err := q.feed(ds, img)
+	err := q.feed(ds)
 	wg.Wait()
 	if err != nil {
 		return err
@@ -119,8 +119,10 @@ type unitJob struct {
 }
 
 // feed extends the unit index as .debug_info arrives and queues each
-// compile unit once it is complete.
-func (q *unitQueue) feed(ds *dwarfSections, img *Image) error {
+// compile unit once it is complete. The queue is closed however feed ends
+// (a panic on hostile input included), so that no walker waits forever.
+func (q *unitQueue) feed(ds *dwarfSections) (err error) {
+	defer q.close(&err)
 	b := dwarfscan.NewBuilder(ds.Sections)
 	seen := 0
 	add := func(n int) error {
@@ -146,7 +148,6 @@ func (q *unitQueue) feed(ds *dwarfSections, img *Image) error {
 		q.cond.Broadcast()
 		return nil
 	}
-	var err error
 	for n := range ds.progress {
 		if err == nil {
 			err = add(n)
@@ -158,15 +159,23 @@ func (q *unitQueue) feed(ds *dwarfSections, img *Image) error {
 	if err == nil {
 		err = add(len(ds.Info))
 	}
+	return err
+}
+
+// close ends the queue; after an error (or a panic, which it records as
+// one) the units not yet walked are dropped.
+func (q *unitQueue) close(err *error) {
+	if x := recover(); x != nil {
+		*err = fmt.Errorf("malformed DWARF (%v)", x)
+	}
 	q.mu.Lock()
 	q.closed = true
-	if err != nil {
+	if *err != nil {
 		q.jobs = nil
 	}
 	q.cond.Broadcast()
 	q.mu.Unlock()
 	close(q.final)
-	return err
 }
 
 // work walks queued units until the queue is closed and empty.
