@@ -29,7 +29,7 @@ type Entry struct {
 	Children bool
 	Fields   []Field // storage reused by the next Reader.Next into this Entry
 
-	d    *Data  // where lazy strings are read
+	d    *Data // where lazy strings are read
 	u    *Unit
 	lazy uint64 // fields (by index) whose string is not read yet
 }
