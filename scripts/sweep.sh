@@ -76,11 +76,11 @@ one() {
 }
 export -f one
 
-# Every regular ELF file (not symlinks: each file once).
+# Every regular ELF file (not symlinks: each file once), by its magic
+# number, read by one process for all files.
 find "$@" -type f -size +63c -print0 2>/dev/null |
-  while IFS= read -r -d '' f; do
-    if [ "$(head -c4 "$f" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 7f454c46 ]; then printf '%s\0' "$f"; fi
-  done > "$work/files"
+  perl -0 -ne 'chomp; open(my $f, "<", $_) or next; read($f, my $m, 4); print "$_\0" if $m eq "\x7fELF"' \
+  > "$work/files"
 total=$(tr -cd '\0' < "$work/files" | wc -c)
 echo "sweep: $total ELF files below $*; bounds ${tmax}s and ${mmax} MB per file, $par at a time" >&2
 xargs -0 -P "$par" -I{} bash -c 'one "$@"' _ {} "$tmax" "$mmax" "$work" < "$work/files" > "$results"
