@@ -94,24 +94,11 @@ func (r *Reader) fields(a *abbrev, fields []Field, pos int) (int, uint64, error)
 			f.Str = view(b[pos : pos+16])
 			pos += 16
 		case FormBlock1, FormBlock2, FormBlock4, FormBlock, FormExprloc:
-			var size uint64
-			var ok bool
-			switch form {
-			case FormBlock1:
-				size, ok = fixed(b, pos, 1)
-				pos++
-			case FormBlock2:
-				size, ok = fixed(b, pos, 2)
-				pos += 2
-			case FormBlock4:
-				size, ok = fixed(b, pos, 4)
-				pos += 4
-			default:
-				size, pos, ok = uleb(b, pos)
-			}
-			if !ok || size > uint64(len(b)-pos) {
+			size, next, ok := blockSize(b, pos, form)
+			if !ok {
 				return 0, 0, decodeErr(".debug_info", start, ErrTruncated)
 			}
+			pos = next
 			v = uint64(pos)
 			f.Str = view(b[pos : pos+int(size)])
 			pos += int(size)
@@ -328,25 +315,8 @@ func (r *Reader) skipForm(form Form, pos int) (int, bool) {
 		k := bytes.IndexByte(b[pos:], 0)
 		return pos + k + 1, k >= 0
 	case FormBlock1, FormBlock2, FormBlock4, FormBlock, FormExprloc:
-		var size uint64
-		var ok bool
-		switch form {
-		case FormBlock1:
-			size, ok = fixed(b, pos, 1)
-			pos++
-		case FormBlock2:
-			size, ok = fixed(b, pos, 2)
-			pos += 2
-		case FormBlock4:
-			size, ok = fixed(b, pos, 4)
-			pos += 4
-		default:
-			size, pos, ok = uleb(b, pos)
-		}
-		if !ok || size > uint64(len(b)-pos) {
-			return 0, false
-		}
-		return pos + int(size), true
+		size, next, ok := blockSize(b, pos, form)
+		return next + int(size), ok
 	default:
 		return 0, false
 	}
@@ -354,4 +324,27 @@ func (r *Reader) skipForm(form Form, pos int) (int, bool) {
 		return 0, false
 	}
 	return pos + n, true
+}
+
+// blockSize reads the length of a block at pos and returns it with the
+// position of the block's bytes; ok is false when the length or the block
+// runs past b.
+func blockSize(b []byte, pos int, form Form) (size uint64, next int, ok bool) {
+	switch form {
+	case FormBlock1:
+		size, ok = fixed(b, pos, 1)
+		pos++
+	case FormBlock2:
+		size, ok = fixed(b, pos, 2)
+		pos += 2
+	case FormBlock4:
+		size, ok = fixed(b, pos, 4)
+		pos += 4
+	default:
+		size, pos, ok = uleb(b, pos)
+	}
+	if !ok || size > uint64(len(b)-pos) {
+		return 0, pos, false
+	}
+	return size, pos, true
 }
