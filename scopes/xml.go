@@ -189,7 +189,22 @@ func (x *XMLWriter) attr(k, v string) {
 
 func (x *XMLWriter) intAttr(k string, v int) {
 	x.num = strconv.AppendInt(x.num[:0], int64(v), 10)
-	x.attr(k, string(x.num))
+	x.rawAttr(k, x.num)
+}
+
+// rangesAttr writes v="{[lo-hi) ...}".
+func (x *XMLWriter) rangesAttr(rs []Range) {
+	x.num = appendRanges(x.num[:0], rs)
+	x.rawAttr("v", x.num)
+}
+
+// rawAttr writes an attribute whose value needs no escaping.
+func (x *XMLWriter) rawAttr(k string, v []byte) {
+	x.w.WriteByte(' ')
+	x.w.WriteString(k)
+	x.w.WriteString(`="`)
+	x.w.Write(v)
+	x.w.WriteByte('"')
 }
 
 func (x *XMLWriter) scope(s *Scope) {
@@ -201,7 +216,7 @@ func (x *XMLWriter) scope(s *Scope) {
 			x.attr("ln", s.LinkName)
 		}
 		x.intAttr("l", s.Line)
-		x.attr("v", FormatRanges([]Range{{Lo: s.Entry, Hi: s.Entry + 1}}))
+		x.rangesAttr([]Range{{Lo: s.Entry, Hi: s.Entry + 1}})
 	case Alien:
 		x.open("A")
 		x.intAttr("l", s.Line)
@@ -212,11 +227,11 @@ func (x *XMLWriter) scope(s *Scope) {
 		x.open("L")
 		x.intAttr("l", s.Line)
 		x.attr("f", s.File)
-		x.attr("v", FormatRanges([]Range{{Lo: s.Entry, Hi: s.Entry + 1}}))
+		x.rangesAttr([]Range{{Lo: s.Entry, Hi: s.Entry + 1}})
 	case Stmt:
 		x.open("S")
 		x.intAttr("l", s.Line)
-		x.attr("v", FormatRanges(s.Ranges))
+		x.rangesAttr(s.Ranges)
 		x.w.WriteString("/>\n")
 		return
 	}
@@ -241,8 +256,9 @@ func (x *XMLWriter) scope(s *Scope) {
 }
 
 // FormatRanges prints a range set as hpcstruct does: `{[0x10-0x20) [0x30-0x31)}`.
-func FormatRanges(rs []Range) string {
-	var b []byte
+func FormatRanges(rs []Range) string { return string(appendRanges(nil, rs)) }
+
+func appendRanges(b []byte, rs []Range) []byte {
 	b = append(b, '{')
 	for i, r := range rs {
 		if i > 0 {
@@ -254,7 +270,7 @@ func FormatRanges(rs []Range) string {
 		b = appendAddr(b, r.Hi)
 		b = append(b, ')')
 	}
-	return string(append(b, '}'))
+	return append(b, '}')
 }
 
 func appendAddr(b []byte, a uint64) []byte {
