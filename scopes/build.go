@@ -41,7 +41,7 @@ type stmtKey struct {
 // node is one inline context under construction: statements, loops and
 // nested inlined calls, before ordering and guard aliens are decided.
 type node struct {
-	kids  map[inlKey]*node
+	kids  map[*inlKey]*node
 	stmts map[stmtKey][]Range
 	loops []*loopNode
 }
@@ -50,13 +50,13 @@ type loopNode struct {
 	file  string
 	line  int
 	entry uint64
-	path  []inlKey
+	path  []*inlKey
 	body  *node
 }
 
-func newNode() *node { return &node{kids: map[inlKey]*node{}, stmts: map[stmtKey][]Range{}} }
+func newNode() *node { return &node{kids: map[*inlKey]*node{}, stmts: map[stmtKey][]Range{}} }
 
-func (n *node) child(k inlKey) *node {
+func (n *node) child(k *inlKey) *node {
 	c := n.kids[k]
 	if c == nil {
 		c = newNode()
@@ -71,15 +71,18 @@ type builder struct {
 	chain []*loader.Inline
 	// keys remembers each inlined call's key: an inline record covers many
 	// instructions, and its key (a demangled name) is the same for all.
-	keys map[*loader.Inline]inlKey
+	// Keys are interned, one pointer per distinct key in the procedure, so
+	// contexts are found by pointer rather than by hashing three strings.
+	keys   map[*loader.Inline]*inlKey
+	intern map[inlKey]*inlKey
 	// last is the previous path and the chain it came from: consecutive
 	// instructions mostly share one.
-	last      []inlKey
+	last      []*inlKey
 	lastChain []*loader.Inline
 	// The context of the last statement added: the next instruction is
 	// usually in it too.
 	lastRoot *node
-	lastPath []inlKey
+	lastPath []*inlKey
 	lastNode *node
 	row      loader.LineRow // the line row of the last lookup
 	rowOK    bool
@@ -87,7 +90,7 @@ type builder struct {
 
 // path returns the inline keys of addr's inlined-call chain. The slice is
 // shared with later calls for the same chain and must not be modified.
-func (b *builder) path(addr uint64) []inlKey {
+func (b *builder) path(addr uint64) []*inlKey {
 	if b.in.Sub == nil {
 		return nil
 	}
@@ -99,15 +102,19 @@ func (b *builder) path(addr uint64) []inlKey {
 		return b.last
 	}
 	if b.keys == nil {
-		b.keys = map[*loader.Inline]inlKey{}
+		b.keys, b.intern = map[*loader.Inline]*inlKey{}, map[inlKey]*inlKey{}
 	}
-	keys := make([]inlKey, len(b.chain))
+	keys := make([]*inlKey, len(b.chain))
 	for i, in := range b.chain {
 		k, ok := b.keys[in]
 		if !ok {
-			k = inlKey{callFile: in.CallFile, callLine: in.CallLine, unknown: in.CallUnknown, name: b.names(in), calleeFile: in.DeclFile}
+			v := inlKey{callFile: in.CallFile, callLine: in.CallLine, unknown: in.CallUnknown, name: b.names(in), calleeFile: in.DeclFile}
 			if in.CallUnknown {
-				k.callFile, k.callLine = "", 0
+				v.callFile, v.callLine = "", 0
+			}
+			if k = b.intern[v]; k == nil {
+				k = &v
+				b.intern[v] = k
 			}
 			b.keys[in] = k
 		}
@@ -142,11 +149,11 @@ func (b *builder) line(addr uint64) stmtKey {
 
 // samePath reports whether two paths are the same slice (path returns one
 // slice per chain, and rel a suffix of it).
-func samePath(a, b []inlKey) bool {
+func samePath(a, b []*inlKey) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-func (b *builder) addRange(root *node, path []inlKey, r Range) {
+func (b *builder) addRange(root *node, path []*inlKey, r Range) {
 	n := b.lastNode
 	if n == nil || root != b.lastRoot || !samePath(path, b.lastPath) {
 		n = root
@@ -166,7 +173,7 @@ func (b *builder) addRange(root *node, path []inlKey, r Range) {
 	n.stmts[k] = append(rs, r)
 }
 
-func (b *builder) addBlock(root *node, blk *cfg.Block, base []inlKey) {
+func (b *builder) addBlock(root *node, blk *cfg.Block, base []*inlKey) {
 	for i := range blk.Insts {
 		in := &blk.Insts[i]
 		b.addRange(root, rel(b.path(in.Addr), base), in.Span())
@@ -247,7 +254,7 @@ func place(root *node, ln *loopNode) {
 }
 
 type exit struct {
-	path []inlKey
+	path []*inlKey
 	key  stmtKey
 }
 
@@ -259,12 +266,12 @@ type exit struct {
 // header finds a loop's entry, the inline context shared by its exit
 // conditions, and its header file and line.
 type header struct {
-	abs   []inlKey
+	abs   []*inlKey
 	key   stmtKey
 	entry uint64
 }
 
-func (b *builder) header(l *havlak.Loop, parent []inlKey) header {
+func (b *builder) header(l *havlak.Loop, parent []*inlKey) header {
 	g := b.in.Graph
 	sh := ShapeOf(g, l)
 	var exits []exit
@@ -277,7 +284,7 @@ func (b *builder) header(l *havlak.Loop, parent []inlKey) header {
 		entries = append(entries, g.Blocks[v].Start)
 	}
 	entry := sh.Entry
-	var abs []inlKey
+	var abs []*inlKey
 	if len(exits) == 0 {
 		exits = append(exits, exit{b.path(entry), b.line(entry)})
 	}
@@ -310,7 +317,7 @@ func (b *builder) header(l *havlak.Loop, parent []inlKey) header {
 	return header{abs: abs, key: best, entry: entry}
 }
 
-func (b *builder) loop(l *havlak.Loop, parent []inlKey) *loopNode {
+func (b *builder) loop(l *havlak.Loop, parent []*inlKey) *loopNode {
 	g := b.in.Graph
 	h := b.header(l, parent)
 	ln := &loopNode{entry: h.entry, file: h.key.file, line: h.key.line, path: rel(h.abs, parent), body: newNode()}
@@ -362,7 +369,7 @@ func (b *builder) firstLined(a uint64) uint64 {
 	return a
 }
 
-func commonLen(a, b []inlKey) int {
+func commonLen(a, b []*inlKey) int {
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++
@@ -371,7 +378,7 @@ func commonLen(a, b []inlKey) int {
 }
 
 // rel is path q seen from context base: what follows their common prefix.
-func rel(q, base []inlKey) []inlKey {
+func rel(q, base []*inlKey) []*inlKey {
 	return q[commonLen(q, base):]
 }
 
