@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 
 	"bloop/dwarfscan"
@@ -53,6 +54,45 @@ type Inline struct {
 }
 
 func (in *Inline) contains(a uint64) bool { return rangesContain(in.Ranges, a) }
+
+// InlineChainUntil is InlineChain, and the first address above addr where
+// the chain may differ: consecutive instructions mostly share one, and
+// the caller need not ask again below that address.
+func (p *Subprogram) InlineChainUntil(addr uint64, buf []*Inline) ([]*Inline, uint64) {
+	buf = buf[:0]
+	until := ^uint64(0)
+	list := p.Inlines
+	for {
+		var next *Inline
+		// The choice at this level can change only where some sibling's
+		// ranges begin or end.
+		for _, in := range list {
+			b, inside := boundary(in.Ranges, addr)
+			until = min(until, b)
+			if inside && next == nil {
+				next = in
+			}
+		}
+		if next == nil {
+			return buf, until
+		}
+		buf = append(buf, next)
+		list = next.Children
+	}
+}
+
+// boundary is the first address above a where membership in the sorted,
+// disjoint rs changes, and whether rs holds a.
+func boundary(rs []Range, a uint64) (uint64, bool) {
+	i := sort.Search(len(rs), func(i int) bool { return rs[i].Hi > a })
+	switch {
+	case i == len(rs):
+		return ^uint64(0), false
+	case rs[i].Lo <= a:
+		return rs[i].Hi, true
+	}
+	return rs[i].Lo, false
+}
 
 // InlineChain returns the inlined calls that cover addr, outermost first.
 func (p *Subprogram) InlineChain(addr uint64, buf []*Inline) []*Inline {

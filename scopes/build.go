@@ -79,6 +79,8 @@ type builder struct {
 	// instructions mostly share one.
 	last      []*inlKey
 	lastChain []*loader.Inline
+	chainLo   uint64 // the last chain holds for [chainLo, chainHi)
+	chainHi   uint64
 	// The context of the last statement added: the next instruction is
 	// usually in it too.
 	lastRoot *node
@@ -86,6 +88,11 @@ type builder struct {
 	lastNode *node
 	row      loader.LineRow // the line row of the last lookup
 	rowOK    bool
+	// The range the last instruction went into, in lastNode's statement
+	// of the row [rowLo, rowHi): the next one usually extends it. Only
+	// appends to that statement move it, and they update it.
+	lastRange    *Range
+	rowLo, rowHi uint64
 }
 
 // path returns the inline keys of addr's inlined-call chain. The slice is
@@ -94,8 +101,13 @@ func (b *builder) path(addr uint64) []*inlKey {
 	if b.in.Sub == nil {
 		return nil
 	}
-	b.chain = b.in.Sub.InlineChain(addr, b.chain)
+	if addr >= b.chainLo && addr < b.chainHi {
+		return b.last
+	}
+	b.chain, b.chainHi = b.in.Sub.InlineChainUntil(addr, b.chain)
+	b.chainLo = addr
 	if len(b.chain) == 0 {
+		b.last, b.lastChain = nil, b.lastChain[:0]
 		return nil
 	}
 	if sameChain(b.chain, b.lastChain) {
@@ -161,16 +173,27 @@ func (b *builder) addRange(root *node, path []*inlKey, r Range) {
 			n = n.child(k)
 		}
 		b.lastRoot, b.lastPath, b.lastNode = root, path, n
+		b.lastRange = nil
+	}
+	if lr := b.lastRange; lr != nil && lr.Hi == r.Lo && r.Lo >= b.rowLo && r.Lo < b.rowHi {
+		lr.Hi = r.Hi // same context, same row: the same statement goes on
+		return
 	}
 	k := b.line(r.Lo)
+	b.rowLo, b.rowHi = r.Lo, r.Lo+1 // no row: only this address is known
+	if b.rowOK {
+		b.rowLo, b.rowHi = b.row.Addr, b.row.End
+	}
 	rs := n.stmts[k]
 	if len(rs) > 0 && rs[len(rs)-1].Hi == r.Lo {
 		// Ranges are merged when emitted; growing the last one saves
 		// an element per instruction. rs shares the map's array.
 		rs[len(rs)-1].Hi = r.Hi
-		return
+	} else {
+		rs = append(rs, r)
+		n.stmts[k] = rs
 	}
-	n.stmts[k] = append(rs, r)
+	b.lastRange = &rs[len(rs)-1]
 }
 
 func (b *builder) addBlock(root *node, blk *cfg.Block, base []*inlKey) {
