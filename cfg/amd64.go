@@ -112,7 +112,7 @@ const maxTable = 4096
 // The table size comes from the `cmp $n; ja` that bounds the index when
 // found (tableBound), else entries are read while they point into the
 // procedure.
-func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, valid func(uint64) bool) []uint64 {
+func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, to targets) []uint64 {
 	// Re-decode the path (Inst keeps only the control-flow summary), from
 	// the jump back to the first instruction x86asm cannot read.
 	var xs []x86asm.Inst
@@ -133,7 +133,7 @@ func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, valid func(uint
 	switch a := xs[n-1].Args[0].(type) {
 	case x86asm.Mem:
 		if a.Base == 0 && a.Index != 0 && a.Scale == 8 {
-			return readTable(img, uint64(a.Disp), 8, 0, tableBound(xs, path, n-1, a.Index), valid)
+			return readTable(img, uint64(a.Disp), 8, 0, tableBound(xs, path, n-1, a.Index), to)
 		}
 	case x86asm.Reg:
 		// Walk back to the load of the table entry: r = sext(mem[base + idx*4]),
@@ -150,7 +150,7 @@ func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, valid func(uint
 				continue
 			}
 			if tb, ok := leaRIP(path, xs, i, m.Base); ok {
-				return readTable(img, tb, 4, tb, tableBound(xs, path, i, m.Index), valid)
+				return readTable(img, tb, 4, tb, tableBound(xs, path, i, m.Index), to)
 			}
 			return nil
 		}
@@ -217,22 +217,26 @@ func tableBound(xs []x86asm.Inst, path []Inst, load int, idx x86asm.Reg) int {
 		}
 		dst = regFamily(dst)
 		if b != nil && i < b.cmp && b.at == (location{reg: dst}) {
-			b = nil // the compared value is not the one copied below
+			// The compared register is set here. When it is copied from
+			// what the index comes from (gcc recomputes the index after
+			// the compare: movzwl %bp,%eax; cmp; ja; movzwl %bp,%eax),
+			// the bound holds for the index; else it says nothing.
+			if src, ok := locationOf(x.Args[1]); ok && isCopy(x.Op) && src == cur {
+				return ((b.count - 1) >> shift) + 1
+			}
+			b = nil
 		}
 		if cur != (location{reg: dst}) {
 			continue
 		}
-		switch x.Op {
-		case x86asm.MOV, x86asm.MOVZX, x86asm.MOVSXD:
-			switch src := x.Args[1].(type) {
-			case x86asm.Reg:
-				cur = location{reg: regFamily(src)}
-			case x86asm.Mem:
-				cur = location{mem: src, isMem: true}
-			default:
+		switch {
+		case isCopy(x.Op):
+			src, ok := locationOf(x.Args[1])
+			if !ok {
 				return 0
 			}
-		case x86asm.SAR, x86asm.SHR:
+			cur = src
+		case x.Op == x86asm.SAR || x.Op == x86asm.SHR:
 			imm, ok := x.Args[1].(x86asm.Imm)
 			if !ok || imm < 0 || imm > 63 {
 				return 0
@@ -248,11 +252,27 @@ func tableBound(xs []x86asm.Inst, path []Inst, load int, idx x86asm.Reg) int {
 	return 0
 }
 
+// isCopy reports whether op copies its source into its destination,
+// extended to the destination's width.
+func isCopy(op x86asm.Op) bool {
+	return op == x86asm.MOV || op == x86asm.MOVZX || op == x86asm.MOVSXD
+}
+
 // location is a register (by family) or a memory operand.
 type location struct {
 	reg   x86asm.Reg
 	mem   x86asm.Mem
 	isMem bool
+}
+
+func locationOf(a x86asm.Arg) (location, bool) {
+	switch a := a.(type) {
+	case x86asm.Reg:
+		return location{reg: regFamily(a)}, true
+	case x86asm.Mem:
+		return location{mem: a, isMem: true}, true
+	}
+	return location{}, false
 }
 
 // branchBound is `cmp $n, at` at index cmp, read by an unsigned branch:
@@ -293,14 +313,11 @@ func unsignedBound(xs []x86asm.Inst, path []Inst, i int) (branchBound, bool) {
 	if inclusive {
 		b.count++
 	}
-	switch a := xs[k].Args[0].(type) {
-	case x86asm.Reg:
-		b.at = location{reg: regFamily(a)}
-	case x86asm.Mem:
-		b.at = location{mem: a, isMem: true}
-	default:
+	at, ok := locationOf(xs[k].Args[0])
+	if !ok {
 		return branchBound{}, false
 	}
+	b.at = at
 	return b, true
 }
 
@@ -345,24 +362,40 @@ func isJcc(op x86asm.Op) bool {
 }
 
 // keepsFlags reports whether op never writes the arithmetic flags: the
-// moves and address computations compilers schedule between a compare and
-// its branch.
+// moves, string stores, vector moves and logic, and address computations
+// compilers schedule between a compare and its branch (libdb's __db_pgout
+// has `rep stos`, movhps and movups between `cmpb $0x10` and its ja).
 func keepsFlags(op x86asm.Op) bool {
-	switch op {
-	case x86asm.MOV, x86asm.MOVSXD, x86asm.MOVSX, x86asm.MOVZX, x86asm.LEA, x86asm.NOP,
-		x86asm.PUSH, x86asm.POP, x86asm.MOVAPS, x86asm.MOVUPS, x86asm.MOVQ, x86asm.MOVD,
-		x86asm.MOVSD_XMM, x86asm.MOVSS, x86asm.MOVAPD, x86asm.MOVDQA, x86asm.MOVDQU, x86asm.CMOVA,
-		x86asm.CMOVAE, x86asm.CMOVB, x86asm.CMOVBE, x86asm.CMOVE, x86asm.CMOVNE, x86asm.CMOVG,
-		x86asm.CMOVGE, x86asm.CMOVL, x86asm.CMOVLE, x86asm.CMOVS, x86asm.CMOVNS:
-		return true
-	}
-	return isJcc(op)
+	return flagNeutral[op] || isJcc(op)
 }
 
-// readTable reads a jump table's targets. With a bound, it keeps the
-// entries the procedure may jump to; without one, it reads while entries
-// are such targets (a switch over an enum may have no bounds check).
-func readTable(img *loader.Image, table uint64, size int, rel uint64, bound int, valid func(uint64) bool) []uint64 {
+var flagNeutral = func() map[x86asm.Op]bool {
+	m := map[x86asm.Op]bool{}
+	for _, op := range []x86asm.Op{
+		x86asm.MOV, x86asm.MOVSXD, x86asm.MOVSX, x86asm.MOVZX, x86asm.MOVBE, x86asm.LEA, x86asm.NOP,
+		x86asm.PUSH, x86asm.POP, x86asm.XCHG, x86asm.BSWAP, x86asm.NOT, x86asm.CDQE, x86asm.CWDE,
+		x86asm.CQO, x86asm.CDQ, x86asm.LFENCE, x86asm.SFENCE, x86asm.MFENCE, x86asm.PREFETCHT0,
+		x86asm.PREFETCHNTA, x86asm.MOVNTI,
+		x86asm.STOSB, x86asm.STOSW, x86asm.STOSD, x86asm.STOSQ, x86asm.MOVSB, x86asm.MOVSW,
+		x86asm.MOVSD, x86asm.MOVSQ, x86asm.LODSB, x86asm.LODSQ,
+		x86asm.MOVAPS, x86asm.MOVUPS, x86asm.MOVAPD, x86asm.MOVUPD, x86asm.MOVQ, x86asm.MOVD,
+		x86asm.MOVSD_XMM, x86asm.MOVSS, x86asm.MOVDQA, x86asm.MOVDQU, x86asm.MOVHPS, x86asm.MOVLPS,
+		x86asm.MOVHPD, x86asm.MOVLPD, x86asm.MOVHLPS, x86asm.MOVLHPS, x86asm.PXOR, x86asm.XORPS,
+		x86asm.XORPD, x86asm.PAND, x86asm.POR, x86asm.ANDPS, x86asm.ORPS, x86asm.PSHUFD,
+		x86asm.PUNPCKLQDQ, x86asm.UNPCKLPS, x86asm.SHUFPS, x86asm.CVTSI2SD, x86asm.CVTSI2SS,
+		x86asm.VMOVDQU, x86asm.VMOVDQA, x86asm.VMOVUPS, x86asm.VMOVAPS, x86asm.VPXOR, x86asm.VZEROUPPER,
+		x86asm.SETA, x86asm.SETAE, x86asm.SETB, x86asm.SETBE, x86asm.SETE, x86asm.SETNE, x86asm.SETG,
+		x86asm.SETGE, x86asm.SETL, x86asm.SETLE, x86asm.SETS, x86asm.SETNS, x86asm.SETO, x86asm.SETNO,
+		x86asm.SETP, x86asm.SETNP,
+		x86asm.CMOVA, x86asm.CMOVAE, x86asm.CMOVB, x86asm.CMOVBE, x86asm.CMOVE, x86asm.CMOVNE,
+		x86asm.CMOVG, x86asm.CMOVGE, x86asm.CMOVL, x86asm.CMOVLE, x86asm.CMOVS, x86asm.CMOVNS,
+	} {
+		m[op] = true
+	}
+	return m
+}()
+
+func readTable(img *loader.Image, table uint64, size int, rel uint64, bound int, to targets) []uint64 {
 	limit := bound
 	if limit == 0 {
 		limit = maxTable
@@ -379,10 +412,10 @@ func readTable(img *loader.Image, table uint64, size int, rel uint64, bound int,
 		} else {
 			t = uint64(int64(rel) + int64(int32(binary.LittleEndian.Uint32(b))))
 		}
-		if !valid(t) {
-			if bound == 0 {
-				break
-			}
+		if bound == 0 && !(to.valid(t) && to.start(t)) {
+			break
+		}
+		if !to.valid(t) {
 			continue
 		}
 		out = append(out, t)

@@ -59,6 +59,13 @@ func TestTableBound(t *testing.T) {
 		// A taken ja leaves the range.
 		{"cmp $0xe,%edx; ja (taken); lea; movslq (%rcx,%rdx,4),%rdx",
 			"83fa0e0f8700000000488d0d0001000048631491", 1, 0},
+		{"cmpb $0x10,0x19(%rbx); mov; rep stos; movups; mov; ja; movzbl 0x19(%rbx),%eax; lea; movslq (%rcx,%rax,4),%rax",
+			"807b19104c89e7f348ab0f11442428418b41040f87ac0000000fb64319488d0d197c08004863048" + "1", -1, 17},
+		{"movzwl %bp,%eax; cmp $0x14c,%eax; ja; mov; movzwl %bp,%eax; lea; movslq (%rcx,%rax,4),%rax",
+			"0fb7c53d4c0100000f87000000004889d30fb7c5488d0d0001000048630481", -1, 333},
+		// The index comes from another register than the compared value.
+		{"movzwl %bp,%eax; cmp $0x14c,%eax; ja; movswl %dx,%eax; lea; movslq (%rcx,%rax,4),%rax",
+			"0fb7c53d4c0100000f87000000000fbfc2488d0d0001000048630481", -1, 0},
 		// The index is replaced after the compare: unknown.
 		{"cmp $5,%ecx; mov %edx,%ecx; ja; lea; movslq (%rdx,%rcx,4),%rax",
 			"83f90589d10f8700000000488d15000100004863048a", -1, 0},

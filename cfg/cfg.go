@@ -83,8 +83,8 @@ type arch interface {
 	// decode classifies the instruction at addr; b holds the bytes up to the procedure's end.
 	decode(b []byte, addr uint64) Inst
 	// jumpTable resolves an indirect jump using the instructions that lead
-	// to it; valid says which targets the procedure may jump to.
-	jumpTable(img *loader.Image, path []Inst, jmp Inst, valid func(uint64) bool) []uint64
+	// to it; to says which targets the procedure may jump to.
+	jumpTable(img *loader.Image, path []Inst, jmp Inst, to targets) []uint64
 }
 
 func archFor(a loader.Arch) (arch, error) {
@@ -147,11 +147,18 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		}
 		return region{}, false
 	}
-	// target reports whether the procedure may jump to t: its own extent
-	// and the regions it continues into (a .cold part).
-	target := func(t uint64) bool {
-		_, ok := regionOf(t, false)
-		return ok
+	sweeps := map[region]bitset{}
+	to := targets{
+		// The procedure may jump into its own extent and the regions it
+		// continues into (a .cold part).
+		valid: func(t uint64) bool {
+			_, ok := regionOf(t, false)
+			return ok
+		},
+		start: func(t uint64) bool {
+			r, ok := regionOf(t, false)
+			return ok && sweep(ar, img, r, sweeps).has(t-r.lo)
+		},
 	}
 	// Decoded instructions in decoding order, and where each address is:
 	// a map of small values is much cheaper to grow than one of Insts.
@@ -181,7 +188,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 			for _, a := range pending {
 				in := &all[at[a]]
-				in.Table = ar.jumpTable(img, backChain(all, at, jumps, a, 32), *in, target)
+				in.Table = ar.jumpTable(img, backChain(all, at, jumps, a, 32), *in, to)
 				for _, t := range in.Table {
 					if _, ok := regionOf(t, false); ok {
 						leaders[t] = true
@@ -325,6 +332,35 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	sort.Slice(g.Calls, func(i, j int) bool { return g.Calls[i] < g.Calls[j] })
 	return g, nil
+}
+
+// targets says where a jump table's entries may point.
+type targets struct {
+	valid func(uint64) bool // the procedure may jump there
+	start func(uint64) bool // an instruction starts there in a linear sweep
+}
+
+// bitset is a set of offsets.
+type bitset []uint64
+
+func (b bitset) has(i uint64) bool { return i/64 < uint64(len(b)) && b[i/64]&(1<<(i%64)) != 0 }
+
+// sweep decodes region r linearly from its start, as objdump does, and
+// returns where instructions start (cached in done). For compiled code it
+// is the truth; a jump table without a bound stops at the first entry that
+// points elsewhere.
+func sweep(ar arch, img *loader.Image, r region, done map[region]bitset) bitset {
+	if s, ok := done[r]; ok {
+		return s
+	}
+	s := make(bitset, (r.hi-r.lo+63)/64)
+	for a := r.lo; a < r.hi; {
+		in := ar.decode(img.Bytes(a, r.hi), a)
+		s[(a-r.lo)/64] |= 1 << ((a - r.lo) % 64)
+		a += uint64(max(in.Len, 1))
+	}
+	done[r] = s
+	return s
 }
 
 // backChain returns up to n instructions ending with the one at a, walking

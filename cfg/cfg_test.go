@@ -212,3 +212,34 @@ func TestEntryDoesNotDecode(t *testing.T) {
 		t.Errorf("error %v, want ErrEntry", err)
 	}
 }
+
+// TestUnboundedTableStopsAtData: a table with no bounds check (a switch
+// over an enum) is read while its entries point at instruction starts of
+// the procedure; data after it that points inside an instruction ends it.
+func TestUnboundedTableStopsAtData(t *testing.T) {
+	// 1000: 48 8d 15 f9 0f 00 00  lea 0x2000(%rip),%rdx
+	// 1007: 48 63 04 ba           movslq (%rdx,%rdi,4),%rax
+	// 100b: 48 01 d0              add %rdx,%rax
+	// 100e: ff e0                 jmp *%rax
+	// 1010: b8 01 00 00 00        mov $1,%eax ; 1015: c3
+	// 1016: b8 02 00 00 00        mov $2,%eax ; 101b: c3
+	code := []byte{0x48, 0x8d, 0x15, 0xf9, 0x0f, 0x00, 0x00, 0x48, 0x63, 0x04, 0xba, 0x48, 0x01, 0xd0, 0xff, 0xe0,
+		0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3, 0xb8, 0x02, 0x00, 0x00, 0x00, 0xc3}
+	rel := func(target uint64) []byte { return le32(uint32(int64(target) - 0x2000)) }
+	// Two real entries, then data that would point at 0x1011 (inside the
+	// first mov) and 0x1016.
+	table := cat(rel(0x1010), rel(0x1016), rel(0x1011), rel(0x1016))
+	img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: code}},
+		[]*loader.Section{{Name: ".rodata", Addr: 0x2000, Data: table}})
+	g, err := Build(img, 0x1000, 0x1000, 0x101c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jmp := g.Blocks[0].Last()
+	if !reflect.DeepEqual(jmp.Table, []uint64{0x1010, 0x1016}) {
+		t.Errorf("table %x, want [1010 1016]", jmp.Table)
+	}
+	if g.Overlaps != 0 {
+		t.Errorf("%d overlapping instructions", g.Overlaps)
+	}
+}
