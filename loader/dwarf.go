@@ -255,13 +255,16 @@ func (q *unitQueue) whole() *dwarfscan.Data {
 // per (file, line, name) across the image: the first unit's, with the flags
 // every unit found for it.
 func (img *Image) mergeUnits(units []*unitWalk) {
-	nd, nr, np := 0, 0, 0
-	for _, u := range units {
-		nd, nr, np = nd+len(u.descList), nr+len(u.lines.rows), np+len(u.procs)
+	nd, np := 0, 0
+	lines := make([]*lineBuilder, len(units))
+	for i, u := range units {
+		nd, np = nd+len(u.descList), np+len(u.procs)
+		lines[i] = &u.lines
 	}
 	canon := make(map[*Descriptor]*Descriptor, nd)
 	byKey := make(map[descKey]*Descriptor, nd)
-	lt := &lineBuilder{img: img, rows: make([]lineRow, 0, nr)}
+	lt := &lineBuilder{img: img}
+	lt.mergeRows(lines)
 	img.Procs = make([]*Subprogram, 0, np)
 	for _, u := range units {
 		for _, d := range u.descList {
@@ -278,7 +281,6 @@ func (img *Image) mergeUnits(units []*unitWalk) {
 			}
 			canon[d] = c
 		}
-		lt.merge(&u.lines)
 		img.Warnings = append(img.Warnings, u.warnings...)
 	}
 	for _, d := range img.Descriptors {

@@ -166,8 +166,20 @@ func Open(path string, opt Options) (img *Image, err error) {
 	if dwFile != ef {
 		dbgSyms = dwFile
 	}
-	img.readFuncs(ef, dbgSyms)
-	img.CallSites = landingPads(ef, img)
+	// Symbols and landing pads are read while the DWARF is: inflating
+	// .debug_info is the longest step of loading, and they use neither
+	// each other's results nor the fields the DWARF fills.
+	symbols := make(chan any)
+	go func() {
+		defer func() { symbols <- recover() }()
+		img.readFuncs(ef, dbgSyms)
+		img.CallSites = landingPads(ef, img)
+	}()
+	defer func() {
+		if symbols != nil {
+			<-symbols // on an early return, let the reader finish with the file
+		}
+	}()
 	if hasDWARF(dwFile) {
 		ds, err := openDWARF(dwFile, dwRaw, opt.Workers)
 		if err == nil {
@@ -178,6 +190,11 @@ func Open(path string, opt Options) (img *Image, err error) {
 			img.Warnings = append(img.Warnings, fmt.Sprintf("%s: DWARF unreadable, using symbols only: %v", debugName(path, dbgPath), err))
 		}
 	}
+	if x := <-symbols; x != nil {
+		symbols = nil
+		panic(x) // reported by Open's recover, as bad input
+	}
+	symbols = nil
 	if img.Lines == nil {
 		img.Lines = &LineTable{}
 	}

@@ -154,22 +154,82 @@ func (b *lineBuilder) add(d *dwarfscan.Data, u *dwarfscan.Unit) error {
 	return nil
 }
 
-// merge appends o's rows, renumbering their files.
-func (b *lineBuilder) merge(o *lineBuilder) {
-	index := make([]uint32, len(o.files))
-	for i, f := range o.files {
-		index[i] = b.fileIndex(f)
+// sortRows orders the rows by address, stably: each unit sorts its own
+// while units are still being read, and mergeRows joins them.
+func (b *lineBuilder) sortRows() {
+	slices.SortStableFunc(b.rows, func(x, y lineRow) int { return cmp.Compare(x.addr, y.addr) })
+}
+
+// mergeRows joins the sorted rows of the units in address order; rows at
+// the same address keep unit order, so the result is the stable sort of
+// all rows in unit order. Files are renumbered for the table.
+func (b *lineBuilder) mergeRows(units []*lineBuilder) {
+	index := make([][]uint32, len(units))
+	n := 0
+	for k, u := range units {
+		index[k] = make([]uint32, len(u.files))
+		for i, f := range u.files {
+			index[k][i] = b.fileIndex(f)
+		}
+		n += len(u.rows)
 	}
-	for _, r := range o.rows {
-		r.file = index[r.file]
-		b.rows = append(b.rows, r)
+	b.rows = slices.Grow(b.rows[:0], n)
+	// A heap of the units' next rows, by address, then unit.
+	type cursor struct{ unit, next int }
+	less := func(x, y cursor) bool {
+		ax, ay := units[x.unit].rows[x.next].addr, units[y.unit].rows[y.next].addr
+		return ax < ay || ax == ay && x.unit < y.unit
+	}
+	var h []cursor
+	for k, u := range units {
+		if len(u.rows) > 0 {
+			h = append(h, cursor{k, 0})
+		}
+	}
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			if r := l + 1; r < len(h) && less(h[r], h[l]) {
+				l = r
+			}
+			if !less(h[l], h[i]) {
+				return
+			}
+			h[i], h[l] = h[l], h[i]
+			i = l
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for len(h) > 0 {
+		c := &h[0]
+		u := units[c.unit]
+		// Take the unit's rows while they come before every other unit's.
+		for {
+			r := u.rows[c.next]
+			r.file = index[c.unit][r.file]
+			b.rows = append(b.rows, r)
+			c.next++
+			if c.next == len(u.rows) {
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
+				break
+			}
+			if len(h) > 1 && (less(h[1], *c) || len(h) > 2 && less(h[2], *c)) {
+				break
+			}
+		}
+		down(0)
 	}
 }
 
-// finish sorts the rows and resolves overlapping sequences: the earlier
+// finish resolves overlapping sequences in the sorted rows: the earlier
 // row yields where a later one starts.
 func (b *lineBuilder) finish() *LineTable {
-	slices.SortStableFunc(b.rows, func(x, y lineRow) int { return cmp.Compare(x.addr, y.addr) })
 	out := b.rows[:0]
 	overlaps := 0
 	for _, r := range b.rows {

@@ -1,10 +1,12 @@
 package loader
 
 import (
+	"cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"bloop/dwarfscan"
@@ -109,5 +111,43 @@ func TestDeclBeyondSnapshot(t *testing.T) {
 	want := newUnitWalk(img, whole).decl(target, 0)
 	if !asked || *got != *want || want.name == "" {
 		t.Errorf("decl beyond the snapshot: %+v (whole asked: %v), want %+v", *got, asked, *want)
+	}
+}
+
+// TestMergeRows: merging units' sorted rows is the stable sort of all
+// rows in unit order (ties at one address keep unit order), files
+// renumbered by name.
+func TestMergeRows(t *testing.T) {
+	seed := uint32(7)
+	rnd := func(n int) int { seed = seed*1664525 + 1013904223; return int(seed>>8) % n }
+	for round := 0; round < 200; round++ {
+		var units []*lineBuilder
+		var all []LineRow
+		for u := rnd(6); u >= 0; u-- {
+			b := &lineBuilder{}
+			for r := rnd(12); r > 0; r-- {
+				a := uint64(rnd(40))
+				f := []string{"a.c", "b.h", "c.h"}[rnd(3)]
+				b.add1(a, a+uint64(1+rnd(4)), b.fileIndex(f), rnd(100))
+			}
+			for i := range b.rows {
+				r := b.rows[i]
+				all = append(all, LineRow{Addr: r.addr, End: r.end, File: b.files[r.file], Line: int(r.line)})
+			}
+			b.sortRows()
+			units = append(units, b)
+		}
+		slices.SortStableFunc(all, func(x, y LineRow) int { return cmp.Compare(x.Addr, y.Addr) })
+		m := &lineBuilder{}
+		m.mergeRows(units)
+		got := &LineTable{rows: m.rows, files: m.files}
+		if got.Len() != len(all) {
+			t.Fatalf("round %d: %d rows, want %d", round, got.Len(), len(all))
+		}
+		for i := range all {
+			if got.Row(i) != all[i] {
+				t.Fatalf("round %d: row %d is %+v, want %+v", round, i, got.Row(i), all[i])
+			}
+		}
 	}
 }

@@ -74,6 +74,7 @@ func (w *unitWalk) walk(ui int) {
 	if err := w.lines.add(w.d, u); err != nil {
 		w.warnings = append(w.warnings, fmt.Sprintf("line table of unit at %#x: %v", u.Offset, err))
 	}
+	w.lines.sortRows()
 }
 
 // fileTable is unit ui's file names, by the index DW_AT_decl_file and
