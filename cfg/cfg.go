@@ -3,11 +3,9 @@
 package cfg
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 
 	"bloop/loader"
 )
@@ -272,10 +270,17 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			a = in.End()
 		}
 	}
-	// The instructions in address order, in one array the blocks share.
+	// The instructions in address order, in one array the blocks share
+	// (sorting their addresses, not the 56-byte instructions).
+	addrs := make([]uint64, len(all))
+	for i := range all {
+		addrs[i] = all[i].Addr
+	}
+	slices.Sort(addrs)
 	sorted := make([]Inst, len(all))
-	copy(sorted, all)
-	slices.SortFunc(sorted, func(a, b Inst) int { return cmp.Compare(a.Addr, b.Addr) })
+	for k, a := range addrs {
+		sorted[k] = all[at[a]]
+	}
 	index := map[uint64]int{}
 	start := 0
 	for k := range sorted {
@@ -330,7 +335,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	for t := range calls {
 		g.Calls = append(g.Calls, t)
 	}
-	sort.Slice(g.Calls, func(i, j int) bool { return g.Calls[i] < g.Calls[j] })
+	slices.Sort(g.Calls)
 	return g, nil
 }
 

@@ -1,6 +1,10 @@
 package loader
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"sort"
+)
 
 // Range is a half-open address interval [Lo, Hi).
 type Range struct{ Lo, Hi uint64 }
@@ -18,7 +22,7 @@ func MergeRanges(rs []Range) []Range {
 	if len(rs) < 2 {
 		return rs
 	}
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
+	slices.SortFunc(rs, func(a, b Range) int { return cmp.Compare(a.Lo, b.Lo) })
 	out := rs[:1]
 	for _, r := range rs[1:] {
 		last := &out[len(out)-1]

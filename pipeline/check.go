@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"bloop/loader"
@@ -77,7 +79,7 @@ func valid(p *scopes.Scope, allowed []loader.Range) bool {
 	if !ok {
 		return false
 	}
-	sort.Slice(used, func(i, j int) bool { return used[i].Lo < used[j].Lo })
+	slices.SortFunc(used, func(a, b loader.Range) int { return cmp.Compare(a.Lo, b.Lo) })
 	for i := 1; i < len(used); i++ {
 		if used[i].Lo < used[i-1].Hi {
 			return false

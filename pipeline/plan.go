@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"bloop/cfg"
 	"bloop/havlak"
@@ -97,35 +98,70 @@ func Open(path string, lopt loader.Options, opt Options) (*loader.Image, error) 
 // that makes it continues into the code after it.
 var callNext = []byte{0xe8, 0, 0, 0, 0}
 
+// followsCallNext reports whether the bytes before addr are a callNext.
+func followsCallNext(img *loader.Image, addr uint64) bool {
+	return addr >= 5 && bytes.Equal(img.Bytes(addr-5, addr), callNext)
+}
+
 // claimedEntries finds the procedures that another one continues into by a
 // call to the next instruction: they are written empty, as hpcstruct does.
-// Only a procedure whose entry follows such a call can be one, so the
-// graphs are built (and dropped) only when some entry does.
+// Only a procedure whose entry follows such a call can be one, and only a
+// procedure whose code holds that call can continue into it: the one the
+// call lies in, the parent of a .cold part, and, transitively, any that
+// continues into those by the same idiom. Their graphs are built (and
+// dropped) here.
 func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 	img := pl.img
 	if img.Arch != loader.AMD64 {
 		return nil
 	}
-	found := false
-	for _, fn := range img.Funcs {
-		if fn.Addr >= 5 && bytes.Equal(img.Bytes(fn.Addr-5, fn.Addr), callNext) {
-			found = true
-			break
+	set := map[*loader.Func]bool{}
+	var work []*loader.Func
+	add := func(f *loader.Func) {
+		if f != nil && !f.PLT && !set[f] {
+			set[f] = true
+			work = append(work, f)
 		}
 	}
-	if !found {
+	for _, fn := range img.Funcs {
+		if followsCallNext(img, fn.Addr) {
+			add(img.FuncAt(fn.Addr - 5))
+		}
+	}
+	if len(set) == 0 {
 		return nil
 	}
-	continued := make([][]uint64, len(img.Funcs))
-	par.For(workers, len(img.Funcs), func(i int) {
-		if g, _, err := pl.graph(i); err == nil && g != nil {
-			continued[i] = g.Continued
+	byName := map[string]*loader.Func{}
+	for _, fn := range img.Funcs {
+		byName[fn.Name] = fn
+	}
+	// The closure: parents of .cold parts, and callers continuing into them.
+	for len(work) > 0 {
+		f := work[len(work)-1]
+		work = work[:len(work)-1]
+		if base, _, ok := strings.Cut(f.Name, ".cold"); ok {
+			add(byName[base])
+		}
+		if followsCallNext(img, f.Addr) {
+			add(img.FuncAt(f.Addr - 5))
+		}
+	}
+	var sources []int
+	for i, fn := range img.Funcs {
+		if set[fn] {
+			sources = append(sources, i)
+		}
+	}
+	continued := make([][]uint64, len(sources))
+	par.For(workers, len(sources), func(k int) {
+		if g, _, err := pl.graph(sources[k]); err == nil && g != nil {
+			continued[k] = g.Continued
 		}
 	})
 	claimed := map[uint64]bool{}
-	for i, ts := range continued {
+	for k, ts := range continued {
 		for _, t := range ts {
-			if t != img.Funcs[i].Addr {
+			if t != img.Funcs[sources[k]].Addr {
 				claimed[t] = true
 			}
 		}

@@ -1,0 +1,60 @@
+package pipeline
+
+import (
+	"maps"
+	"path/filepath"
+	"testing"
+
+	"bloop/loader"
+	"bloop/par"
+)
+
+// allClaimed is the definition claimedEntries computes cheaply: the
+// entries that any procedure's graph continues into, other than its own.
+func allClaimed(pl *plan) map[uint64]bool {
+	img := pl.img
+	continued := make([][]uint64, len(img.Funcs))
+	par.For(2, len(img.Funcs), func(i int) {
+		if g, _, err := pl.graph(i); err == nil && g != nil {
+			continued[i] = g.Continued
+		}
+	})
+	claimed := map[uint64]bool{}
+	for i, ts := range continued {
+		for _, t := range ts {
+			if t != img.Funcs[i].Addr {
+				claimed[t] = true
+			}
+		}
+	}
+	return claimed
+}
+
+// TestClaimedEntries: building the graphs of only the procedures that can
+// hold a call to the next instruction finds the same claimed entries as
+// building all of them, on every corpus and reference binary and on the
+// Debian binaries that are installed (python3.11 has one).
+func TestClaimedEntries(t *testing.T) {
+	bins := corpusBinaries(t)
+	for _, dir := range []string{"../../shared/hpcstruct-refs/bin", "../../shared/hpctoolkit-tests/bin"} {
+		more, _ := filepath.Glob(filepath.Join(dir, "*"))
+		bins = append(bins, more...)
+	}
+	bins = append(bins, "/usr/bin/python3.11", "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30")
+	found := 0
+	for _, bin := range bins {
+		img, err := loader.Open(bin, loader.Options{SkipDescriptors: true})
+		if err != nil || img.Arch != loader.AMD64 {
+			continue
+		}
+		pl := newPlan(img, Options{}, 2)
+		want := allClaimed(pl)
+		if got := pl.claimed; !maps.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%s: claimed %v, want %v", bin, got, want)
+		}
+		found += len(want)
+	}
+	if found == 0 {
+		t.Skip("no binary with a claimed entry")
+	}
+}
