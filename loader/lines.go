@@ -105,12 +105,9 @@ func (b *lineBuilder) add1(addr, end uint64, file uint32, line int) {
 	b.rows = append(b.rows, lineRow{addr: addr, end: end, file: file, line: int32(line)})
 }
 
-// add reads unit u's line program.
-func (b *lineBuilder) add(d *dwarfscan.Data, u *dwarfscan.Unit) error {
-	lp, err := d.LineProgram(u)
-	if err != nil || lp == nil {
-		return err
-	}
+// add reads the rows of a unit's line program; joined is its file table
+// with absolute names.
+func (b *lineBuilder) add(lp *dwarfscan.LineProgram, joined []string, compDir string) {
 	// The program's file numbers, numbered for the table as first used.
 	var index []uint32
 	have := []bool(nil)
@@ -124,7 +121,13 @@ func (b *lineBuilder) add(d *dwarfscan.Data, u *dwarfscan.Unit) error {
 			return b.fileIndex("")
 		}
 		if !have[i] {
-			index[i], have[i] = b.fileIndex(absFile(lp.Files()[i], u.CompDir)), true
+			name := ""
+			if i < len(joined) {
+				name = joined[i]
+			} else {
+				name = absFile(lp.Files()[i], compDir) // added by DW_LNE_define_file
+			}
+			index[i], have[i] = b.fileIndex(name), true
 		}
 		return index[i]
 	}
@@ -151,7 +154,6 @@ func (b *lineBuilder) add(d *dwarfscan.Data, u *dwarfscan.Unit) error {
 		}
 		prev, ok = row, true
 	}
-	return nil
 }
 
 // sortRows orders the rows by address, stably: each unit sorts its own

@@ -68,11 +68,18 @@ func (w *unitWalk) walk(ui int) {
 			w.warnings = append(w.warnings, fmt.Sprintf("compile unit at %#x skipped: internal error (%v)", u.Offset, x))
 		}
 	}()
+	// The line program's header is read once, for the file names of the
+	// entries and for the rows.
+	lp, lpErr := w.d.LineProgram(u)
+	w.files[ui] = joinFiles(lp, u.CompDir)
 	if err := w.unit(ui); err != nil {
 		w.warnings = append(w.warnings, fmt.Sprintf("compile unit at %#x skipped: %v", u.Offset, err))
 	}
-	if err := w.lines.add(w.d, u); err != nil {
-		w.warnings = append(w.warnings, fmt.Sprintf("line table of unit at %#x: %v", u.Offset, err))
+	if lpErr != nil {
+		w.warnings = append(w.warnings, fmt.Sprintf("line table of unit at %#x: %v", u.Offset, lpErr))
+	}
+	if lp != nil {
+		w.lines.add(lp, w.files[ui], u.CompDir)
 	}
 	w.lines.sortRows()
 }
@@ -87,13 +94,22 @@ func (w *unitWalk) fileTable(ui int) []string {
 		return t
 	}
 	u := &w.d.Units()[ui]
-	var t []string
-	if lp, err := w.d.LineProgram(u); err == nil && lp != nil {
-		for _, f := range lp.Files() {
-			t = append(t, absFile(f, u.CompDir))
-		}
-	}
+	lp, _ := w.d.LineProgram(u)
+	t := joinFiles(lp, u.CompDir)
 	w.files[ui] = t
+	return t
+}
+
+// joinFiles is a line program's file table with each name made absolute.
+func joinFiles(lp *dwarfscan.LineProgram, compDir string) []string {
+	if lp == nil {
+		return nil
+	}
+	files := lp.Files()
+	t := make([]string, len(files))
+	for i, f := range files {
+		t[i] = absFile(f, compDir)
+	}
 	return t
 }
 
