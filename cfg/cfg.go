@@ -3,6 +3,7 @@
 package cfg
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -161,7 +162,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	// Decoded instructions in decoding order, and where each address is:
 	// a map of small values is much cheaper to grow than one of Insts.
 	// x86-64 instructions average about 4 bytes.
-	all := make([]Inst, 0, (hi-lo)/4+1)
+	all := make([]Inst, 0, (hi-lo)/3+16)
 	at := make(map[uint64]int32, (hi-lo)/4)
 	leaders := map[uint64]bool{entry: true}
 	work := []uint64{entry}
@@ -270,17 +271,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			a = in.End()
 		}
 	}
-	// The instructions in address order, in one array the blocks share
-	// (sorting their addresses, not the 56-byte instructions).
-	addrs := make([]uint64, len(all))
-	for i := range all {
-		addrs[i] = all[i].Addr
-	}
-	slices.Sort(addrs)
-	sorted := make([]Inst, len(all))
-	for k, a := range addrs {
-		sorted[k] = all[at[a]]
-	}
+	sorted := byAddress(all)
 	index := map[uint64]int{}
 	start := 0
 	for k := range sorted {
@@ -337,6 +328,36 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	slices.Sort(g.Calls)
 	return g, nil
+}
+
+// byAddress puts the instructions in address order, in place, for the
+// blocks to share: it sorts their addresses (not the 56-byte
+// instructions) and then moves each instruction once, cycle by cycle.
+func byAddress(all []Inst) []Inst {
+	order := make([]int32, len(all))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(all[x].Addr, all[y].Addr) })
+	// order[k] is where the instruction that belongs at k is now.
+	for k := range order {
+		if order[k] < 0 {
+			continue
+		}
+		tmp := all[k]
+		j := k
+		for {
+			src := int(order[j])
+			order[j] = -1
+			if src == k {
+				all[j] = tmp
+				break
+			}
+			all[j] = all[src]
+			j = src
+		}
+	}
+	return all
 }
 
 // targets says where a jump table's entries may point.
