@@ -2,4 +2,4 @@
 
 package loader
 
-func allocSection(n int) []byte { return make([]byte, n) }
+func allocBytes(n int) []byte { return make([]byte, n) }

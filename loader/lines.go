@@ -175,7 +175,7 @@ func (b *lineBuilder) mergeRows(units []*lineBuilder) {
 		}
 		n += len(u.rows)
 	}
-	b.rows = slices.Grow(b.rows[:0], n)
+	b.rows = allocRows(n)
 	// A heap of the units' next rows, by address, then unit.
 	type cursor struct{ unit, next int }
 	less := func(x, y cursor) bool {
