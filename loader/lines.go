@@ -62,6 +62,22 @@ func (t *LineTable) Lookup(addr uint64) (LineRow, bool) {
 	return LineRow{}, false
 }
 
+// LookupNear is Lookup for callers that walk addresses upward: hint is
+// the index of the row found last (or -1), and the row after it is tried
+// before a search. It returns the row's index too.
+func (t *LineTable) LookupNear(addr uint64, hint int) (LineRow, int, bool) {
+	for i := hint; i >= 0 && i < len(t.rows) && i <= hint+1; i++ {
+		if r := &t.rows[i]; r.addr <= addr && addr < r.end {
+			return t.Row(i), i, true
+		}
+	}
+	i := sort.Search(len(t.rows), func(i int) bool { return t.rows[i].addr > addr }) - 1
+	if i >= 0 && addr < t.rows[i].end {
+		return t.Row(i), i, true
+	}
+	return LineRow{}, -1, false
+}
+
 // Search returns the index of the first row that ends after addr (Len()
 // when none does).
 func (t *LineTable) Search(addr uint64) int {

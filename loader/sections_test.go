@@ -151,3 +151,20 @@ func TestMergeRows(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupNear: whatever the hint, LookupNear finds what Lookup finds.
+func TestLookupNear(t *testing.T) {
+	tab := NewLineTable([]LineRow{
+		{Addr: 0x10, End: 0x14, File: "a.c", Line: 1}, {Addr: 0x14, End: 0x18, File: "a.c", Line: 2},
+		{Addr: 0x20, End: 0x24, File: "b.c", Line: 3}, {Addr: 0x24, End: 0x30, File: "a.c", Line: 4},
+	})
+	for a := uint64(0); a < 0x34; a++ {
+		want, wok := tab.Lookup(a)
+		for hint := -1; hint <= tab.Len()+1; hint++ {
+			got, i, ok := tab.LookupNear(a, hint)
+			if ok != wok || got != want || ok && tab.Row(i) != got {
+				t.Errorf("%#x hint %d: %+v %v (row %d), want %+v %v", a, hint, got, ok, i, want, wok)
+			}
+		}
+	}
+}

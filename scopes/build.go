@@ -88,6 +88,7 @@ type builder struct {
 	lastNode *node
 	row      loader.LineRow // the line row of the last lookup
 	rowOK    bool
+	rowIdx   int // its index, a hint for the next lookup
 	// The range the last instruction went into, in lastNode's statement
 	// of the row [rowLo, rowHi): the next one usually extends it. Only
 	// appends to that statement move it, and they update it.
@@ -151,7 +152,7 @@ func sameChain(a, b []*loader.Inline) bool {
 
 func (b *builder) line(addr uint64) stmtKey {
 	if !b.rowOK || addr < b.row.Addr || addr >= b.row.End {
-		b.row, b.rowOK = b.in.Img.Lines.Lookup(addr)
+		b.row, b.rowIdx, b.rowOK = b.in.Img.Lines.LookupNear(addr, b.rowIdx)
 	}
 	if b.rowOK {
 		return stmtKey{b.row.File, b.row.Line}
