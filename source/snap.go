@@ -1,6 +1,7 @@
 package source
 
 import (
+	"slices"
 	"sort"
 
 	"bloop/scopes"
@@ -15,33 +16,33 @@ const Tol = 5
 // loops first, each source loop used once per nest (a nest of two loops
 // whose branches share a line gets the two DO lines above it).
 func SnapLoops(p *scopes.Scope, f *Finder) {
-	var walk func(s *scopes.Scope) map[int]bool
-	walk = func(s *scopes.Scope) map[int]bool {
-		used := map[int]bool{}
+	// walk returns the source loop lines used in s: few, so a slice (a map
+	// for every scope was most of this pass's cost).
+	var walk func(s *scopes.Scope) []int
+	walk = func(s *scopes.Scope) []int {
+		var used []int
 		for _, c := range s.Children {
-			for l := range walk(c) {
-				used[l] = true
+			if c.Kind != scopes.Stmt {
+				used = append(used, walk(c)...)
 			}
 		}
 		if s.Kind != scopes.Loop || s.Line == 0 || s.File == "" {
 			return used
 		}
 		// A do-while's branch is on its while line: the loop is its do.
-		if d, ok := f.DoLine(s.File, s.Line); ok && !used[d] {
+		if d, ok := f.DoLine(s.File, s.Line); ok && !slices.Contains(used, d) {
 			s.Line = d
-			used[d] = true
-			return used
+			return append(used, d)
 		}
 		lines := f.LoopLines(s.File)
 		i := sort.SearchInts(lines, s.Line+1) - 1
 		for ; i >= 0 && lines[i] >= s.Line-Tol; i-- {
-			if !used[lines[i]] {
+			if !slices.Contains(used, lines[i]) {
 				s.Line = lines[i]
 				break
 			}
 		}
-		used[s.Line] = true
-		return used
+		return append(used, s.Line)
 	}
 	walk(p)
 }
