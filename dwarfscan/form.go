@@ -275,6 +275,9 @@ func (r *Reader) skipEntry() (null, children bool, err error) {
 }
 
 // skipForm returns the position after a value of the given form at pos.
+// Its table of fixed sizes repeats the one in fields on purpose: that is
+// the hottest loop of a walk (a hundred million values on libjvm), where a
+// call per value costs more than the repetition.
 func (r *Reader) skipForm(form Form, pos int) (int, bool) {
 	b := r.info
 	u := r.u
