@@ -109,7 +109,7 @@ func TestDeclBeyondSnapshot(t *testing.T) {
 	early.whole = func() *dwarfscan.Data { asked = true; return whole }
 	got := early.decl(target, 0)
 	want := newUnitWalk(img, whole).decl(target, 0)
-	if !asked || *got != *want || want.name == "" {
+	if !asked || *got != *want || want.Name == "" {
 		t.Errorf("decl beyond the snapshot: %+v (whole asked: %v), want %+v", *got, asked, *want)
 	}
 }

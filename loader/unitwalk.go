@@ -10,11 +10,6 @@ import (
 	"bloop/dwarfscan"
 )
 
-type declInfo struct {
-	name, link, file string
-	line             int
-}
-
 type descKey struct {
 	file string
 	line int
@@ -27,7 +22,7 @@ type unitWalk struct {
 	img   *Image // read only: which addresses are code
 	d     *dwarfscan.Data
 	files map[int][]string // file tables by unit index
-	decls map[uint64]*declInfo
+	decls map[uint64]*Callee
 	descs map[descKey]*Descriptor
 	// lambdas maps a lambda operator()'s in-class entry to its
 	// descriptor, for the out-of-line copy that refers to it.
@@ -49,12 +44,15 @@ type unitWalk struct {
 	warnings []string
 }
 
+// noCallee is the callee of an inline record without an abstract origin.
+var noCallee Callee
+
 // maxDeclDepth bounds specification/abstract-origin chains: cycles occur
 // in bad DWARF.
 const maxDeclDepth = 8
 
 func newUnitWalk(img *Image, d *dwarfscan.Data) *unitWalk {
-	return &unitWalk{img: img, d: d, files: map[int][]string{}, decls: map[uint64]*declInfo{},
+	return &unitWalk{img: img, d: d, files: map[int][]string{}, decls: map[uint64]*Callee{},
 		descs: map[descKey]*Descriptor{}, lambdas: map[uint64]*Descriptor{}, seek: d.Reader(), lines: lineBuilder{img: img}}
 }
 
@@ -134,11 +132,11 @@ func fileName(tab []string, i int64, ok bool) string {
 
 // decl resolves name, linkage name and declaration through
 // DW_AT_specification and DW_AT_abstract_origin chains.
-func (w *unitWalk) decl(off uint64, depth int) *declInfo {
+func (w *unitWalk) decl(off uint64, depth int) *Callee {
 	if di, ok := w.decls[off]; ok {
 		return di
 	}
-	di := &declInfo{}
+	di := &Callee{}
 	w.decls[off] = di
 	if depth > maxDeclDepth {
 		return di
@@ -161,17 +159,17 @@ func (w *unitWalk) decl(off uint64, depth int) *declInfo {
 // that has a name: that is what hpcstruct shows (clang puts linkage names
 // of constructors and lambdas on the abstract instance but names on the
 // declaration).
-func (w *unitWalk) fillDecl(di *declInfo, e *dwarfscan.Entry, ui, depth int) {
+func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
 	named := false
 	if n, ok := e.String(dwarfscan.AttrName); ok {
-		di.name, di.link, named = n, linkageName(e), true
+		di.Name, di.LinkName, named = n, linkageName(e), true
 	}
 	if l, ok := e.Int(dwarfscan.AttrDeclLine); ok {
-		di.line = int(l)
+		di.DeclLine = int(l)
 	}
 	if _, ok := e.Field(dwarfscan.AttrDeclFile); ok {
 		i, ok := e.Int(dwarfscan.AttrDeclFile)
-		di.file = fileName(w.fileTable(ui), i, ok)
+		di.DeclFile = fileName(w.fileTable(ui), i, ok)
 	}
 	// The chain is followed after e is read: the next level reuses no
 	// Entry of this one, but e's values are taken first all the same.
@@ -185,11 +183,11 @@ func (w *unitWalk) fillDecl(di *declInfo, e *dwarfscan.Entry, ui, depth int) {
 			continue
 		}
 		up := w.decl(o.off, depth+1)
-		if !named && up.name != "" {
-			di.name, di.link, named = up.name, up.link, true
+		if !named && up.Name != "" {
+			di.Name, di.LinkName, named = up.Name, up.LinkName, true
 		}
-		if di.line == 0 {
-			di.line, di.file = up.line, up.file
+		if di.DeclLine == 0 {
+			di.DeclLine, di.DeclFile = up.DeclLine, up.DeclFile
 		}
 	}
 }
@@ -253,15 +251,15 @@ func (w *unitWalk) lambdaOf(e *dwarfscan.Entry) *Descriptor {
 }
 
 // descriptor records a procedure descriptor once per (file, line, name).
-func (w *unitWalk) descriptor(di *declInfo, parent *Descriptor) *Descriptor {
-	if di.name == "" || di.line == 0 || di.file == "" {
+func (w *unitWalk) descriptor(di *Callee, parent *Descriptor) *Descriptor {
+	if di.Name == "" || di.DeclLine == 0 || di.DeclFile == "" {
 		return nil
 	}
-	key := descKey{di.file, di.line, di.name}
+	key := descKey{di.DeclFile, di.DeclLine, di.Name}
 	if d, ok := w.descs[key]; ok {
 		return d
 	}
-	d := &Descriptor{Name: di.name, File: di.file, Line: di.line, Parent: parent}
+	d := &Descriptor{Name: di.Name, File: di.DeclFile, Line: di.DeclLine, Parent: parent}
 	w.descs[key] = d
 	w.descList = append(w.descList, d)
 	return d
@@ -341,11 +339,11 @@ func (w *unitWalk) subprogram(u *dwarfscan.Unit, ui int, e *dwarfscan.Entry, top
 	if len(rs) == 0 && w.noDesc {
 		return frame{} // declarations and abstract instances own no code
 	}
-	di := &declInfo{}
+	di := &Callee{}
 	w.fillDecl(di, e, ui, 0)
-	lambda := top.inClass && top.classAnon && di.name == "operator()"
-	if lambda && di.line == 0 {
-		di.file, di.line = top.classFile, top.classLine
+	lambda := top.inClass && top.classAnon && di.Name == "operator()"
+	if lambda && di.DeclLine == 0 {
+		di.DeclFile, di.DeclLine = top.classFile, top.classLine
 	}
 	var d *Descriptor
 	if !w.noDesc {
@@ -357,7 +355,7 @@ func (w *unitWalk) subprogram(u *dwarfscan.Unit, ui int, e *dwarfscan.Entry, top
 	if d != nil {
 		d.HasCode = true
 	}
-	sp := &Subprogram{Name: di.name, LinkName: di.link, DeclFile: di.file, DeclLine: di.line, Ranges: rs, Parent: top.sub, Offset: e.Offset, Desc: d}
+	sp := &Subprogram{Name: di.Name, LinkName: di.LinkName, DeclFile: di.DeclFile, DeclLine: di.DeclLine, Ranges: rs, Parent: top.sub, Offset: e.Offset, Desc: d}
 	sp.EntryPC = w.entryPC(u, e, rs)
 	w.procs = append(w.procs, sp)
 	return frame{sub: sp, desc: d}
@@ -367,7 +365,7 @@ func (w *unitWalk) subprogram(u *dwarfscan.Unit, ui int, e *dwarfscan.Entry, top
 // Prototypes of external routines (a declaration outside any class;
 // gfortran puts them at the first call) and artificial procedures say
 // nothing about where source procedures are.
-func (w *unitWalk) describe(e *dwarfscan.Entry, di *declInfo, top frame, lambda bool) *Descriptor {
+func (w *unitWalk) describe(e *dwarfscan.Entry, di *Callee, top frame, lambda bool) *Descriptor {
 	var d *Descriptor
 	decl := e.Flag(dwarfscan.AttrDeclaration)
 	art := e.Flag(dwarfscan.AttrArtificial)
@@ -381,7 +379,7 @@ func (w *unitWalk) describe(e *dwarfscan.Entry, di *declInfo, top frame, lambda 
 			w.lambdas[e.Offset] = d
 		}
 	}
-	if d == nil && di.line == 0 {
+	if d == nil && di.DeclLine == 0 {
 		d = w.lambdaOf(e)
 	}
 	return d
@@ -391,7 +389,7 @@ func (w *unitWalk) inlined(u *dwarfscan.Unit, files []string, e *dwarfscan.Entry
 	if top.sub == nil {
 		return frame{}
 	}
-	in := &Inline{Ranges: w.ranges(u, e)}
+	in := &Inline{Callee: &noCallee, Ranges: w.ranges(u, e)}
 	// Read e's own attributes before decl reads other entries.
 	i, ok := e.Int(dwarfscan.AttrCallFile)
 	in.CallFile = fileName(files, i, ok)
@@ -402,8 +400,7 @@ func (w *unitWalk) inlined(u *dwarfscan.Unit, files []string, e *dwarfscan.Entry
 		in.CallUnknown = true
 	}
 	if o, ok := e.Ref(dwarfscan.AttrAbstractOrigin); ok {
-		di := w.decl(o, 0)
-		in.Name, in.LinkName, in.DeclFile, in.DeclLine = di.name, di.link, di.file, di.line
+		in.Callee = w.decl(o, 0)
 	}
 	if len(in.Ranges) == 0 {
 		return frame{sub: top.sub, in: top.in, desc: top.desc}

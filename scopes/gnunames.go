@@ -16,8 +16,9 @@ import (
 // demangler differs from it on a few templates (substitutions inside `sr`
 // unresolved names). A nil *Names demangles without remembering.
 type Names struct {
-	gnu  map[string]string // link name -> c++filt output (with return type)
-	memo sync.Map          // link name -> demangled
+	gnu     map[string]string // link name -> c++filt output (with return type)
+	memo    sync.Map          // link name -> demangled
+	callees sync.Map          // *loader.Callee -> inline name
 }
 
 type demangled struct {

@@ -100,8 +100,22 @@ func demangleOK(name string) (string, bool) {
 }
 
 // inlineName is the A n of an inlined callee: its demangled linkage name,
-// else its DWARF name.
+// else its DWARF name; remembered per callee record, which the inline
+// records of one origin share (a pointer is cheaper to look up than a
+// mangled name).
 func (n *Names) inlineName(in *loader.Inline) string {
+	if n == nil {
+		return calleeName(n, in.Callee)
+	}
+	if v, ok := n.callees.Load(in.Callee); ok {
+		return v.(string)
+	}
+	s := calleeName(n, in.Callee)
+	n.callees.Store(in.Callee, s)
+	return s
+}
+
+func calleeName(n *Names, in *loader.Callee) string {
 	if in.LinkName != "" {
 		if d, ok := n.demangle(in.LinkName); ok && d != in.LinkName {
 			return d
