@@ -44,6 +44,9 @@ type node struct {
 	kids  map[*inlKey]*node
 	stmts map[stmtKey][]Range
 	loops []*loopNode
+	// lowest is the smallest address under the node once known (0: not
+	// yet): every level of an inline nest asks for its children's.
+	lowest uint64
 }
 
 type loopNode struct {

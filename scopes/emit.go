@@ -264,8 +264,12 @@ func hasLines(n *node) bool {
 	return false
 }
 
-// lowestNode is the smallest address of code under n.
+// lowestNode is the smallest address of code under n, computed once: the
+// tree is complete when contexts are emitted.
 func lowestNode(n *node) uint64 {
+	if n.lowest != 0 {
+		return n.lowest
+	}
 	lo := ^uint64(0)
 	for _, rs := range n.stmts {
 		for _, r := range rs {
@@ -278,6 +282,7 @@ func lowestNode(n *node) uint64 {
 	for _, l := range n.loops {
 		lo = min(lo, lowestNode(l.body))
 	}
+	n.lowest = lo
 	return lo
 }
 
