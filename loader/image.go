@@ -146,18 +146,23 @@ func Open(path string, opt Options) (img *Image, err error) {
 	default:
 		return nil, errorf(path, "unsupported ELF type %v (want an executable or shared library)", ef.Type)
 	}
-	if err := img.readSections(ef, f); err != nil {
+	self := fileBytes{f, uint64(st.Size())}
+	if err := img.readSections(ef, self); err != nil {
 		return nil, err
 	}
-	dwFile, dwRaw, dbgPath := ef, io.ReaderAt(f), ""
+	dwFile, dwRaw, dbgPath := ef, self, ""
 	if !hasDWARF(ef) {
 		if p := findDebugFile(path, ef, opt.DebugDirs); p != "" {
 			df, raw, err := openELF(p)
+			var fb fileBytes
+			if err == nil {
+				defer raw.Close()
+				fb, err = newFileBytes(raw)
+			}
 			if err != nil {
 				img.Warnings = append(img.Warnings, fmt.Sprintf("%s: separate debug file unreadable: %v", p, err))
 			} else {
-				defer raw.Close()
-				dwFile, dwRaw, dbgPath = df, raw, p
+				dwFile, dwRaw, dbgPath = df, fb, p
 			}
 		}
 	}
@@ -253,7 +258,7 @@ func openELF(path string) (*elf.File, *os.File, error) {
 	return f, raw, nil
 }
 
-func (img *Image) readSections(f *elf.File, raw io.ReaderAt) error {
+func (img *Image) readSections(f *elf.File, raw fileBytes) error {
 	for _, s := range f.Sections {
 		// .eh_frame is SHT_X86_64_UNWIND (0x70000001) on x86-64; keep it for landing pads.
 		if (s.Type != elf.SHT_PROGBITS && s.Type != elf.SectionType(0x70000001)) || s.Flags&elf.SHF_ALLOC == 0 {

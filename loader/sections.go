@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -19,12 +20,31 @@ import (
 // Section.Data grows its result in 10 MB chunks, which for libjvm's 257 MB
 // .debug_info cost three times the inflation itself; here each section is
 // read with one call into a buffer of its final size.
-func sectionBytes(file io.ReaderAt, s *elf.Section) ([]byte, error) {
+func sectionBytes(file fileBytes, s *elf.Section) ([]byte, error) {
 	out, fill, err := prepareSection(file, s)
 	if err != nil {
 		return nil, err
 	}
 	return out, fill(nil)
+}
+
+// maxInflation is the most zlib can expand its input (deflate's limit is
+// 1032:1): a compressed section claiming more is corrupt.
+const maxInflation = 1032
+
+// fileBytes is a file being read and its size.
+type fileBytes struct {
+	io.ReaderAt
+	size uint64
+}
+
+// newFileBytes wraps an open file.
+func newFileBytes(f *os.File) (fileBytes, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return fileBytes{}, err
+	}
+	return fileBytes{f, uint64(st.Size())}, nil
 }
 
 // inflateChunk is how much of a compressed section is inflated between
@@ -34,12 +54,14 @@ var inflateChunk = 4 << 20
 // prepareSection allocates section s's bytes at their final size and
 // returns them with the function that fills them, which calls ready(n)
 // (when not nil) as the first n bytes become final.
-func prepareSection(file io.ReaderAt, s *elf.Section) (out []byte, fill func(ready func(int)) error, err error) {
+func prepareSection(file fileBytes, s *elf.Section) (out []byte, fill func(ready func(int)) error, err error) {
 	if s.Type == elf.SHT_NOBITS {
 		return nil, func(func(int)) error { return nil }, nil
 	}
-	if s.FileSize > maxSectionSize {
-		return nil, nil, fmt.Errorf("section %s claims %d bytes", s.Name, s.FileSize)
+	// Sizes are checked before anything is allocated: a corrupt header
+	// must not make bloop allocate gigabytes for a small file.
+	if s.FileSize > maxSectionSize || s.Offset > file.size || s.FileSize > file.size-s.Offset {
+		return nil, nil, fmt.Errorf("section %s claims %d bytes at %#x, beyond the end of the file (%d bytes)", s.Name, s.FileSize, s.Offset, file.size)
 	}
 	// Section.ReadAt is nil for compressed sections: read the file itself.
 	var head [24]byte
@@ -67,8 +89,8 @@ func prepareSection(file io.ReaderAt, s *elf.Section) (out []byte, fill func(rea
 		}
 		return out, func(ready func(int)) error { report(ready, len(out)); return nil }, nil
 	}
-	if size > maxSectionSize {
-		return nil, nil, fmt.Errorf("section %s claims %d bytes uncompressed", s.Name, size)
+	if size > maxSectionSize || size > maxInflation*s.FileSize+(64<<10) {
+		return nil, nil, fmt.Errorf("section %s claims %d bytes uncompressed from %d", s.Name, size, s.FileSize)
 	}
 	out = allocSection(int(size))
 	// The compressed bytes are read as they are inflated, not held whole.
@@ -117,7 +139,7 @@ type dwarfSections struct {
 // sections, up to workers at a time. Relocations are not applied: bloop
 // reads executables and shared objects, whose debug sections are final
 // (debug/elf applies them only to relocatable files too).
-func openDWARF(f *elf.File, file io.ReaderAt, workers int) (*dwarfSections, error) {
+func openDWARF(f *elf.File, file fileBytes, workers int) (*dwarfSections, error) {
 	byName := map[string]*elf.Section{}
 	for _, s := range f.Sections {
 		name, ok := strings.CutPrefix(s.Name, ".debug_")

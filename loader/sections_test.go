@@ -68,7 +68,11 @@ func TestDeclBeyondSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	ds, err := openDWARF(f, raw, 1)
+	fb, err := newFileBytes(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := openDWARF(f, fb, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
