@@ -2,9 +2,6 @@ package loader
 
 import "unsafe"
 
-// allocSection allocates a section's bytes.
-func allocSection(n int) []byte { return allocBytes(n) }
-
 // allocRows allocates line rows, which hold no pointers, as bytes, so
 // that a large table gets huge pages too.
 func allocRows(n int) []lineRow {

@@ -60,8 +60,6 @@ type Inline struct {
 	Children    []*Inline
 }
 
-func (in *Inline) contains(a uint64) bool { return rangesContain(in.Ranges, a) }
-
 // InlineChainUntil is InlineChain, and the first address above addr where
 // the chain may differ: consecutive instructions mostly share one, and
 // the caller need not ask again below that address.
@@ -103,22 +101,8 @@ func boundary(rs []Range, a uint64) (uint64, bool) {
 
 // InlineChain returns the inlined calls that cover addr, outermost first.
 func (p *Subprogram) InlineChain(addr uint64, buf []*Inline) []*Inline {
-	buf = buf[:0]
-	list := p.Inlines
-	for {
-		var next *Inline
-		for _, in := range list {
-			if in.contains(addr) {
-				next = in
-				break
-			}
-		}
-		if next == nil {
-			return buf
-		}
-		buf = append(buf, next)
-		list = next.Children
-	}
+	chain, _ := p.InlineChainUntil(addr, buf)
+	return chain
 }
 
 // readDWARF reads the procedures, inline trees and line table of every

@@ -55,11 +55,8 @@ func (t *LineTable) Row(i int) LineRow {
 
 // Lookup returns the row covering addr.
 func (t *LineTable) Lookup(addr uint64) (LineRow, bool) {
-	i := sort.Search(len(t.rows), func(i int) bool { return t.rows[i].addr > addr }) - 1
-	if i >= 0 && addr < t.rows[i].end {
-		return t.Row(i), true
-	}
-	return LineRow{}, false
+	r, _, ok := t.LookupNear(addr, -1)
+	return r, ok
 }
 
 // LookupNear is Lookup for callers that walk addresses upward: hint is

@@ -3,17 +3,10 @@ package loader
 import (
 	"cmp"
 	"slices"
-	"sort"
 )
 
 // Range is a half-open address interval [Lo, Hi).
 type Range struct{ Lo, Hi uint64 }
-
-// rangesContain reports whether the sorted, disjoint rs hold a.
-func rangesContain(rs []Range, a uint64) bool {
-	i := sort.Search(len(rs), func(i int) bool { return rs[i].Hi > a })
-	return i < len(rs) && rs[i].Lo <= a
-}
 
 // MergeRanges sorts and coalesces adjacent or overlapping ranges, in place.
 // Every stage that collects address intervals (statement ranges, coverage,

@@ -83,7 +83,7 @@ func prepareSection(file fileBytes, s *elf.Section) (out []byte, fill func(ready
 		// The GNU format before SHF_COMPRESSED: "ZLIB", then the size, big-endian.
 		hdr, size = 12, binary.BigEndian.Uint64(head[4:])
 	default:
-		out = allocSection(int(s.FileSize))
+		out = allocBytes(int(s.FileSize))
 		if n, err := file.ReadAt(out, int64(s.Offset)); n != len(out) {
 			return nil, nil, fmt.Errorf("section %s truncated (%d of %d bytes): %w", s.Name, n, len(out), err)
 		}
@@ -92,7 +92,7 @@ func prepareSection(file fileBytes, s *elf.Section) (out []byte, fill func(ready
 	if size > maxSectionSize || size > maxInflation*s.FileSize+(64<<10) {
 		return nil, nil, fmt.Errorf("section %s claims %d bytes uncompressed from %d", s.Name, size, s.FileSize)
 	}
-	out = allocSection(int(size))
+	out = allocBytes(int(size))
 	// The compressed bytes are read as they are inflated, not held whole.
 	z := io.NewSectionReader(file, int64(s.Offset)+int64(hdr), int64(s.FileSize)-int64(hdr))
 	return out, func(ready func(int)) error { return inflate(s.Name, z, out, ready) }, nil
