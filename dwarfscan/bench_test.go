@@ -55,59 +55,41 @@ func BenchmarkWalk(b *testing.B) {
 			}
 		}
 	})
-	b.Run("debug-dwarf", func(b *testing.B) {
-		runtime.GC()
-		b.ReportAllocs()
-		n := 0
-		for b.Loop() {
-			d, err := stdDWARF(s)
-			if err != nil {
-				b.Fatal(err)
-			}
-			n = 0
-			r := d.Reader()
-			for {
-				e, err := r.Next()
-				if err != nil {
-					b.Fatal(err)
-				}
-				if e == nil {
-					break
-				}
-				n++
-			}
+	for _, ranges := range []bool{false, true} {
+		name := "debug-dwarf"
+		if ranges {
+			name += "+ranges"
 		}
-		b.ReportMetric(float64(n), "entries/op")
-	})
-	b.Run("debug-dwarf+ranges", func(b *testing.B) {
-		runtime.GC()
-		b.ReportAllocs()
-		n := 0
-		for b.Loop() {
-			d, err := stdDWARF(s)
-			if err != nil {
-				b.Fatal(err)
-			}
-			n = 0
-			r := d.Reader()
-			for {
-				e, err := r.Next()
+		b.Run(name, func(b *testing.B) {
+			runtime.GC()
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				d, err := stdDWARF(s)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if e == nil {
-					break
-				}
-				n++
-				if e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine {
-					if _, err := d.Ranges(e); err != nil {
+				n = 0
+				r := d.Reader()
+				for {
+					e, err := r.Next()
+					if err != nil {
 						b.Fatal(err)
+					}
+					if e == nil {
+						break
+					}
+					n++
+					if ranges && (e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine) {
+						if _, err := d.Ranges(e); err != nil {
+							b.Fatal(err)
+						}
 					}
 				}
 			}
-		}
-		b.ReportMetric(float64(n), "entries/op")
-	})
+			b.ReportMetric(float64(n), "entries/op")
+		})
+	}
 	walk := func(b *testing.B, d *Data, units <-chan int) (n int) {
 		r := d.Reader()
 		var e Entry
