@@ -28,10 +28,11 @@ type plan struct {
 	region  func(uint64, bool) (uint64, uint64, bool)
 	subs    []*loader.Subprogram // by index in img.Funcs
 	claimed map[uint64]bool      // entries another procedure's CFG continues into
+	compat  bool                 // hpcstruct's tree, its unread call sites included
 }
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
-	pl := &plan{img: img, noret: noReturnSet(img), region: continuation(img)}
+	pl := &plan{img: img, noret: noReturnSet(img), region: continuation(img), compat: opt.Compat}
 	engine := engineFor(img, opt)
 	pl.lvl = normalize.None
 	if engine == Heuristic {
@@ -199,7 +200,7 @@ func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
 	note := func(kind string, err error) {
 		probs = append(probs, &Problem{Func: fn.Name, Addr: fn.Addr, Kind: kind, Err: err})
 	}
-	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Claimed: pl.claimed[fn.Addr]}
+	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Claimed: pl.claimed[fn.Addr], UnreadCallSites: pl.compat}
 	g, forest, err := pl.graph(i)
 	switch {
 	case errors.Is(err, cfg.ErrEntry):

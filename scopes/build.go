@@ -21,6 +21,10 @@ type Input struct {
 	// Claimed marks a procedure whose code another procedure's CFG took
 	// over (Dyninst's call-to-next-instruction parse): it gets no statements.
 	Claimed bool
+	// UnreadCallSites writes the call sites hpcstruct cannot read
+	// (loader.Inline.CallUnknown) as it does, <unknown>:0. Only the
+	// hpcstruct-compatible mode wants that: the DWARF names the site.
+	UnreadCallSites bool
 }
 
 // inlKey identifies an inlined call within its parent context, as hpcstruct
@@ -124,8 +128,9 @@ func (b *builder) path(addr uint64) []*inlKey {
 	for i, in := range b.chain {
 		k, ok := b.keys[in]
 		if !ok {
-			v := inlKey{callFile: in.CallFile, callLine: in.CallLine, unknown: in.CallUnknown, name: b.names(in), calleeFile: in.DeclFile}
-			if in.CallUnknown {
+			unknown := in.CallUnknown && b.in.UnreadCallSites
+			v := inlKey{callFile: in.CallFile, callLine: in.CallLine, unknown: unknown, name: b.names(in), calleeFile: in.DeclFile}
+			if unknown {
 				v.callFile, v.callLine = "", 0
 			}
 			if k = b.intern[v]; k == nil {

@@ -1,0 +1,293 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"bloop/loader"
+	"bloop/scopes"
+)
+
+// site is one inlined call's call site: file and line.
+type site struct {
+	file string
+	line int
+}
+
+func (s site) String() string { return fmt.Sprintf("%s:%d", s.file, s.line) }
+
+// written is what bloop writes about one statement address: the call
+// sites of the inlined calls around it, outermost first; which call scope
+// each is; and how many of them lie above the innermost loop around it.
+type written struct {
+	sites     []site
+	calls     []int // call scope numbers, parallel to sites
+	aboveLoop int
+}
+
+// writtenSites reads the JSON bloop writes for mod and returns what it
+// says about the first address of every statement range, and the number of
+// call scopes.
+func writtenSites(t *testing.T, mod *scopes.Module) (map[uint64][]written, []string) {
+	var buf bytes.Buffer
+	if err := scopes.WriteJSON(&buf, []*scopes.Module{mod}); err != nil {
+		t.Fatal(err)
+	}
+	type scope struct {
+		Kind     string      `json:"kind"`
+		File     string      `json:"file"`
+		Line     int         `json:"line"`
+		Ranges   [][2]string `json:"ranges"`
+		Inline   string      `json:"inline"`
+		Children []*scope    `json:"children"`
+	}
+	var doc struct {
+		Modules []struct {
+			Files []struct {
+				Procs []*scope `json:"procs"`
+			} `json:"files"`
+		} `json:"modules"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[uint64][]written{}
+	var calls []string
+	var walk func(s *scope, w written)
+	walk = func(s *scope, w written) {
+		switch {
+		case s.Inline == "call":
+			w.sites = append(w.sites[:len(w.sites):len(w.sites)], site{s.File, s.Line})
+			w.calls = append(w.calls[:len(w.calls):len(w.calls)], len(calls))
+			calls = append(calls, fmt.Sprintf("%v (under %v)", site{s.File, s.Line}, w.sites[:len(w.sites)-1]))
+		case s.Kind == "L":
+			w.aboveLoop = len(w.sites)
+		case s.Kind == "S":
+			for _, r := range s.Ranges {
+				a, err := strconv.ParseUint(r[0], 0, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[a] = append(out[a], w)
+			}
+		}
+		for _, c := range s.Children {
+			walk(c, w)
+		}
+	}
+	for _, m := range doc.Modules {
+		for _, f := range m.Files {
+			for _, p := range f.Procs {
+				walk(p, written{aboveLoop: -1})
+			}
+		}
+	}
+	return out, calls
+}
+
+// symbolizedSites asks llvm-symbolizer for the inlined frames at addrs and
+// returns each address's call sites, outermost first: frame k's location
+// is the call site of frame k-1.
+func symbolizedSites(t *testing.T, sym, bin string, addrs []uint64) map[uint64][]site {
+	var in bytes.Buffer
+	for _, a := range addrs {
+		fmt.Fprintf(&in, "0x%x\n", a)
+	}
+	cmd := exec.Command(sym, "--inlining", "--no-demangle", "--functions=none", "--obj="+bin)
+	cmd.Stdin = &in
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", sym, err)
+	}
+	out := map[uint64][]site{}
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 1<<20)
+	i := 0
+	var frames []site
+	flush := func() {
+		if i >= len(addrs) {
+			t.Fatalf("llvm-symbolizer answered more addresses than asked")
+		}
+		var calls []site
+		for k := len(frames) - 1; k >= 1; k-- {
+			calls = append(calls, frames[k])
+		}
+		out[addrs[i]] = calls
+		i++
+		frames = frames[:0]
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			flush()
+			continue
+		}
+		// FILE:LINE:COLUMN; the file may itself hold colons.
+		f, rest, ok := cutLast(line)
+		if !ok {
+			t.Fatalf("llvm-symbolizer: unexpected line %q", line)
+		}
+		if _, err := strconv.Atoi(rest); err == nil {
+			if g, l, ok := cutLast(f); ok {
+				f, rest = g, l
+			}
+		}
+		n, err := strconv.Atoi(rest)
+		if err != nil {
+			t.Fatalf("llvm-symbolizer: unexpected line %q", line)
+		}
+		frames = append(frames, site{f, n})
+	}
+	if i != len(addrs) {
+		t.Fatalf("llvm-symbolizer answered %d of %d addresses", i, len(addrs))
+	}
+	return out
+}
+
+func cutLast(s string) (string, string, bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return "", "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
+// TestCallSitesOracle checks every inlined call site bloop writes in the
+// default mode against llvm-symbolizer --inlining, at the first address of
+// every statement: the same nesting, and each call's file and line. DWARF
+// 5 call sites gcc encodes as DW_FORM_implicit_const included (hpcstruct
+// writes those <unknown>:0; only --compat hpcstruct does).
+func TestCallSitesOracle(t *testing.T) {
+	sym, err := exec.LookPath("llvm-symbolizer")
+	if err != nil {
+		t.Skip("llvm-symbolizer not installed")
+	}
+	bins := corpusBinaries(t)
+	gsl, _ := filepath.Glob("/usr/lib/x86_64-linux-gnu/libgsl.so.27.*")
+	debian := append([]string{"/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30"}, gsl...)
+	for _, b := range debian {
+		if _, err := os.Stat(b); err == nil && !testing.Short() {
+			bins = append(bins, b)
+		}
+	}
+	for _, bin := range bins {
+		t.Run(filepath.Base(bin), func(t *testing.T) {
+			img, err := loader.Open(bin, loader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !img.HasInlineInfo() {
+				t.Skip("no inline records")
+			}
+			dbg := bin
+			if img.DebugFile != "" {
+				dbg = img.DebugFile
+			}
+			mod, _ := Analyze(img, Options{Workers: 2, Engine: DWARF})
+			got, calls := writtenSites(t, mod)
+			addrs := make([]uint64, 0, len(got))
+			for a := range got {
+				addrs = append(addrs, a)
+			}
+			slices.Sort(addrs)
+			want := symbolizedSites(t, sym, dbg, addrs)
+			confirmed := make([]bool, len(calls))
+			bad, frames, pulled := 0, 0, 0
+			for _, a := range addrs {
+				w := want[a]
+				for _, g := range got[a] {
+					frames += len(w)
+					ok, n := matchSites(g, w)
+					if ok {
+						for _, c := range n {
+							confirmed[g.calls[c]] = true
+						}
+						if len(n) < len(g.sites) {
+							pulled++
+						}
+						continue
+					}
+					if bad++; bad <= 10 {
+						t.Errorf("%#x: bloop writes call sites %v, llvm-symbolizer says %v", a, g.sites, w)
+					}
+				}
+			}
+			if bad > 10 {
+				t.Errorf("... %d addresses differ in all", bad)
+			}
+			unconfirmed := 0
+			for i, c := range confirmed {
+				if !c {
+					if unconfirmed++; unconfirmed <= 5 {
+						t.Errorf("inlined call at %s: llvm-symbolizer reports it at none of its statements", calls[i])
+					}
+				}
+			}
+			if unconfirmed > 5 {
+				t.Errorf("... %d of %d inlined calls in all", unconfirmed, len(calls))
+			}
+			t.Logf("%d inlined calls, %d statements, %d inlined frames checked; %d statements in a loop of another inline context", len(calls), len(addrs), frames, pulled)
+		})
+	}
+}
+
+// matchSites reports whether what bloop writes at an address agrees with
+// llvm's inlined frames there, and which of the written call sites llvm
+// confirms. Either they are equal, or the address is in a loop whose body
+// crosses inline contexts: hpcstruct's model places a loop in its header's
+// context, and the code of its body with it, so the calls above that loop
+// may be the header's while those below are the address's own (after the
+// part both share).
+func matchSites(g written, w []site) (bool, []int) {
+	all := func(lo, hi int) []int {
+		var n []int
+		for i := lo; i < hi; i++ {
+			n = append(n, i)
+		}
+		return n
+	}
+	if len(g.sites) == len(w) && sameSites(g.sites, w) {
+		return true, all(0, len(w))
+	}
+	if g.aboveLoop < 0 {
+		return false, nil
+	}
+	above, below := g.sites[:g.aboveLoop], g.sites[g.aboveLoop:]
+	p := 0
+	for p < len(above) && p < len(w) && sameSites(above[p:p+1], w[p:p+1]) {
+		p++
+	}
+	if len(below) != len(w)-p || !sameSites(below, w[p:]) {
+		return false, nil
+	}
+	return true, append(all(0, p), all(g.aboveLoop, len(g.sites))...)
+}
+
+func sameSites(a, b []site) bool {
+	for i := range a {
+		if a[i].line != b[i].line || !sameFile(a[i].file, b[i].file) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameFile compares absolute paths whole and relative ones by base name:
+// for a unit compiled in a relative directory (Debian's libgsl: comp_dir
+// "./bspline"), llvm joins the directory twice, once as DW_AT_comp_dir and
+// once as DWARF 5's directory entry 0, which is that same directory.
+func sameFile(a, b string) bool {
+	if filepath.IsAbs(a) && filepath.IsAbs(b) {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return filepath.Base(a) == filepath.Base(b)
+}
