@@ -122,7 +122,8 @@ func Open(path string, opt Options) (img *Image, err error) {
 		return nil, errorf(path, "bad ELF: %v", err)
 	}
 	defer ef.Close()
-	img = &Image{Path: path, Name: filepath.Base(path)}
+	img = &Image{Path: resolveLinks(path)}
+	img.Name = filepath.Base(img.Path)
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -205,6 +206,17 @@ func Open(path string, opt Options) (img *Image, err error) {
 	}
 	img.index()
 	return img, nil
+}
+
+// resolveLinks is path with its symbolic links resolved, as hpcstruct
+// names a module (libgsl.so.27 is libgsl.so.27.0.0 in LM n and in the
+// "[libgsl.so.27.0.0]" suffix of procedure names) and as hpcrun records
+// it, so hpcprof matches the two. path itself when it cannot be resolved.
+func resolveLinks(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return path
 }
 
 func debugName(path, dbg string) string {

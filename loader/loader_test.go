@@ -184,3 +184,34 @@ func TestSymbolizerOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenResolvesLinks: a module is named by the file a symbolic link
+// points to, as hpcstruct names it and hpcrun records it (libgsl.so.27 ->
+// libgsl.so.27.0.0).
+func TestOpenResolvesLinks(t *testing.T) {
+	target, err := filepath.Abs("../testdata/bin/libinline-gcc12-O2.so")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Skip("corpus missing")
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "libinline.so.1")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip(err)
+	}
+	chain := filepath.Join(dir, "libinline.so")
+	if err := os.Symlink("libinline.so.1", chain); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{link, chain} {
+		img, err := Open(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if img.Path != target || img.Name != "libinline-gcc12-O2.so" {
+			t.Errorf("Open(%s): Path %q, Name %q; want %q, libinline-gcc12-O2.so", p, img.Path, img.Name, target)
+		}
+	}
+}

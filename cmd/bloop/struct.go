@@ -101,8 +101,8 @@ func runStruct(args []string) int {
 	for _, w := range img.Warnings {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
 	}
-	if abs, err := filepath.Abs(bin); err == nil {
-		img.Path = abs
+	if abs, err := filepath.Abs(img.Path); err == nil {
+		img.Path = abs // the module as hpcrun records it: absolute, links resolved
 	}
 	dest := *out
 	if dest == "" {
