@@ -14,7 +14,10 @@ import (
 //	        "entry"?:"0x..","ranges"?:[["0x..","0x.."]],"inline"?:"call|callee|guard|alien","children"?:[..]}
 //
 // "lines" is the inclusive range of source lines of the statements under a
-// scope (P, A, L), so viewers need not recompute it.
+// scope (P, A, L) that are in the scope's own file (a P's is its file's
+// name; an A's or L's is its "file"), so viewers need not recompute it.
+// Lines of other files (an inlined header function inside main) are left
+// out: a range mixing two files' line numbers means nothing.
 type jsonScope struct {
 	Kind     string       `json:"kind"`
 	Name     string       `json:"name,omitempty"`
@@ -95,7 +98,7 @@ func (j *JSONWriter) Proc(file string, p *Scope) {
 		j.inFile, j.file = true, file
 	}
 	j.item(first, 6)
-	j.marshal(toJSON(p), 6)
+	j.marshal(toJSON(p, file), 6)
 }
 
 func (j *JSONWriter) endFile() {
@@ -149,7 +152,8 @@ func hex(a uint64) string { return appendString(a) }
 
 func appendString(a uint64) string { return string(appendAddr(nil, a)) }
 
-func toJSON(s *Scope) *jsonScope {
+// toJSON converts s; file is a P's file (the others carry their own).
+func toJSON(s *Scope, file string) *jsonScope {
 	j := &jsonScope{Name: s.Name, LinkName: s.LinkName, Line: s.Line}
 	switch s.Kind {
 	case Proc:
@@ -174,10 +178,13 @@ func toJSON(s *Scope) *jsonScope {
 			j.Ranges = append(j.Ranges, [2]string{hex(r.Lo), hex(r.Hi)})
 		}
 	}
+	if s.Kind != Proc {
+		file = s.File
+	}
 	if s.Kind != Stmt {
 		lo, hi := 0, 0
 		Walk(s, func(x *Scope) {
-			if x.Kind == Stmt && x.Line > 0 {
+			if x.Kind == Stmt && x.Line > 0 && x.File == file {
 				if lo == 0 || x.Line < lo {
 					lo = x.Line
 				}
@@ -191,7 +198,7 @@ func toJSON(s *Scope) *jsonScope {
 		}
 	}
 	for _, c := range s.Children {
-		j.Children = append(j.Children, toJSON(c))
+		j.Children = append(j.Children, toJSON(c, ""))
 	}
 	return j
 }

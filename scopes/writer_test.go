@@ -8,15 +8,15 @@ import (
 )
 
 func sampleModule() *Module {
-	s := func(line int, lo, hi uint64) *Scope {
-		return &Scope{Kind: Stmt, Line: line, Ranges: []Range{{Lo: lo, Hi: hi}}}
+	s := func(file string, line int, lo, hi uint64) *Scope {
+		return &Scope{Kind: Stmt, File: file, Line: line, Ranges: []Range{{Lo: lo, Hi: hi}}}
 	}
-	loop := &Scope{Kind: Loop, File: "/src/a.c", Line: 5, Entry: 0x1010, Children: []*Scope{s(5, 0x1010, 0x1018), s(6, 0x1018, 0x1020)}}
-	callee := &Scope{Kind: Alien, Name: "g<int>", File: "/src/a.h", Line: 2, callee: true, Children: []*Scope{s(2, 0x1020, 0x1024)}}
+	loop := &Scope{Kind: Loop, File: "/src/a.c", Line: 5, Entry: 0x1010, Children: []*Scope{s("/src/a.c", 5, 0x1010, 0x1018), s("/src/a.c", 6, 0x1018, 0x1020)}}
+	callee := &Scope{Kind: Alien, Name: "g<int>", File: "/src/a.h", Line: 2, callee: true, Children: []*Scope{s("/src/a.h", 2, 0x1020, 0x1024)}}
 	site := &Scope{Kind: Alien, File: "/src/a.c", Line: 7, Children: []*Scope{callee}}
-	guard := &Scope{Kind: Alien, Name: "<inline>", File: "/src/b.h", Line: 9, guard: true, Children: []*Scope{s(9, 0x1024, 0x1026)}}
+	guard := &Scope{Kind: Alien, Name: "<inline>", File: "/src/b.h", Line: 9, guard: true, Children: []*Scope{s("/src/b.h", 9, 0x1024, 0x1026)}}
 	p := &Scope{Kind: Proc, Name: "f & \"g\"", LinkName: "_Z1fv", Line: 4, Entry: 0x1000,
-		Children: []*Scope{s(4, 0x1000, 0x1010), guard, loop, site}}
+		Children: []*Scope{s("/src/a.c", 4, 0x1000, 0x1010), guard, loop, site}}
 	return NewModule("/bin/x", "x", []ProcResult{{p, "/src/a.c"}})
 }
 
@@ -98,8 +98,27 @@ func TestWriteJSON(t *testing.T) {
 	if doc.Version != 1 || p.Kind != "P" || p.Entry != "0x1000" || p.LinkName != "_Z1fv" {
 		t.Fatalf("procedure %+v", p)
 	}
-	if p.Lines == nil || *p.Lines != [2]int{2, 9} {
-		t.Errorf("procedure line range %v, want [2 9]", p.Lines)
+	// Each scope's range is of its own file's lines: a.c's 4-6 for the
+	// procedure, not a.h's 2 or b.h's 9.
+	lines := func(s *jsonScope) any {
+		if s.Lines == nil {
+			return nil
+		}
+		return *s.Lines
+	}
+	for _, c := range []struct {
+		s    *jsonScope
+		want any
+	}{
+		{p, [2]int{4, 6}},
+		{p.Children[1], [2]int{9, 9}},             // guard in b.h
+		{p.Children[2], [2]int{5, 6}},             // loop
+		{p.Children[3], nil},                      // call site in a.c: no a.c statement under it
+		{p.Children[3].Children[0], [2]int{2, 2}}, // callee in a.h
+	} {
+		if got := lines(c.s); got != c.want {
+			t.Errorf("%s %s line range %v, want %v", c.s.Kind, c.s.Inline, got, c.want)
+		}
 	}
 	kinds := ""
 	for _, c := range p.Children {
