@@ -81,6 +81,9 @@ type engine struct {
 	// first and last are the nodes that got each block's first and last
 	// instruction (by block index), for code between blocks.
 	first, last []*node
+	// inCallee is set while determine places code whose expected scope
+	// lies in an alien context.
+	inCallee bool
 }
 
 func (e *engine) line(addr uint64) line {
@@ -97,9 +100,11 @@ func (e *engine) matches(s *node, l line) bool {
 		if s.desc != nil {
 			// Native code: in the procedure's region, not in a nested one.
 			o := e.bounds.Owner(l.file, l.ln)
-			if o != nil && o.Lambda && l.ln == o.Line && o.Parent != nil && !sameRegion(o, s.desc) {
+			if o != nil && o.Lambda && l.ln == o.Line && o.Parent != nil && !sameRegion(o, s.desc) && !e.inCallee {
 				// A lambda's first line is also its procedure's: the
-				// closure object is built there.
+				// closure object is built there. Not so for code placed
+				// inside an inlined call (the algorithm the lambda is
+				// passed to): there it is the lambda's body.
 				o = o.Parent
 			}
 			return l.file == s.file && o != nil && e.bounds.owns(s.desc, o)
@@ -140,11 +145,13 @@ func (e *engine) determine(se *node, l line) *node {
 		}
 	}
 	var c *node
+	e.inCallee = se.context().kind == scopes.Alien
 	for _, x := range path {
 		if e.matchesQuiet(x, l) {
 			c = x // the shallowest match wins
 		}
 	}
+	e.inCallee = false
 	if c != nil {
 		if se.kind == scopes.Loop && c != se.context() {
 			e.mergeBroken(se, c, l)
