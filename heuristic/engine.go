@@ -78,8 +78,9 @@ type engine struct {
 	in     scopes.Input
 	bounds *Bounds
 	proc   *node
-	// first and last are the nodes that got each block's first and last
-	// instruction (by block index), for code between blocks.
+	// first and last are the nodes that got each block's first
+	// instruction with a line (else its first) and its last instruction
+	// (by block index), for code between blocks.
 	first, last []*node
 	// inCallee is set while determine places code whose expected scope
 	// lies in an alien context.
@@ -313,6 +314,7 @@ func (e *engine) walk(se *node, its []item) {
 		// the same statement, often inside inlined code. At the top of
 		// a block it may continue the code the block follows.
 		var prev *node
+		hasLine := false
 		for i, in := range e.in.Graph.Blocks[it.block].Insts {
 			l := e.line(in.Addr)
 			c := prev
@@ -323,9 +325,10 @@ func (e *engine) walk(se *node, its []item) {
 				c = e.determine(se, e.continued(it.block))
 			}
 			c.add(l, in.Span())
-			if i == 0 {
+			if i == 0 || l.ln != 0 && !hasLine {
 				e.first[it.block] = c
 			}
+			hasLine = hasLine || l.ln != 0
 			prev = c
 		}
 		e.last[it.block] = prev

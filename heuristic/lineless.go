@@ -86,7 +86,8 @@ func (e *engine) lastLine(v int) line {
 // alignment padding, line 0) when it lies between two pieces of one
 // inlined call: an inlined call's address range stays open over padding
 // between pieces of its code, so the padding goes to the innermost alien
-// context that holds the instructions before and after it. It is nil
+// context that holds the instruction before it and the first one with a
+// line after it. It is nil
 // otherwise: the padding stays in the procedure, outside loops.
 func (e *engine) between(r scopes.Range) *node {
 	g := e.in.Graph
