@@ -16,6 +16,7 @@ func TestSourceLoops(t *testing.T) {
 		"loops.c":  {10, 11, 18, 19, 21, 29, 43, 52, 68},
 		"inline.c": {21, 29, 39, 44, 53},
 		"tmpl.cpp": {13, 17, 24, 30, 41, 51, 55, 56, 61, 63, 68, 76},
+		"stl.cpp":  {20, 41, 49, 55, 60, 70, 71, 92, 95},
 		"nest.f90": {17, 30, 31, 48, 49, 60},
 	}
 	for src, w := range want {
@@ -48,6 +49,8 @@ var sourcePins = []struct {
 	{"nest-gfortran12-O2", "nest.f90", 1, 1, 5, 1},
 	{"tmpl-gcc12-O2", "tmpl.cpp", 9, 9, 9, 8},
 	{"tmpl-clang14-O2", "tmpl.cpp", 9, 9, 9, 8},
+	{"stl-gcc12-O2", "stl.cpp", 9, 9, 9, 9},
+	{"stl-clang14-O2", "stl.cpp", 9, 9, 9, 9},
 	{"switch-gcc12-O2", "switch.c", 3, 3, 3, 3},
 	{"switch-clang14-O2", "switch.c", 3, 3, 3, 3},
 	{"irred-gcc12-O2", "irred.c", 3, 3, 3, 3},

@@ -57,18 +57,17 @@ func NewBounds(img *loader.Image) *Bounds {
 	// members are bounded, and a lambda's class has one), and the lines
 	// after them belong to the enclosing procedure. A member keeps the
 	// lines its own object code has (when it has an out-of-line copy),
-	// else memberTol lines.
-	own := ownMaxLines(img)
+	// else those that code outside its parent has, else memberTol lines.
+	own, outside := b.memberLines(img)
 	limit := map[*region]int{}
 	for d, r := range b.of {
 		if d.Member && d.Parent != nil {
 			limit[r] = r.end
-			end := r.begin + memberTol
-			if end > r.end {
-				end = r.end
-			}
+			end := min(r.begin+memberTol, r.end)
 			if m, ok := own[d]; ok && m < r.end {
 				end = max(m, r.begin)
+			} else if m, ok := outside[d]; ok {
+				end = min(max(m, r.begin), end)
 			}
 			r.end = end
 		}
@@ -143,17 +142,30 @@ func (b *Bounds) Name(file string, line int) string {
 // precision).
 const memberTol = 5
 
-// ownMaxLines is, for each procedure with object code, the largest line of
-// its own file in that code.
-func ownMaxLines(img *loader.Image) map[*loader.Descriptor]int {
-	out := map[*loader.Descriptor]int{}
+// memberLines finds, for procedure-scoped members, the largest line of
+// their regions in their own object code (own) and in object code outside
+// their parents (outside): a lambda without an out-of-line copy is still
+// inlined into the procedures instantiated for it (the algorithm templates
+// it is passed to), where its lines, and not its parent's, appear. The
+// parent's lines appear there only when the parent is inlined there too.
+func (b *Bounds) memberLines(img *loader.Image) (own, outside map[*loader.Descriptor]int) {
+	own, outside = map[*loader.Descriptor]int{}, map[*loader.Descriptor]int{}
 	if img.Lines == nil {
-		return out
+		return
+	}
+	files := map[string]bool{}
+	for d := range b.of {
+		if d.Member && d.Parent != nil {
+			files[d.File] = true
+		}
+	}
+	if len(files) == 0 {
+		return
 	}
 	t := img.Lines
 	for _, sp := range img.Procs {
-		d := sp.Desc
-		if d == nil || !d.Member {
+		host := sp.Desc
+		if host == nil {
 			continue
 		}
 		for _, rg := range sp.Ranges {
@@ -162,11 +174,21 @@ func ownMaxLines(img *loader.Image) map[*loader.Descriptor]int {
 				if r.Addr >= rg.Hi {
 					break
 				}
-				if r.File == d.File && r.Line > out[d] {
-					out[d] = r.Line
+				if r.Line == 0 || !files[r.File] {
+					continue
+				}
+				if host.Member && r.File == host.File && r.Line > own[host] {
+					own[host] = r.Line
+				}
+				o := b.Owner(r.File, r.Line)
+				if o == nil || o == host || !o.Member || o.Parent == nil || sameRegion(host, o.Parent) || within(o, host) {
+					continue
+				}
+				if r.Line > outside[o] {
+					outside[o] = r.Line
 				}
 			}
 		}
 	}
-	return out
+	return
 }

@@ -53,3 +53,54 @@ func TestBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestMemberLines: a lambda without an out-of-line copy is bounded by the
+// lines its copies inlined outside its parent have, within memberTol.
+func TestMemberLines(t *testing.T) {
+	h := &loader.Descriptor{Name: "h", File: "b.cc", Line: 50}
+	l1 := &loader.Descriptor{Name: "operator()", File: "b.cc", Line: 52, Parent: h, Member: true, Lambda: true}
+	k := &loader.Descriptor{Name: "k", File: "b.cc", Line: 70}
+	l2 := &loader.Descriptor{Name: "operator()", File: "b.cc", Line: 72, Parent: k, Member: true, Lambda: true}
+	m := &loader.Descriptor{Name: "m", File: "b.cc", Line: 90}
+	l3 := &loader.Descriptor{Name: "operator()", File: "b.cc", Line: 91, Parent: m, Member: true, Lambda: true}
+	alg := &loader.Descriptor{Name: "alg", File: "a.h", Line: 10, HasCode: true}
+	rows := []loader.LineRow{
+		// h, with l1 inlined, and the line after the lambda
+		{Addr: 0x100, End: 0x104, File: "b.cc", Line: 51},
+		{Addr: 0x104, End: 0x108, File: "b.cc", Line: 52},
+		{Addr: 0x108, End: 0x10c, File: "b.cc", Line: 54},
+		// alg instantiated for l1: l1's lines only
+		{Addr: 0x200, End: 0x204, File: "a.h", Line: 11},
+		{Addr: 0x204, End: 0x208, File: "b.cc", Line: 52},
+		{Addr: 0x208, End: 0x20c, File: "b.cc", Line: 53},
+		// k, with l2 inlined: nothing outside k
+		{Addr: 0x300, End: 0x304, File: "b.cc", Line: 73},
+		// alg with m inlined: m's line 94 comes too
+		{Addr: 0x400, End: 0x404, File: "b.cc", Line: 91},
+		{Addr: 0x404, End: 0x408, File: "b.cc", Line: 94},
+	}
+	img := &loader.Image{
+		Descriptors: []*loader.Descriptor{h, l1, k, l2, m, l3, alg},
+		Lines:       loader.NewLineTable(rows),
+		Procs: []*loader.Subprogram{
+			{Name: "h", Ranges: []loader.Range{{Lo: 0x100, Hi: 0x10c}}, Desc: h},
+			{Name: "alg", Ranges: []loader.Range{{Lo: 0x200, Hi: 0x20c}}, Desc: alg},
+			{Name: "k", Ranges: []loader.Range{{Lo: 0x300, Hi: 0x304}}, Desc: k},
+			{Name: "alg", Ranges: []loader.Range{{Lo: 0x400, Hi: 0x408}}, Desc: alg},
+		},
+	}
+	b := NewBounds(img)
+	for _, c := range []struct {
+		d          *loader.Descriptor
+		begin, end int
+	}{
+		{l1, 52, 53}, // its lines in alg, not h's line 54
+		{l2, 72, 77}, // no code outside k: memberTol lines
+		{l3, 91, 94}, // m inlined with it: m's lines, within memberTol
+	} {
+		bg, en, ok := b.Region(c.d)
+		if !ok || bg != c.begin || en != c.end {
+			t.Errorf("%s at %d: [%d,%d], want [%d,%d]", c.d.Name, c.d.Line, bg, en, c.begin, c.end)
+		}
+	}
+}

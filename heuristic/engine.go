@@ -78,6 +78,13 @@ type engine struct {
 	in     scopes.Input
 	bounds *Bounds
 	proc   *node
+	// first and last are the nodes that got each block's first
+	// instruction with a line (else its first) and its last instruction
+	// (by block index), for code between blocks.
+	first, last []*node
+	// inCallee is set while determine places code whose expected scope
+	// lies in an alien context.
+	inCallee bool
 }
 
 func (e *engine) line(addr uint64) line {
@@ -94,9 +101,11 @@ func (e *engine) matches(s *node, l line) bool {
 		if s.desc != nil {
 			// Native code: in the procedure's region, not in a nested one.
 			o := e.bounds.Owner(l.file, l.ln)
-			if o != nil && o.Lambda && l.ln == o.Line && o.Parent != nil && !sameRegion(o, s.desc) {
+			if o != nil && o.Lambda && l.ln == o.Line && o.Parent != nil && !sameRegion(o, s.desc) && !e.inCallee {
 				// A lambda's first line is also its procedure's: the
-				// closure object is built there.
+				// closure object is built there. Not so for code placed
+				// inside an inlined call (the algorithm the lambda is
+				// passed to): there it is the lambda's body.
 				o = o.Parent
 			}
 			return l.file == s.file && o != nil && e.bounds.owns(s.desc, o)
@@ -137,11 +146,13 @@ func (e *engine) determine(se *node, l line) *node {
 		}
 	}
 	var c *node
+	e.inCallee = se.context().kind == scopes.Alien
 	for _, x := range path {
 		if e.matchesQuiet(x, l) {
 			c = x // the shallowest match wins
 		}
 	}
+	e.inCallee = false
 	if c != nil {
 		if se.kind == scopes.Loop && c != se.context() {
 			e.mergeBroken(se, c, l)
@@ -275,7 +286,7 @@ func (e *engine) bbranch(se *node, l *havlak.Loop, sh scopes.LoopShape) line {
 // preorder over the loop tree).
 type item struct {
 	addr  uint64
-	block *cfg.Block
+	block int // index in the graph, when loop is nil
 	loop  *havlak.Loop
 }
 
@@ -283,7 +294,7 @@ func (e *engine) items(nodes []int, loops []*havlak.Loop) []item {
 	g := e.in.Graph
 	var out []item
 	for _, v := range nodes {
-		out = append(out, item{addr: g.Blocks[v].Start, block: g.Blocks[v]})
+		out = append(out, item{addr: g.Blocks[v].Start, block: v})
 	}
 	for _, l := range loops {
 		out = append(out, item{addr: g.Blocks[l.Header].Start, loop: l})
@@ -294,24 +305,33 @@ func (e *engine) items(nodes []int, loops []*havlak.Loop) []item {
 
 func (e *engine) walk(se *node, its []item) {
 	for _, it := range its {
-		if it.block != nil {
-			// Code without a line (clang's line 0) goes with the code
-			// before it in the block: it is scheduling or spill code of
-			// the same statement, often inside inlined code.
-			var prev *node
-			for i := range it.block.Insts {
-				in := &it.block.Insts[i]
-				l := e.line(in.Addr)
-				c := prev
-				if l.ln != 0 || c == nil {
-					c = e.determine(se, l)
-				}
-				c.add(l, in.Span())
-				prev = c
-			}
+		if it.loop != nil {
+			e.loop(se, it.loop)
 			continue
 		}
-		e.loop(se, it.loop)
+		// Code without a line (clang's line 0) goes with the code
+		// before it in the block: it is scheduling or spill code of
+		// the same statement, often inside inlined code. At the top of
+		// a block it may continue the code the block follows.
+		var prev *node
+		hasLine := false
+		for i, in := range e.in.Graph.Blocks[it.block].Insts {
+			l := e.line(in.Addr)
+			c := prev
+			switch {
+			case l.ln != 0:
+				c = e.determine(se, l)
+			case i == 0:
+				c = e.determine(se, e.continued(it.block))
+			}
+			c.add(l, in.Span())
+			if i == 0 || l.ln != 0 && !hasLine {
+				e.first[it.block] = c
+			}
+			hasLine = hasLine || l.ln != 0
+			prev = c
+		}
+		e.last[it.block] = prev
 	}
 }
 

@@ -89,24 +89,28 @@ func TestRecursiveCopiesChain(t *testing.T) {
 }
 
 // TestLambdaFirstLine: the line a lambda begins on also holds its
-// procedure's code (the closure object is built there); the lambda's
-// other lines are its own.
+// procedure's code (the closure object is built there), except inside an
+// inlined call, where it is the lambda's body; the lambda's other lines
+// are its own.
 func TestLambdaFirstLine(t *testing.T) {
 	mainD := &loader.Descriptor{Name: "main", File: "m.cc", Line: 10}
 	lam := &loader.Descriptor{Name: "operator()", File: "m.cc", Line: 14, Parent: mainD, Member: true, Lambda: true}
 	b := NewBounds(&loader.Image{Descriptors: []*loader.Descriptor{mainD, lam}})
 	e := &engine{bounds: b}
 	for _, c := range []struct {
-		desc *loader.Descriptor
-		line int
-		want bool
+		desc     *loader.Descriptor
+		line     int
+		inCallee bool
+		want     bool
 	}{
-		{mainD, 12, true}, {mainD, 14, true}, {mainD, 15, false}, {mainD, 30, true},
-		{lam, 14, true}, {lam, 15, true}, {lam, 12, false},
+		{mainD, 12, false, true}, {mainD, 14, false, true}, {mainD, 15, false, false}, {mainD, 30, false, true},
+		{mainD, 14, true, false}, {mainD, 12, true, true},
+		{lam, 14, false, true}, {lam, 15, false, true}, {lam, 12, false, false}, {lam, 14, true, true},
 	} {
+		e.inCallee = c.inCallee
 		n := &node{kind: scopes.Proc, file: "m.cc", desc: c.desc, begin: c.desc.Line, end: c.desc.Line}
 		if got := e.matches(n, line{"m.cc", c.line}); got != c.want {
-			t.Errorf("%s matches line %d: %v, want %v", c.desc.Name, c.line, got, c.want)
+			t.Errorf("%s matches line %d (in a callee: %v): %v, want %v", c.desc.Name, c.line, c.inCallee, got, c.want)
 		}
 	}
 }

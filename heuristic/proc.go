@@ -22,6 +22,7 @@ func BuildProc(in scopes.Input, b *Bounds, lvl normalize.Level) (*scopes.Scope, 
 	}
 	e.proc = root
 	if g, f := in.Graph, in.Forest; g != nil {
+		e.first, e.last = make([]*node, len(g.Blocks)), make([]*node, len(g.Blocks))
 		var top []int
 		for i := range g.Blocks {
 			if f.Innermost[i] == nil {
@@ -32,7 +33,11 @@ func BuildProc(in scopes.Input, b *Bounds, lvl normalize.Level) (*scopes.Scope, 
 	}
 	for _, r := range scopes.Gaps(in) {
 		l := e.line(r.Lo)
-		e.determine(root, l).add(l, r)
+		c := e.between(r)
+		if l.ln != 0 || c == nil {
+			c = e.determine(root, l)
+		}
+		c.add(l, r)
 	}
 	if recursive(in) {
 		recursiveCopies(root)

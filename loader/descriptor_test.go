@@ -40,3 +40,33 @@ func TestLambdaDescriptors(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclFileFromSpecification: clang's out-of-class definition of a
+// member (std::_Deque_base's destructor, stl_deque.h:618) has a line but
+// no file, which its declaration gives; without it the callee's file was
+// empty and the procedure had no descriptor.
+func TestDeclFileFromSpecification(t *testing.T) {
+	img, err := Open("../testdata/bin/stl-clang14-O2", Options{})
+	if err != nil {
+		t.Skipf("corpus: %v", err)
+	}
+	var walk func(ins []*Inline)
+	walk = func(ins []*Inline) {
+		for _, in := range ins {
+			if in.DeclLine != 0 && in.DeclFile == "" {
+				t.Errorf("inlined %s: line %d without a file", in.Name, in.DeclLine)
+			}
+			walk(in.Children)
+		}
+	}
+	for _, sp := range img.Procs {
+		walk(sp.Inlines)
+	}
+	found := false
+	for _, d := range img.Descriptors {
+		found = found || d.Name == "~_Deque_base" && d.Line == 618 && filepath.Base(d.File) == "stl_deque.h"
+	}
+	if !found {
+		t.Error("no descriptor for ~_Deque_base at stl_deque.h:618")
+	}
+}

@@ -188,6 +188,10 @@ func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
 		}
 		if di.DeclLine == 0 {
 			di.DeclLine, di.DeclFile = up.DeclLine, up.DeclFile
+		} else if di.DeclFile == "" {
+			// clang's out-of-class definition gives its line and leaves
+			// the file to the declaration it specifies.
+			di.DeclFile = up.DeclFile
 		}
 	}
 }
