@@ -3,6 +3,8 @@ package loader
 import (
 	"bufio"
 	"bytes"
+	"debug/elf"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -212,6 +214,52 @@ func TestOpenResolvesLinks(t *testing.T) {
 		}
 		if img.Path != target || img.Name != "libinline-gcc12-O2.so" {
 			t.Errorf("Open(%s): Path %q, Name %q; want %q, libinline-gcc12-O2.so", p, img.Path, img.Name, target)
+		}
+	}
+}
+
+// TestPLTGotNames pins how .plt.got stubs are named: by the GLOB_DAT
+// relocation of their GOT slot when the section holds several stubs (as
+// hpcstruct names libgsl's), targ<addr> when it holds one (as hpcstruct
+// names the lone __cxa_finalize stub of every reference binary).
+func TestPLTGotNames(t *testing.T) {
+	const gsl = "/usr/lib/x86_64-linux-gnu/libgsl.so.27"
+	cases := []struct {
+		bin, buildID string
+		addr         uint64
+		want         string
+	}{
+		{corpus + "inline-gcc12-O2", "", 0x1050, "targ1050@plt"},
+		{gsl, "a6c5261a1af7a903879da759adfab7fb4398effc", 0x6b2e0, "gsl_integration_qk15@plt"},
+		{gsl, "a6c5261a1af7a903879da759adfab7fb4398effc", 0x6b2e8, "gsl_integration_qk21@plt"},
+		{gsl, "a6c5261a1af7a903879da759adfab7fb4398effc", 0x6b2f0, "__cxa_finalize@plt"},
+	}
+	for _, c := range cases {
+		if c.buildID != "" {
+			f, err := elf.Open(c.bin)
+			if err != nil {
+				t.Logf("%s: %v", c.bin, err)
+				continue
+			}
+			id := fmt.Sprintf("%x", buildID(f))
+			f.Close()
+			if id != c.buildID {
+				t.Logf("%s: build-id %s, not the one the facts are about", c.bin, id)
+				continue
+			}
+		}
+		img, err := Open(c.bin, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, f := range img.Funcs {
+			if f.Addr == c.addr && f.PLT {
+				got = f.Name
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s %#x: stub %q, want %q", c.bin, c.addr, got, c.want)
 		}
 	}
 }

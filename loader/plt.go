@@ -7,14 +7,21 @@ import (
 )
 
 // pltStubs names the stubs of .plt and .plt.sec from the JUMP_SLOT relocation of
-// the GOT slot each one jumps through. Stubs that no JUMP_SLOT names (such as
-// .plt.got) are called targ<addr>@plt, as hpcstruct does.
+// the GOT slot each one jumps through, and those of .plt.got (stubs for
+// functions whose address is also taken) from the GLOB_DAT relocation of
+// their slot, as hpcstruct does (Dyninst 12.3) when .plt.got holds more
+// than one stub: in every binary with a lone stub (always __cxa_finalize's,
+// 27 reference files) hpcstruct calls it targ<addr>@plt, while it names
+// all 3 and 25 stubs of libgsl and libstdc++. Stubs no relocation names
+// are targ<addr>@plt.
 func (img *Image) pltStubs(f *elf.File) []*Func {
-	slots := jumpSlots(f)
+	slots := gotRelocs(f, elf.R_X86_64_JMP_SLOT)
+	var globDat map[uint64]string
 	var out []*Func
 	for _, s := range img.Sections {
 		var entSize uint64
 		skipFirst := false
+		names := slots
 		switch s.Name {
 		case ".plt":
 			entSize, skipFirst = 16, true
@@ -28,6 +35,13 @@ func (img *Image) pltStubs(f *elf.File) []*Func {
 			if sh := f.Section(s.Name); sh != nil && sh.Entsize > 0 {
 				entSize = sh.Entsize
 			}
+			names = nil
+			if uint64(len(s.Data)) > entSize {
+				if globDat == nil {
+					globDat = gotRelocs(f, elf.R_X86_64_GLOB_DAT)
+				}
+				names = globDat
+			}
 		default:
 			continue
 		}
@@ -39,7 +53,7 @@ func (img *Image) pltStubs(f *elf.File) []*Func {
 			addr := s.Addr + off
 			name := ""
 			if got, ok := gotSlotAMD64(s.Data[off:off+entSize], addr); ok {
-				name = slots[got]
+				name = names[got]
 			}
 			if name == "" {
 				name = fmt.Sprintf("targ%x", addr)
@@ -62,12 +76,17 @@ func gotSlotAMD64(b []byte, addr uint64) (uint64, bool) {
 	return 0, false
 }
 
-// jumpSlots maps GOT slot addresses to the symbol their JUMP_SLOT relocation names.
-func jumpSlots(f *elf.File) map[uint64]string {
+// gotRelocs maps GOT slot addresses to the symbol that the dynamic
+// relocations of type typ (x86-64) name: JUMP_SLOT in .rela.plt, GLOB_DAT in
+// .rela.dyn. On other machines every relocation of .rela.plt counts.
+func gotRelocs(f *elf.File, typ elf.R_X86_64) map[uint64]string {
 	out := map[uint64]string{}
 	dyn, _ := f.DynamicSymbols()
 	for _, sec := range f.Sections {
-		if sec.Type != elf.SHT_RELA || !strings.HasPrefix(sec.Name, ".rela.plt") {
+		if sec.Type != elf.SHT_RELA || !strings.HasPrefix(sec.Name, ".rela") {
+			continue
+		}
+		if f.Machine != elf.EM_X86_64 && !strings.HasPrefix(sec.Name, ".rela.plt") {
 			continue
 		}
 		data, err := sec.Data()
@@ -77,8 +96,8 @@ func jumpSlots(f *elf.File) map[uint64]string {
 		for off := 0; off+24 <= len(data); off += 24 {
 			r := f.ByteOrder.Uint64(data[off:])
 			info := f.ByteOrder.Uint64(data[off+8:])
-			typ, sym := elf.R_X86_64(info&0xffffffff), info>>32
-			if f.Machine == elf.EM_X86_64 && typ != elf.R_X86_64_JMP_SLOT {
+			sym := info >> 32
+			if f.Machine == elf.EM_X86_64 && elf.R_X86_64(info&0xffffffff) != typ {
 				continue
 			}
 			if sym == 0 || int(sym) > len(dyn) {

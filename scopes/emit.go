@@ -77,7 +77,7 @@ func emit(n *node, ctx context) []*Scope {
 	for k, kid := range n.kids {
 		callFile, callLine := k.callFile, k.callLine
 		if k.unknown {
-			callFile, callLine = "<unknown>", 0
+			callFile, callLine = unknownFile, 0
 		}
 		site := &Scope{Kind: Alien, File: callFile, Line: callLine}
 		cal := &Scope{Kind: Alien, Name: k.name, File: k.calleeFile, callee: true}
@@ -115,6 +115,11 @@ func emit(n *node, ctx context) []*Scope {
 		}
 		cal.Children = emit(kid, cctx)
 		cal.Line = minLine(cal.Children)
+		if cal.File == unknownFile {
+			// Nothing of the file "<unknown>" has a line: hpcstruct
+			// writes 0.
+			cal.Line = 0
+		}
 		site.Children = []*Scope{cal}
 		inls = append(inls, site)
 	}
@@ -230,15 +235,25 @@ func firstFile(n *node) string {
 	return zero // code with line 0 only: the file its rows name
 }
 
-// callFileOf is the call-site file of n's lowest-addressed nested inline call.
+// unknownFile is the call-site file hpcstruct writes for a call site it
+// cannot read (gcc 12's DW_FORM_implicit_const, compat mode only).
+const unknownFile = "<unknown>"
+
+// callFileOf is the call-site file of n's lowest-addressed nested inline
+// call. An unread call site counts as the file "<unknown>", as it does in
+// hpcstruct, where it is a file name like any other.
 func callFileOf(n *node) string {
 	best, lo := "", ^uint64(0)
 	for k, kid := range n.kids {
-		if k.unknown || k.callFile == "" {
+		file := k.callFile
+		if k.unknown {
+			file = unknownFile
+		}
+		if file == "" {
 			continue
 		}
-		if a := lowestNode(kid); a < lo || (a == lo && k.callFile < best) {
-			best, lo = k.callFile, a
+		if a := lowestNode(kid); a < lo || (a == lo && file < best) {
+			best, lo = file, a
 		}
 	}
 	return best

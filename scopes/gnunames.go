@@ -49,32 +49,30 @@ func (n *Names) demangleOnce(name string) (string, bool) {
 	if n == nil || n.gnu == nil || !strings.HasPrefix(name, "_Z") {
 		return d, ok
 	}
+	if !mangledAlphabet(name) {
+		// Symbol versions (name@@VERSION) and @plt: libiberty demangles
+		// whole strings only, where c++filt demangles the word before.
+		return name, false
+	}
 	g, found := n.gnu[name]
 	if !found {
 		return d, ok
 	}
-	if ast, err := demangle.ToAST(name, demangle.NoRust, demangle.Verbose); err == nil && hasReturnType(ast) {
+	if g == name {
+		// c++filt prints what it cannot demangle unchanged; libiberty's
+		// cplus_demangle, which hpcstruct calls, then gives up too.
+		return name, false
+	}
+	if ast, err := demangle.ToAST(name, demangle.NoRust, demangle.Verbose); err == nil && dropReturnType(ast) != ast {
+		// hpcstruct demangles with DMGL_RET_DROP. Where GNU's full text
+		// is the Go demangler's, the Go AST knows the return type exactly;
+		// else cut it from GNU's text.
+		if g == gnuString(markEmptyPacks(ast)) {
+			return d, true
+		}
 		g = cutReturnType(g)
 	}
-	// Use GNU's text only where it names the same function: the name up to
-	// the parameters must agree, so a parse of GNU's text that went wrong
-	// never replaces a good name.
-	if beforeParams(g) != beforeParams(d) {
-		return d, ok
-	}
-	return g, !strings.Contains(g, "{lambda(")
-}
-
-func hasReturnType(a demangle.AST) bool {
-	if c, ok := a.(*demangle.Clone); ok {
-		a = c.Base
-	}
-	if t, ok := a.(*demangle.Typed); ok {
-		if ft, ok := t.Type.(*demangle.FunctionType); ok && ft.Return != nil {
-			return true
-		}
-	}
-	return false
+	return g, true
 }
 
 // cutReturnType removes the return type GNU prints before a template
@@ -151,9 +149,14 @@ func paramsStart(s string) int {
 	return -1
 }
 
-func beforeParams(s string) string {
-	if p := paramsStart(maskOperators(s)); p > 0 {
-		return s[:p]
+// mangledAlphabet reports whether s uses only the characters of mangled
+// names and their clone suffixes.
+func mangledAlphabet(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '$') {
+			return false
+		}
 	}
-	return s
+	return true
 }

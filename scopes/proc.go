@@ -59,14 +59,20 @@ func (n *Names) procName(img *loader.Image, fn *loader.Func, sub *loader.Subprog
 	link := fn.Name
 	pretty := link
 	if fn.PLT {
-		d, _ := n.demangle(strings.TrimSuffix(link, "@plt"))
+		// hpcstruct demangles the stub's symbol, then appends @plt; it
+		// keeps the symbol when the demangled text names no function
+		// (has none of "()<>").
+		sym := strings.TrimSuffix(link, "@plt")
+		d, _ := n.demangle(sym)
+		if !strings.ContainsAny(d, "()<>") {
+			d = sym
+		}
 		pretty = d + "@plt"
 	} else if d, ok := n.demangle(link); ok {
 		pretty = d
-	} else if sub != nil && sub.Name != "" && strings.HasPrefix(link, "_Z") {
-		// hpcstruct's demangler gives up on local lambdas in template
-		// arguments; it then shows the DWARF name and no link name.
-		pretty, link = sub.Name, sub.Name
+		if dwarfNameWins(d, sub) {
+			pretty, link = sub.Name, sub.Name
+		}
 	}
 	if img.Shared {
 		pretty += " [" + img.Name + "]"
@@ -75,6 +81,17 @@ func (n *Names) procName(img *loader.Image, fn *loader.Func, sub *loader.Subprog
 		link = ""
 	}
 	return pretty, link
+}
+
+// dwarfNameWins reports whether hpcstruct names a procedure by its DWARF
+// name (and writes no link name) instead of its demangled symbol. Dyninst
+// gives a function its DWARF name too when the entry has no linkage name
+// (gcc writes none for instances involving local types); on the reference
+// binaries hpcstruct then shows that name for instances with a lambda in
+// their template arguments. The exact condition in Dyninst is not known:
+// TestHPCStructReal counts the procedures of libstdc++ it gets wrong.
+func dwarfNameWins(demangled string, sub *loader.Subprogram) bool {
+	return sub != nil && sub.LinkName == "" && sub.Name != "" && strings.Contains(demangled, "{lambda(")
 }
 
 // Demangle returns the GNU-style demangled form of a _Z name (with
@@ -92,11 +109,7 @@ func demangleOK(name string) (string, bool) {
 	if err != nil {
 		return name, true
 	}
-	d := withoutReturnType(ast)
-	if strings.Contains(d, "{lambda(") {
-		return d, false
-	}
-	return d, true
+	return withoutReturnType(ast), true
 }
 
 // inlineName is the A n of an inlined callee: its demangled linkage name,
@@ -117,7 +130,13 @@ func (n *Names) inlineName(in *loader.Inline) string {
 
 func calleeName(n *Names, in *loader.Callee) string {
 	if in.LinkName != "" {
-		if d, ok := n.demangle(in.LinkName); ok && d != in.LinkName {
+		d, ok := n.demangle(in.LinkName)
+		if !ok {
+			// Only GNU's demangler fails; hpcstruct then shows the
+			// linkage name as it is.
+			return in.LinkName
+		}
+		if d != in.LinkName {
 			return d
 		}
 	}
@@ -128,24 +147,38 @@ func calleeName(n *Names, in *loader.Callee) string {
 }
 
 // withoutReturnType prints a demangled name without the return type that
-// the mangling of template functions carries: hpcstruct's names never show
-// it. The return type is cut from the printed text, because changing the
-// AST would change how template parameters in the rest resolve.
+// the mangling of template functions carries: hpcstruct demangles with
+// libiberty's DMGL_RET_DROP, which drops the return type of the function
+// the whole name encodes (never one inside it, such as a function-pointer
+// parameter's). The return type is removed from a copy of the AST, so
+// return types that wrap around the name (a function returning a function
+// pointer or an array reference) go too.
 func withoutReturnType(a demangle.AST) string {
-	a = markEmptyPacks(a)
-	full := gnuString(a)
-	if c, ok := a.(*demangle.Clone); ok {
-		a = c.Base
-	}
-	if t, ok := a.(*demangle.Typed); ok {
-		if ft, ok := t.Type.(*demangle.FunctionType); ok && ft.Return != nil {
-			ret := gnuString(ft.Return)
-			if strings.HasPrefix(full, ret+" ") {
-				return full[len(ret)+1:]
-			}
+	return gnuString(dropReturnType(markEmptyPacks(a)))
+}
+
+// dropReturnType returns a with the return type of its top-level function
+// type removed, sharing every other node.
+func dropReturnType(a demangle.AST) demangle.AST {
+	switch x := a.(type) {
+	case *demangle.Clone:
+		if b := dropReturnType(x.Base); b != x.Base {
+			return &demangle.Clone{Base: b, Suffix: x.Suffix}
+		}
+	case *demangle.Typed:
+		if t := dropReturnType(x.Type); t != x.Type {
+			return &demangle.Typed{Name: x.Name, Type: t}
+		}
+	case *demangle.MethodWithQualifiers:
+		if m := dropReturnType(x.Method); m != x.Method {
+			return &demangle.MethodWithQualifiers{Method: m, Qualifiers: x.Qualifiers, RefQualifier: x.RefQualifier}
+		}
+	case *demangle.FunctionType:
+		if x.Return != nil {
+			return &demangle.FunctionType{Args: x.Args, ForLocalName: x.ForLocalName}
 		}
 	}
-	return full
+	return a
 }
 
 // emptyPack stands in for an empty template parameter pack at the end of a
