@@ -34,6 +34,12 @@ type Section struct {
 // End is the first address after the section.
 func (s *Section) End() uint64 { return s.Addr + uint64(len(s.Data)) }
 
+// IsPLT reports whether the section holds PLT stubs (the stubs are
+// procedures of their own; .plt begins with the resolver trampoline).
+func (s *Section) IsPLT() bool {
+	return s.Name == ".plt" || s.Name == ".plt.sec" || s.Name == ".plt.got"
+}
+
 // Image is everything bloop reads from one ELF file (and its separate debug file).
 type Image struct {
 	Path     string
@@ -50,6 +56,14 @@ type Image struct {
 	// CallSites map calls to their exception landing pads (from the LSDAs
 	// that .eh_frame points to), sorted by address.
 	CallSites []CallSite
+	// Entry is the ELF entry point (for most shared libraries 0, or not code).
+	Entry uint64
+	// Frames are the code ranges of .eh_frame's FDEs, sorted by Lo: what
+	// the compiler described as one procedure (or one part of a split one).
+	Frames []Range
+	// InitFuncs are the code addresses held by .preinit_array, .init_array
+	// and .fini_array (constructors and destructors), sorted.
+	InitFuncs []uint64
 	Warnings  []string
 
 	procIndex []procRange
@@ -122,7 +136,7 @@ func Open(path string, opt Options) (img *Image, err error) {
 		return nil, errorf(path, "bad ELF: %v", err)
 	}
 	defer ef.Close()
-	img = &Image{Path: path, Name: filepath.Base(path)}
+	img = &Image{Path: path, Name: filepath.Base(path), Entry: ef.Entry}
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -178,7 +192,8 @@ func Open(path string, opt Options) (img *Image, err error) {
 	go func() {
 		defer func() { symbols <- recover() }()
 		img.readFuncs(ef, dbgSyms)
-		img.CallSites = landingPads(ef, img)
+		img.CallSites, img.Frames = readEHFrame(ef, img)
+		img.InitFuncs = img.initFuncs(ef, self)
 	}()
 	defer func() {
 		if symbols != nil {

@@ -12,6 +12,7 @@ import (
 
 	"bloop/loader"
 	"bloop/normalize"
+	"bloop/procs"
 	"bloop/scopes"
 )
 
@@ -55,6 +56,9 @@ type Options struct {
 	// SourceDirs are where the hybrid mode looks for sources (besides the
 	// paths the line table gives) to put loops on their statement's line.
 	SourceDirs []string
+	// Procs are the procedures to analyse, from Procedures; nil: Run
+	// computes them.
+	Procs *procs.Table
 }
 
 // Problem is something in one procedure that bloop worked around by a
@@ -110,6 +114,10 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	if opt.Procs == nil {
+		opt.Procs = Procedures(img)
+	}
+	img = withProcs(img, opt.Procs)
 	pl := newPlan(img, opt, workers)
 	order, files := outputOrder(img, pl.subs)
 	type result struct {

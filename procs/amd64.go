@@ -1,0 +1,94 @@
+package procs
+
+// The x86-64 parts of the inference: the linear sweep and the shapes of
+// jump tables. (Not named *_amd64.go: binaries are analysed on any host.)
+
+import (
+	"encoding/binary"
+
+	"bloop/frameop"
+	"bloop/loader"
+)
+
+// decoded is one instruction of a linear sweep.
+type decoded struct {
+	addr uint64
+	op   frameop.Op
+}
+
+// sweep decodes r linearly, resynchronizing at known starts the sweep
+// would step over.
+func (f *finder) sweep(r loader.Range) []decoded {
+	sec := f.img.SectionAt(r.Lo)
+	if sec == nil {
+		return nil
+	}
+	var insts []decoded
+	for a := r.Lo; a < r.Hi; {
+		op := frameop.DecodeAMD64(f.img.Bytes(a, min(a+15, sec.End())), a)
+		insts = append(insts, decoded{a, op})
+		next := a + uint64(op.Len)
+		for k := a + 1; k < next && k < r.Hi; k++ {
+			if f.known(k) {
+				next = k
+				break
+			}
+		}
+		a = next
+	}
+	return insts
+}
+
+// tableTargets resolves the jump table of the indirect jump insts[i], in
+// the two shapes gcc and clang emit: absolute entries (jmp *T(,idx,8)) and,
+// in position-independent code, 4-byte offsets from the table's address
+// loaded by a nearby lea T(%rip).
+func tableTargets(img *loader.Image, insts []decoded, i int, r loader.Range) []uint64 {
+	// The table's size comes from the range check before the jump
+	// (cmp idx,N; ja default); without one the table is left alone.
+	n := uint64(0)
+	for j := i - 1; j >= 0 && j >= i-12; j-- {
+		if c := insts[j].op.CmpImm; c > 0 && c < 4096 && j+1 < i && insts[j+1].op.Kind == frameop.CondJump {
+			n = uint64(c) + 1
+			break
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	in := func(t uint64) bool { return r.Lo <= t && t < r.Hi }
+	var out []uint64
+	if t8 := insts[i].op.Table8; t8 != 0 {
+		for k := uint64(0); k < n; k++ {
+			b := img.ReadData(t8+8*k, 8)
+			if b == nil {
+				break
+			}
+			t := binary.LittleEndian.Uint64(b)
+			if !in(t) {
+				break
+			}
+			out = append(out, t)
+		}
+		return out
+	}
+	for j := i - 1; j >= 0 && j >= i-8; j-- {
+		base := insts[j].op.RipLea
+		if base == 0 {
+			continue
+		}
+		for k := uint64(0); k < n; k++ {
+			b := img.ReadData(base+4*k, 4)
+			if b == nil {
+				break
+			}
+			t := base + uint64(int64(int32(binary.LittleEndian.Uint32(b))))
+			if !in(t) {
+				break
+			}
+			out = append(out, t)
+		}
+		return out
+	}
+	return nil
+}
