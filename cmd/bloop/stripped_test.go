@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bloop/loader"
+	"bloop/pipeline"
+)
+
+// TestStructStripped runs bloop struct on stripped copies of the example:
+// it must find _start, the program's procedures and their loops, and -v
+// must warn and say where the procedures came from.
+func TestStructStripped(t *testing.T) {
+	strip, err := exec.LookPath("strip")
+	if err != nil {
+		t.Skip("no strip")
+	}
+	if _, err := os.Stat(example); err != nil {
+		t.Skip("testdata binary missing")
+	}
+	cases := []struct {
+		name    string
+		args    []string
+		sources []string // parts of the -v line that must appear
+	}{
+		{"strip", nil, []string{"symbols 3", "entry 1", "eh_frame 6", "init_array 2"}},
+		{"strip without eh_frame", []string{"-R", ".eh_frame", "-R", ".eh_frame_hdr"}, []string{"symbols 3", "entry 1", "eh_frame 0", "init_array 2"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			bin := filepath.Join(dir, "prog")
+			if out, err := exec.Command(strip, append(c.args, "-o", bin, example)...).CombinedOutput(); err != nil {
+				t.Fatalf("strip: %v\n%s", err, out)
+			}
+			out := filepath.Join(dir, "prog.hpcstruct")
+			if code := runStruct([]string{"-o", out, bin}); code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			xml, _ := os.ReadFile(out)
+			for _, want := range []string{`n="_start"`, `n="targ`, "<L "} {
+				if !bytes.Contains(xml, []byte(want)) {
+					t.Errorf("output has no %s", want)
+				}
+			}
+			img, err := pipeline.Open(bin, loader.Options{}, pipeline.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var msg bytes.Buffer
+			reportSources(&msg, bin, img, pipeline.Procedures(img))
+			for _, want := range append(c.sources, "warning: "+bin+": no symbols and no DWARF") {
+				if !strings.Contains(msg.String(), want) {
+					t.Errorf("-v report lacks %q:\n%s", want, msg.String())
+				}
+			}
+		})
+	}
+}
