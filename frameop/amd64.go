@@ -47,6 +47,12 @@ type Op struct {
 	RipLea uint64 // lea reg,[rip+d]: the address (a jump table's base)
 	Table8 uint64 // jmp *table(,idx,8): the table of absolute targets
 	CmpImm int64  // cmp reg,imm: a jump table's bound (0 when not a compare)
+	// Inherits marks a copy of rax or rbp to another register, and
+	// operands based on rbp: code that starts with one uses a value it did
+	// not compute, as a landing pad does (the exception in rax, the frame
+	// in rbp), but no procedure entry (no argument comes in those
+	// registers).
+	Inherits bool
 }
 
 func isSP(a x86asm.Arg) bool { return a == x86asm.RSP || a == x86asm.ESP || a == x86asm.SP }
@@ -167,6 +173,7 @@ func DecodeAMD64(b []byte, addr uint64) Op {
 				op.CmpImm = int64(i)
 			}
 		}
+		op.Inherits = inherits(x)
 		if m, ok := a1.(x86asm.Mem); ok && x.Op == x86asm.LEA && m.Base == x86asm.RIP {
 			op.RipLea = uint64(int64(addr) + int64(x.Len) + m.Disp)
 		}
@@ -176,6 +183,23 @@ func DecodeAMD64(b []byte, addr uint64) Op {
 		}
 	}
 	return op
+}
+
+// inherits reports whether x copies rax or rbp to another register, or
+// addresses memory relative to rbp.
+func inherits(x x86asm.Inst) bool {
+	if _, ok := x.Args[0].(x86asm.Reg); ok && x.Op == x86asm.MOV {
+		switch x.Args[1] {
+		case x86asm.RAX, x86asm.EAX, x86asm.RBP, x86asm.EBP:
+			return true
+		}
+	}
+	for _, a := range x.Args {
+		if m, ok := a.(x86asm.Mem); ok && (m.Base == x86asm.RBP || m.Base == x86asm.EBP) {
+			return true
+		}
+	}
+	return false
 }
 
 // vexLen returns the length of a VEX-encoded instruction (c4/c5 prefix),

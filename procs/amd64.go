@@ -5,6 +5,7 @@ package procs
 
 import (
 	"encoding/binary"
+	"sort"
 
 	"bloop/frameop"
 	"bloop/loader"
@@ -73,22 +74,52 @@ func tableTargets(img *loader.Image, insts []decoded, i int, r loader.Range) []u
 		return out
 	}
 	for j := i - 1; j >= 0 && j >= i-8; j-- {
+		if base := insts[j].op.RipLea; base != 0 {
+			return relTable(img, base, n, in)
+		}
+	}
+	// Compilers hoist the table's lea out of a loop around the switch:
+	// look further back for one whose n entries all land on instructions
+	// of the sweep.
+	for j := i - 9; j >= 0 && j >= i-256; j-- {
 		base := insts[j].op.RipLea
-		if base == 0 {
+		if base == 0 || img.IsCode(base) {
 			continue
 		}
-		for k := uint64(0); k < n; k++ {
-			b := img.ReadData(base+4*k, 4)
-			if b == nil {
-				break
-			}
-			t := base + uint64(int64(int32(binary.LittleEndian.Uint32(b))))
-			if !in(t) {
-				break
-			}
-			out = append(out, t)
+		ts := relTable(img, base, n, in)
+		if uint64(len(ts)) == n && allStarts(insts, ts) {
+			return ts
 		}
-		return out
 	}
 	return nil
+}
+
+// relTable reads up to n 4-byte offsets from base while they land in code
+// the predicate in accepts.
+func relTable(img *loader.Image, base, n uint64, in func(uint64) bool) []uint64 {
+	var out []uint64
+	for k := uint64(0); k < n; k++ {
+		b := img.ReadData(base+4*k, 4)
+		if b == nil {
+			break
+		}
+		t := base + uint64(int64(int32(binary.LittleEndian.Uint32(b))))
+		if !in(t) {
+			break
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// allStarts reports whether every address of ts begins an instruction of
+// the sweep insts.
+func allStarts(insts []decoded, ts []uint64) bool {
+	for _, t := range ts {
+		k := sort.Search(len(insts), func(k int) bool { return insts[k].addr >= t })
+		if k == len(insts) || insts[k].addr != t {
+			return false
+		}
+	}
+	return true
 }

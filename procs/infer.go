@@ -17,8 +17,10 @@ func (f *finder) infer() {
 	for i, r := range regions {
 		sweeps[i] = f.sweep(r)
 		for _, in := range sweeps[i] {
-			// call .+5 reads the pc; it calls no procedure.
-			if in.op.Kind == frameop.Call && in.op.Target != 0 && in.op.Target != in.addr+uint64(in.op.Len) {
+			// Even a call to the next instruction: x86-64 code reads the
+			// pc with lea, so that is a call that does not return to a
+			// procedure placed right after it.
+			if in.op.Kind == frameop.Call && in.op.Target != 0 {
 				f.add(in.op.Target, Call)
 			}
 		}
@@ -129,9 +131,11 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 		return j, j > i
 	}
 	var cands []uint64
-	var prot, conds []loader.Range
+	var prot, conds, backs []loader.Range
+	first := uint64(0) // code right after a sized procedure: someone's start
 	if j, _ := nextReal(0); j < len(insts) && !known(insts[j].addr) {
-		cands = append(cands, insts[j].addr) // code right after a sized procedure
+		first = insts[j].addr
+		cands = append(cands, first)
 	}
 	for i, in := range insts {
 		op, end := in.op, in.addr+uint64(in.op.Len)
@@ -149,6 +153,9 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 		case frameop.Ret, frameop.Jump, frameop.JumpInd, frameop.Halt:
 			if op.Pad {
 				continue
+			}
+			if op.Kind == frameop.Jump && r.Lo <= op.Target && op.Target < in.addr && !known(op.Target) {
+				backs = append(backs, loader.Range{Lo: op.Target, Hi: end})
 			}
 			if op.Kind == frameop.JumpInd {
 				// A jump table's targets belong to the jumping procedure.
@@ -175,6 +182,7 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 			}
 		}
 	}
+	cands = dropNonEntries(insts, cands, first, known)
 	// Hot/cold splitting breaks "conditional jumps stay inside": gcc's hot
 	// part branches to its .cold part across other procedures. A jump whose
 	// target is itself a candidate start and whose span holds a clear entry
@@ -202,6 +210,16 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 		}
 		prot = append(prot, c)
 	}
+	// A backward jump to a block that is no candidate start stays inside
+	// its procedure (a block placed after the return that jumps back),
+	// unless a clear entry lies between: a hot part jumping into the
+	// middle of its .cold part, which gcc places before the hot parts.
+	for _, b := range backs {
+		k := sort.Search(len(strong), func(k int) bool { return strong[k] > b.Lo })
+		if !isCand[b.Lo] && (k == len(strong) || strong[k] >= b.Hi) {
+			prot = append(prot, b)
+		}
+	}
 	// An exception landing pad belongs to the procedure of its call sites.
 	for _, cs := range img.CallSites {
 		if cs.Pad != 0 && r.Lo <= cs.Pad && cs.Pad < r.Hi && r.Lo <= cs.Lo && cs.Lo < r.Hi {
@@ -210,11 +228,16 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 	}
 	prot = loader.MergeRanges(prot)
 	// A backward jump into a protected interval extends it to the jump
-	// (outlined cold paths that return into a loop).
+	// (outlined cold paths that return into a loop), unless a clear entry
+	// lies between: then it is a hot part jumping back into its .cold part,
+	// which gcc places before the hot parts.
 	for changed := true; changed; {
 		changed = false
 		for _, in := range insts {
 			if in.op.Kind != frameop.Jump || in.op.Target >= in.addr || in.op.Target < r.Lo {
+				continue
+			}
+			if k := sort.Search(len(strong), func(k int) bool { return strong[k] > in.op.Target }); k < len(strong) && strong[k] <= in.addr {
 				continue
 			}
 			if k := find(prot, in.op.Target); k >= 0 && prot[k].Hi < in.addr+uint64(in.op.Len) {
@@ -228,6 +251,48 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 	var out []uint64
 	for _, c := range cands {
 		if !known(c) && find(prot, c) < 0 && c < r.Hi {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// dropNonEntries removes the candidates whose first instruction no
+// procedure starts with. Landing pads and the blocks after a call that does
+// not return follow a call or jump as entries do, but use values they did
+// not compute (the exception in rax, the frame in rbp), release the frame (an epilogue reached by a jump), or only
+// jump into the middle of other code (gcc's pads that lead to the .cold
+// part). With -fcf-protection, pads begin with endbr64 as entries do.
+// A .cold part starts the same way, but its hot part jumps back to it
+// (gcc places cold parts first); it stays, as does first, the code right
+// after a sized procedure, which belongs to no other.
+func dropNonEntries(insts []decoded, cands []uint64, first uint64, known func(uint64) bool) []uint64 {
+	isCand := make(map[uint64]bool, len(cands))
+	for _, c := range cands {
+		isCand[c] = true
+	}
+	at := make(map[uint64]int, len(insts))
+	jumpedBack := map[uint64]bool{}
+	for i, in := range insts {
+		at[in.addr] = i
+		if k := in.op.Kind; (k == frameop.Jump || k == frameop.CondJump) && in.op.Target < in.addr && isCand[in.op.Target] {
+			jumpedBack[in.op.Target] = true
+		}
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		i, ok := at[c]
+		if !ok || c == first || jumpedBack[c] {
+			out = append(out, c)
+			continue
+		}
+		op := insts[i].op
+		if op.Endbr && i+1 < len(insts) {
+			op = insts[i+1].op
+		}
+		epilogue := op.AddSP || op.Kind == frameop.PopBP || op.Kind == frameop.Leave || op.Kind == frameop.SPAdd && op.Imm > 0
+		midJump := op.Kind == frameop.Jump && op.Target != 0 && !known(op.Target) && !isCand[op.Target]
+		if !op.Inherits && !epilogue && !midJump {
 			out = append(out, c)
 		}
 	}

@@ -9,8 +9,9 @@ import (
 )
 
 // code is a small stripped .text at 0x1000: a procedure with a frame that
-// calls the next one, a leaf, one that reads its pc with call .+5, and a
-// leaf reached by nothing, with padding between them.
+// calls the next one, a leaf, one that ends with a call to the procedure
+// placed right after it, and a leaf reached by nothing, with padding
+// between them.
 var code = []byte{
 	0x55,             // 1000 push rbp
 	0x48, 0x89, 0xe5, // 1001 mov rbp,rsp
@@ -21,12 +22,11 @@ var code = []byte{
 	0x31, 0xc0, // 1010 xor eax,eax
 	0xc3,                                                                         // 1012 ret
 	0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, // 1013 int3
-	0x55,             // 1020 push rbp
-	0x48, 0x89, 0xe5, // 1021 mov rbp,rsp
-	0xe8, 0, 0, 0, 0, // 1024 call 1029 (reads the pc)
-	0x5d,                         // 1029 pop rbp
-	0xc3,                         // 102a ret
-	0xcc, 0xcc, 0xcc, 0xcc, 0xcc, // 102b int3
+	0x50,             // 1020 push rax
+	0xe8, 0, 0, 0, 0, // 1021 call 1026 (which does not return)
+	0x31, 0xc0, // 1026 xor eax,eax
+	0xc3,                                     // 1028 ret
+	0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, // 1029 int3
 	0x31, 0xc0, // 1030 xor eax,eax
 	0xc3, // 1032 ret
 }
@@ -51,30 +51,30 @@ func TestFind(t *testing.T) {
 	}{
 		{"stripped", func(*loader.Image) {}, Options{}, []want{
 			{0x1000, 0x1010, Gap, "targ1000"}, {0x1010, 0x1020, Call, "targ1010"},
-			{0x1020, 0x1030, Gap, "targ1020"}, {0x1030, 0x1033, Gap, "targ1030"}}},
+			{0x1020, 0x1026, Gap, "targ1020"}, {0x1026, 0x1030, Call, "targ1026"}, {0x1030, 0x1033, Gap, "targ1030"}}},
 		{"entry point", func(img *loader.Image) { img.Entry = 0x1000 }, Options{}, []want{
 			{0x1000, 0x1010, Entry, "_start"}, {0x1010, 0x1020, Call, "targ1010"},
-			{0x1020, 0x1030, Gap, "targ1020"}, {0x1030, 0x1033, Gap, "targ1030"}}},
+			{0x1020, 0x1026, Gap, "targ1020"}, {0x1026, 0x1030, Call, "targ1026"}, {0x1030, 0x1033, Gap, "targ1030"}}},
 		{"FDEs bound their procedures", func(img *loader.Image) {
-			img.Frames = []loader.Range{{Lo: 0x1000, Hi: 0x100b}, {Lo: 0x1020, Hi: 0x102b}}
+			img.Frames = []loader.Range{{Lo: 0x1000, Hi: 0x100b}, {Lo: 0x1020, Hi: 0x1026}}
 		}, Options{}, []want{
 			{0x1000, 0x100b, EHFrame, "targ1000"}, {0x1010, 0x1020, Call, "targ1010"},
-			{0x1020, 0x102b, EHFrame, "targ1020"}, {0x1030, 0x1033, Gap, "targ1030"}}},
+			{0x1020, 0x1026, EHFrame, "targ1020"}, {0x1026, 0x1030, Call, "targ1026"}, {0x1030, 0x1033, Gap, "targ1030"}}},
 		{"constructor", func(img *loader.Image) { img.InitFuncs = []uint64{0x1030, 0x5000} }, Options{}, []want{
 			{0x1000, 0x1010, Gap, "targ1000"}, {0x1010, 0x1020, Call, "targ1010"},
-			{0x1020, 0x1030, Gap, "targ1020"}, {0x1030, 0x1033, InitArray, "targ1030"}}},
+			{0x1020, 0x1026, Gap, "targ1020"}, {0x1026, 0x1030, Call, "targ1026"}, {0x1030, 0x1033, InitArray, "targ1030"}}},
 		// Code that symbols cover is not swept, for calls either.
 		{"sized symbol", func(img *loader.Image) { img.Funcs = []*loader.Func{sym("f", 0x1000, 0x100b, true)} }, Options{}, []want{
 			{0x1000, 0x100b, Symbol, "f"}, {0x1010, 0x1020, Gap, "targ1010"},
-			{0x1020, 0x1030, Gap, "targ1020"}, {0x1030, 0x1033, Gap, "targ1030"}}},
+			{0x1020, 0x1026, Gap, "targ1020"}, {0x1026, 0x1030, Call, "targ1026"}, {0x1030, 0x1033, Gap, "targ1030"}}},
 		{"unsized symbol kept whole", func(img *loader.Image) { img.Funcs = []*loader.Func{sym("f", 0x1000, 0x1033, false)} }, Options{}, []want{
 			{0x1000, 0x1033, Symbol, "f"}}},
 		{"unsized symbol split", func(img *loader.Image) { img.Funcs = []*loader.Func{sym("f", 0x1000, 0x1033, false)} }, Options{SplitUnsized: true}, []want{
 			{0x1000, 0x1010, Symbol, "f"}, {0x1010, 0x1020, Call, "targ1010"},
-			{0x1020, 0x1030, Gap, "targ1020"}, {0x1030, 0x1033, Gap, "targ1030"}}},
+			{0x1020, 0x1026, Gap, "targ1020"}, {0x1026, 0x1030, Call, "targ1026"}, {0x1030, 0x1033, Gap, "targ1030"}}},
 		{"nothing inside a sized symbol", func(img *loader.Image) {
 			img.Funcs = []*loader.Func{sym("f", 0x1000, 0x1033, true)}
-			img.Entry, img.Frames, img.InitFuncs = 0x1010, []loader.Range{{Lo: 0x1020, Hi: 0x102b}}, []uint64{0x1030}
+			img.Entry, img.Frames, img.InitFuncs = 0x1010, []loader.Range{{Lo: 0x1020, Hi: 0x1026}}, []uint64{0x1030}
 		}, Options{SplitUnsized: true}, []want{{0x1000, 0x1033, Symbol, "f"}}},
 	}
 	for _, c := range cases {
