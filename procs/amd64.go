@@ -20,14 +20,31 @@ type decoded struct {
 // sweep decodes r linearly, resynchronizing at known starts the sweep
 // would step over.
 func (f *finder) sweep(r loader.Range) []decoded {
+	insts := make([]decoded, 0, (r.Hi-r.Lo)/4+16) // instructions average about 4 bytes
+	f.decode(r, func(a uint64, op frameop.Op) { insts = append(insts, decoded{a, op}) })
+	return insts
+}
+
+// callTargets adds the targets of r's direct calls as starts. Even a call
+// to the next instruction counts: x86-64 code reads the pc with lea, so
+// that is a call that does not return, to a procedure placed after it.
+func (f *finder) callTargets(r loader.Range) {
+	f.decode(r, func(_ uint64, op frameop.Op) {
+		if op.Kind == frameop.Call && op.Target != 0 {
+			f.add(op.Target, Call)
+		}
+	})
+}
+
+// decode calls visit for each instruction of a linear sweep of r.
+func (f *finder) decode(r loader.Range, visit func(uint64, frameop.Op)) {
 	sec := f.img.SectionAt(r.Lo)
 	if sec == nil {
-		return nil
+		return
 	}
-	var insts []decoded
 	for a := r.Lo; a < r.Hi; {
 		op := frameop.DecodeAMD64(f.img.Bytes(a, min(a+15, sec.End())), a)
-		insts = append(insts, decoded{a, op})
+		visit(a, op)
 		next := a + uint64(op.Len)
 		for k := a + 1; k < next && k < r.Hi; k++ {
 			if f.known(k) {
@@ -37,7 +54,6 @@ func (f *finder) sweep(r loader.Range) []decoded {
 		}
 		a = next
 	}
-	return insts
 }
 
 // tableTargets resolves the jump table of the indirect jump insts[i], in

@@ -10,37 +10,16 @@ import (
 
 // infer sweeps the code no symbol covers: the targets of its direct calls
 // become starts, and in the parts no FDE covers either, starts are
-// inferred by the paper's rules (inferRegion).
+// inferred by the paper's rules (inferRegion) on a second sweep, which
+// resynchronizes at the call targets too.
 func (f *finder) infer() {
 	regions := f.uncovered()
-	sweeps := make([][]decoded, len(regions))
-	for i, r := range regions {
-		sweeps[i] = f.sweep(r)
-		for _, in := range sweeps[i] {
-			// Even a call to the next instruction: x86-64 code reads the
-			// pc with lea, so that is a call that does not return to a
-			// procedure placed right after it.
-			if in.op.Kind == frameop.Call && in.op.Target != 0 {
-				f.add(in.op.Target, Call)
-			}
-		}
+	for _, r := range regions {
+		f.callTargets(r)
 	}
-	starts := make([]uint64, 0, len(f.src))
-	for a := range f.src {
-		starts = append(starts, a)
-	}
-	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
 	var gaps []uint64
-	for i, r := range regions {
-		insts := sweeps[i]
-		if !aligned(insts, starts) {
-			insts = f.sweep(r) // a call target lies inside an instruction: start again there
-		}
-		for _, g := range subtract([]loader.Range{r}, f.frames) {
-			lo := sort.Search(len(insts), func(k int) bool { return insts[k].addr >= g.Lo })
-			hi := sort.Search(len(insts), func(k int) bool { return insts[k].addr >= g.Hi })
-			gaps = append(gaps, inferRegion(f.img, insts[lo:hi], g, f.known)...)
-		}
+	for _, g := range subtract(regions, f.frames) {
+		gaps = append(gaps, inferRegion(f.img, f.sweep(g), g, f.known)...)
 	}
 	for _, a := range gaps {
 		f.add(a, Gap)
@@ -60,26 +39,6 @@ func (f *finder) uncovered() []loader.Range {
 		code = append(code, loader.Range{Lo: sec.Addr, Hi: sec.End()})
 	}
 	return subtract(code, f.covered)
-}
-
-// aligned reports whether every start in starts (sorted) that lies in the
-// sweep's range begins one of its instructions.
-func aligned(insts []decoded, starts []uint64) bool {
-	if len(insts) == 0 {
-		return true
-	}
-	last := insts[len(insts)-1]
-	end := last.addr + uint64(last.op.Len)
-	i := 0
-	for k := sort.Search(len(starts), func(k int) bool { return starts[k] >= insts[0].addr }); k < len(starts) && starts[k] < end; k++ {
-		for i < len(insts) && insts[i].addr < starts[k] {
-			i++
-		}
-		if i == len(insts) || insts[i].addr != starts[k] {
-			return false
-		}
-	}
-	return true
 }
 
 func allPadding(insts []decoded) bool {

@@ -105,6 +105,9 @@ func Find(img *loader.Image, opt Options) *Table {
 	f.covered = loader.MergeRanges(f.covered)
 	f.add(img.Entry, Entry)
 	for _, r := range img.Frames {
+		if f.symbolNear(r) {
+			continue
+		}
 		s, ok := f.src[r.Lo]
 		if !ok && f.add(r.Lo, EHFrame) {
 			s, ok = EHFrame, true
@@ -122,6 +125,15 @@ func Find(img *loader.Image, opt Options) *Table {
 		f.infer()
 	}
 	return f.table()
+}
+
+// symbolNear reports whether a symbol starts in the first bytes of FDE
+// range r, after its start: glibc begins __restore_rt's FDE at the byte
+// before it, for unwinders that look up pc-1.
+func (f *finder) symbolNear(r loader.Range) bool {
+	fs := f.img.Funcs
+	i := sort.Search(len(fs), func(i int) bool { return fs[i].Addr > r.Lo })
+	return i < len(fs) && fs[i].Addr < min(r.Lo+16, r.Hi)
 }
 
 // add records a start found by source s unless it is no code, lies inside

@@ -108,19 +108,3 @@ func TestSubtract(t *testing.T) {
 		}
 	}
 }
-
-func TestAligned(t *testing.T) {
-	insts := []decoded{{addr: 10}, {addr: 12}, {addr: 15}}
-	insts[2].op.Len = 3
-	cases := []struct {
-		starts []uint64
-		want   bool
-	}{
-		{nil, true}, {[]uint64{1, 10, 15, 40}, true}, {[]uint64{11}, false}, {[]uint64{17}, false}, {[]uint64{18}, true},
-	}
-	for _, c := range cases {
-		if got := aligned(insts, c.starts); got != c.want {
-			t.Errorf("aligned(%v) = %v, want %v", c.starts, got, c.want)
-		}
-	}
-}

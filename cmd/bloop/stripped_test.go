@@ -13,8 +13,8 @@ import (
 )
 
 // TestStructStripped runs bloop struct on stripped copies of the example:
-// it must find _start, the program's procedures and their loops, and -v
-// must warn and say where the procedures came from.
+// it must find _start, the program's procedures and their loops, the same
+// at -j1 and -j2, and -v must warn and say where the procedures came from.
 func TestStructStripped(t *testing.T) {
 	strip, err := exec.LookPath("strip")
 	if err != nil {
@@ -38,11 +38,17 @@ func TestStructStripped(t *testing.T) {
 			if out, err := exec.Command(strip, append(c.args, "-o", bin, example)...).CombinedOutput(); err != nil {
 				t.Fatalf("strip: %v\n%s", err, out)
 			}
-			out := filepath.Join(dir, "prog.hpcstruct")
-			if code := runStruct([]string{"-o", out, bin}); code != 0 {
+			out, out2 := filepath.Join(dir, "prog.hpcstruct"), filepath.Join(dir, "prog-j2.hpcstruct")
+			if code := runStruct([]string{"-j1", "-o", out, bin}); code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			if code := runStruct([]string{"-j2", "-o", out2, bin}); code != 0 {
 				t.Fatalf("exit %d", code)
 			}
 			xml, _ := os.ReadFile(out)
+			if xml2, _ := os.ReadFile(out2); !bytes.Equal(xml, xml2) {
+				t.Errorf("-j1 and -j2 differ")
+			}
 			for _, want := range []string{`n="_start"`, `n="targ`, "<L "} {
 				if !bytes.Contains(xml, []byte(want)) {
 					t.Errorf("output has no %s", want)
