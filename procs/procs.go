@@ -103,6 +103,21 @@ func Find(img *loader.Image, opt Options) *Table {
 		}
 	}
 	f.covered = loader.MergeRanges(f.covered)
+	// Other architectures keep their symbols' procedures only: their
+	// linker stubs are not told from procedures yet (ppc64's glink
+	// resolver lies in .text and has an FDE), and they get no loops.
+	if img.Arch == loader.AMD64 {
+		f.hints()
+		f.infer()
+	}
+	return f.table()
+}
+
+// hints adds the starts the file names without symbols: the entry point,
+// the FDEs (whose ranges bound their procedures) and the constructor
+// tables.
+func (f *finder) hints() {
+	img := f.img
 	f.add(img.Entry, Entry)
 	for _, r := range img.Frames {
 		if f.symbolNear(r) {
@@ -121,10 +136,6 @@ func Find(img *loader.Image, opt Options) *Table {
 	for _, a := range img.InitFuncs {
 		f.add(a, InitArray)
 	}
-	if img.Arch == loader.AMD64 {
-		f.infer()
-	}
-	return f.table()
 }
 
 // symbolNear reports whether a symbol starts in the first bytes of FDE
