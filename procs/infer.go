@@ -2,7 +2,6 @@ package procs
 
 import (
 	"sort"
-	"strings"
 
 	"bloop/frameop"
 	"bloop/loader"
@@ -258,24 +257,11 @@ func dropNonEntries(insts []decoded, cands []uint64, first uint64, known func(ui
 	return out
 }
 
-// noReturnNames are library procedures that never return; a call to one
-// may be the last instruction of a procedure (stripped binaries keep the
-// names of their PLT stubs).
-var noReturnNames = map[string]bool{
-	"exit": true, "_exit": true, "_Exit": true, "abort": true, "__stack_chk_fail": true,
-	"__assert_fail": true, "__cxa_throw": true, "__cxa_rethrow": true, "_Unwind_Resume": true,
-	"__cxa_bad_cast": true, "_ZSt9terminatev": true, "longjmp": true, "siglongjmp": true,
-	"pthread_exit": true, "__fortify_fail": true, "__chk_fail": true, "err": true, "errx": true,
-	"_gfortran_stop_string": true, "_gfortran_runtime_error_at": true, "_gfortran_os_error_at": true,
-}
-
+// noReturn reports whether target is a procedure that never returns,
+// known by its name (stripped binaries keep the names of PLT stubs).
 func noReturn(img *loader.Image, target uint64) bool {
 	f := img.FuncAt(target)
-	if f == nil || f.Addr != target {
-		return false
-	}
-	name, _, _ := strings.Cut(f.Name, "@")
-	return noReturnNames[name] || strings.HasPrefix(name, "_ZSt19__throw_") || strings.HasPrefix(name, "_ZSt20__throw_") || strings.HasPrefix(name, "_ZSt24__throw_")
+	return f != nil && f.Addr == target && NoReturn(f.Name)
 }
 
 // looksLikeEntry reports whether an instruction is a typical first
