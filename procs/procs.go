@@ -167,7 +167,10 @@ func (f *finder) table() *Table {
 	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
 	t := &Table{Procs: make([]Proc, 0, len(starts))}
 	for i, a := range starts {
-		hi := f.img.SectionAt(a).End()
+		hi := ^uint64(0) // a hand-made image's symbol may lie outside its sections
+		if sec := f.img.SectionAt(a); sec != nil {
+			hi = sec.End()
+		}
 		if i+1 < len(starts) && starts[i+1] < hi {
 			hi = starts[i+1]
 		}
