@@ -175,11 +175,14 @@ func (f *finder) table() *Table {
 			hi = starts[i+1]
 		}
 		p := Proc{Lo: a, Source: f.src[a], Func: f.funcs[a]}
-		if fn := p.Func; fn != nil && fn.Sized && fn.End > a {
+		if fn := p.Func; fn != nil && fn.End > a { // a size, or (unsized) the next symbol
 			hi = min(hi, fn.End)
 		}
 		if e := f.ends[a]; e > a {
 			hi = min(hi, e)
+		}
+		if hi == ^uint64(0) {
+			hi = a + 1 // no section, no size and nothing after it
 		}
 		p.Hi = hi
 		t.Procs = append(t.Procs, p)
