@@ -282,6 +282,9 @@ func (img *Image) readSections(f *elf.File, raw fileBytes) error {
 		if s.Size > maxSectionSize {
 			return errorf(img.Path, "section %s claims %d bytes", s.Name, s.Size)
 		}
+		if s.Addr+s.Size < s.Addr {
+			return errorf(img.Path, "section %s at %#x runs past the end of the address space", s.Name, s.Addr)
+		}
 		data, err := sectionBytes(raw, s)
 		if err != nil {
 			return errorf(img.Path, "%v", err)
@@ -315,7 +318,7 @@ func (img *Image) Bytes(lo, hi uint64) []byte {
 	if s == nil {
 		return nil
 	}
-	if hi > s.End() {
+	if hi > s.End() || hi < lo { // hi < lo: lo+n wrapped around
 		hi = s.End()
 	}
 	return s.Data[lo-s.Addr : hi-s.Addr]

@@ -38,12 +38,10 @@ func (f *finder) callTargets(r loader.Range) {
 
 // decode calls visit for each instruction of a linear sweep of r.
 func (f *finder) decode(r loader.Range, visit func(uint64, frameop.Op)) {
-	sec := f.img.SectionAt(r.Lo)
-	if sec == nil {
-		return
-	}
 	for a := r.Lo; a < r.Hi; {
-		op := frameop.DecodeAMD64(f.img.Bytes(a, min(a+15, sec.End())), a)
+		// Bytes stops at a's section's end (damaged files have sections
+		// that overlap).
+		op := frameop.DecodeAMD64(f.img.Bytes(a, a+15), a)
 		visit(a, op)
 		next := a + uint64(op.Len)
 		for k := a + 1; k < next && k < r.Hi; k++ {
