@@ -21,7 +21,8 @@ func Procedures(img *loader.Image) *procs.Table {
 	return &procs.Table{Procs: out}
 }
 
-// withProcs returns img with the procedures of t as its Funcs, named as
+// withProcs returns img with the procedures of t as its Funcs; those
+// without a symbol are named by the DWARF procedure entered there, else as
 // procs names them. Without procedures beyond the symbols, img itself.
 func withProcs(img *loader.Image, t *procs.Table) *loader.Image {
 	extra := false
@@ -42,8 +43,24 @@ func withProcs(img *loader.Image, t *procs.Table) *loader.Image {
 			funcs[i] = &fn
 		default:
 			name := p.Name()
+			if n := dwarfName(img, p.Lo); n != "" {
+				name = n
+			}
 			funcs[i] = &loader.Func{Name: name, Aliases: []string{name}, Addr: p.Lo, End: p.Hi}
 		}
 	}
 	return img.WithFuncs(funcs)
+}
+
+// dwarfName is the link name (else the name) of the DWARF procedure whose
+// entry is addr, or "".
+func dwarfName(img *loader.Image, addr uint64) string {
+	sub := img.SubprogramAt(addr)
+	if sub == nil || sub.EntryPC != addr {
+		return ""
+	}
+	if sub.LinkName != "" {
+		return sub.LinkName
+	}
+	return sub.Name
 }
