@@ -34,6 +34,12 @@ type Section struct {
 // End is the first address after the section.
 func (s *Section) End() uint64 { return s.Addr + uint64(len(s.Data)) }
 
+// IsPLT reports whether the section holds PLT stubs (the stubs are
+// procedures of their own; .plt begins with the resolver trampoline).
+func (s *Section) IsPLT() bool {
+	return s.Name == ".plt" || s.Name == ".plt.sec" || s.Name == ".plt.got"
+}
+
 // Image is everything bloop reads from one ELF file (and its separate debug file).
 type Image struct {
 	Path     string
@@ -50,6 +56,14 @@ type Image struct {
 	// CallSites map calls to their exception landing pads (from the LSDAs
 	// that .eh_frame points to), sorted by address.
 	CallSites []CallSite
+	// Entry is the ELF entry point (for most shared libraries 0, or not code).
+	Entry uint64
+	// Frames are the code ranges of .eh_frame's FDEs, sorted by Lo: what
+	// the compiler described as one procedure (or one part of a split one).
+	Frames []Range
+	// InitFuncs are the code addresses held by .preinit_array, .init_array
+	// and .fini_array (constructors and destructors), sorted.
+	InitFuncs []uint64
 	Warnings  []string
 
 	procIndex []procRange
@@ -122,7 +136,7 @@ func Open(path string, opt Options) (img *Image, err error) {
 		return nil, errorf(path, "bad ELF: %v", err)
 	}
 	defer ef.Close()
-	img = &Image{Path: resolveLinks(path)}
+	img = &Image{Path: resolveLinks(path), Entry: ef.Entry}
 	img.Name = filepath.Base(img.Path)
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
@@ -179,7 +193,8 @@ func Open(path string, opt Options) (img *Image, err error) {
 	go func() {
 		defer func() { symbols <- recover() }()
 		img.readFuncs(ef, dbgSyms)
-		img.CallSites = landingPads(ef, img)
+		img.CallSites, img.Frames = readEHFrame(ef, img)
+		img.InitFuncs = img.initFuncs(ef, self)
 	}()
 	defer func() {
 		if symbols != nil {
@@ -279,6 +294,9 @@ func (img *Image) readSections(f *elf.File, raw fileBytes) error {
 		if s.Size > maxSectionSize {
 			return errorf(img.Path, "section %s claims %d bytes", s.Name, s.Size)
 		}
+		if s.Addr+s.Size < s.Addr {
+			return errorf(img.Path, "section %s at %#x runs past the end of the address space", s.Name, s.Addr)
+		}
 		data, err := sectionBytes(raw, s)
 		if err != nil {
 			return errorf(img.Path, "%v", err)
@@ -312,7 +330,7 @@ func (img *Image) Bytes(lo, hi uint64) []byte {
 	if s == nil {
 		return nil
 	}
-	if hi > s.End() {
+	if hi > s.End() || hi < lo { // hi < lo: lo+n wrapped around
 		hi = s.End()
 	}
 	return s.Data[lo-s.Addr : hi-s.Addr]

@@ -9,7 +9,8 @@ import (
 // Landing pads are code reached only by the unwinder (C++ catch blocks and
 // cleanups). Dyninst parses them as part of their procedure, so bloop finds
 // them the same way: FDEs in .eh_frame point to LSDAs in .gcc_except_table,
-// whose call-site tables give the landing pads.
+// whose call-site tables give the landing pads. The FDEs' code ranges are
+// kept too: in a stripped file they still mark where procedures are.
 
 // ehReader decodes DWARF exception-handling pointer encodings.
 type ehReader struct {
@@ -128,18 +129,20 @@ type CallSite struct {
 	Lo, Hi, Pad uint64
 }
 
-// landingPads returns the call sites with landing pads, sorted by Lo.
-func landingPads(f *elf.File, img *Image) []CallSite {
+// readEHFrame walks .eh_frame and returns the call sites with landing pads
+// and the FDEs' code ranges that lie in code, both sorted by Lo.
+func readEHFrame(f *elf.File, img *Image) ([]CallSite, []Range) {
 	sec := f.Section(".eh_frame")
 	if sec == nil || sec.Type == elf.SHT_NOBITS {
-		return nil
+		return nil, nil
 	}
 	data, err := sec.Data()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	cies := map[int]*cieInfo{}
 	var pads []CallSite
+	var frames []Range
 	for off := 0; off+8 <= len(data); {
 		length := uint64(binary.LittleEndian.Uint32(data[off:]))
 		hdr := 4
@@ -163,7 +166,10 @@ func landingPads(f *elf.File, img *Image) []CallSite {
 			cies[off] = parseCIE(rec)
 		} else if cie := cies[idOff-int(id)]; cie != nil {
 			if start, ok := rec.ptr(cie.fdeEnc); ok {
-				rec.ptr(cie.fdeEnc & 0x0f) // pc range
+				// The pc range is a length: only the value part of the encoding applies.
+				if n, ok := rec.ptr(cie.fdeEnc & 0x0f); ok && n > 0 && start+n > start && img.IsCode(start) {
+					frames = append(frames, Range{Lo: start, Hi: start + n})
+				}
 				if cie.z {
 					rec.uleb()
 				}
@@ -188,7 +194,13 @@ func landingPads(f *elf.File, img *Image) []CallSite {
 			out = append(out, p)
 		}
 	}
-	return out
+	sort.Slice(frames, func(i, j int) bool {
+		if frames[i].Lo != frames[j].Lo {
+			return frames[i].Lo < frames[j].Lo
+		}
+		return frames[i].Hi < frames[j].Hi
+	})
+	return out, frames
 }
 
 // PadFor returns the landing pad of the call at addr, if any.

@@ -115,3 +115,12 @@ func (img *Image) FuncAt(addr uint64) *Func {
 	}
 	return nil
 }
+
+// WithFuncs returns a copy of img whose procedures are funcs (sorted by
+// Addr, their extents disjoint): the symbols' and those found without one.
+// The copy shares everything else with img, which is left unchanged.
+func (img *Image) WithFuncs(funcs []*Func) *Image {
+	c := *img
+	c.Funcs = funcs
+	return &c
+}

@@ -12,6 +12,7 @@ import (
 
 	"bloop/loader"
 	"bloop/normalize"
+	"bloop/procs"
 	"bloop/scopes"
 )
 
@@ -55,6 +56,9 @@ type Options struct {
 	// SourceDirs are where the hybrid mode looks for sources (besides the
 	// paths the line table gives) to put loops on their statement's line.
 	SourceDirs []string
+	// Procs are the procedures to analyse, from Procedures; nil: Run
+	// computes them.
+	Procs *procs.Table
 }
 
 // Problem is something in one procedure that bloop worked around by a
@@ -110,6 +114,10 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	if opt.Procs == nil {
+		opt.Procs = Procedures(img)
+	}
+	img = withProcs(img, opt.Procs)
 	pl := newPlan(img, opt, workers)
 	order, files := outputOrder(img, pl.subs)
 	type result struct {
@@ -197,36 +205,11 @@ func continuation(img *loader.Image) func(uint64, bool) (uint64, uint64, bool) {
 	}
 }
 
-// noReturn lists procedures known never to return.
-var noReturn = map[string]bool{
-	"exit": true, "_exit": true, "_Exit": true, "abort": true, "quick_exit": true,
-	"__stack_chk_fail": true, "__assert_fail": true, "__assert_perror_fail": true,
-	"__cxa_throw": true, "__cxa_rethrow": true, "_Unwind_Resume": true,
-	"__cxa_bad_cast": true, "__cxa_bad_typeid": true, "__cxa_throw_bad_array_new_length": true,
-	"__cxa_call_unexpected": true, "__cxa_pure_virtual": true, "_ZSt9terminatev": true,
-	"longjmp": true, "siglongjmp": true, "_longjmp": true, "__longjmp_chk": true,
-	"pthread_exit": true, "__fortify_fail": true, "__chk_fail": true, "__libc_fatal": true,
-	"err": true, "errx": true, "verr": true, "verrx": true,
-	"_gfortran_stop_string": true, "_gfortran_error_stop_string": true,
-	"_gfortran_error_stop_numeric": true, "_gfortran_runtime_error": true,
-	"_gfortran_runtime_error_at": true, "_gfortran_os_error": true, "_gfortran_os_error_at": true,
-	"_gfortran_generate_error": true,
-}
-
-func isNoReturn(name string) bool {
-	name = strings.TrimSuffix(name, "@plt")
-	if i := strings.IndexByte(name, '@'); i > 0 {
-		name = name[:i]
-	}
-	// std::__throw_* helpers of libstdc++ never return.
-	return noReturn[name] || strings.HasPrefix(name, "_ZSt") && strings.Contains(name, "__throw_")
-}
-
 func noReturnSet(img *loader.Image) func(uint64) bool {
 	set := map[uint64]bool{}
 	for _, fn := range img.Funcs {
 		for _, a := range fn.Aliases {
-			if isNoReturn(a) {
+			if procs.NoReturn(a) {
 				set[fn.Addr] = true
 			}
 		}

@@ -9,12 +9,12 @@
 package unwind
 
 import (
-	"debug/elf"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
+	"bloop/frameop"
 	"bloop/loader"
 )
 
@@ -49,12 +49,7 @@ type Proc struct {
 
 // NewModule prepares unwinding for img. Nothing is computed until used.
 func NewModule(img *loader.Image) *Module {
-	m := &Module{Img: img, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}}
-	if f, err := elf.Open(img.Path); err == nil {
-		m.Entry = f.Entry
-		f.Close()
-	}
-	return m
+	return &Module{Img: img, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}}
 }
 
 // Procs returns the procedure bounds, sorted by address.
@@ -153,12 +148,12 @@ func (m *Module) jumpsBetween() map[int][]int {
 		}
 		seenFrom := map[int]bool{}
 		for a := p.Lo; a < p.Hi; {
-			op := decodeAMD64(m.Img.Bytes(a, min(a+15, sec.End())), a)
-			a += uint64(op.len)
-			if (op.kind != opJump && op.kind != opCondJump) || op.target == 0 || p.Lo <= op.target && op.target < p.Hi {
+			op := frameop.DecodeAMD64(m.Img.Bytes(a, min(a+15, sec.End())), a)
+			a += uint64(op.Len)
+			if (op.Kind != frameop.Jump && op.Kind != frameop.CondJump) || op.Target == 0 || p.Lo <= op.Target && op.Target < p.Hi {
 				continue
 			}
-			if j := m.ProcAt(op.target); j >= 0 && !seenFrom[j] {
+			if j := m.ProcAt(op.Target); j >= 0 && !seenFrom[j] {
 				seenFrom[j] = true
 				out[j] = append(out[j], i)
 			}

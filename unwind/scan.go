@@ -1,6 +1,10 @@
 package unwind
 
-import "sort"
+import (
+	"sort"
+
+	"bloop/frameop"
+)
 
 // interval is a run of instructions with one frame state, as the scan
 // builds it.
@@ -55,11 +59,11 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 		if sec != nil && end > sec.End() {
 			end = sec.End()
 		}
-		op := decodeAMD64(m.Img.Bytes(addr, end), addr)
-		if brk && op.pad {
+		op := frameop.DecodeAMD64(m.Img.Bytes(addr, end), addr)
+		if brk && op.Pad {
 			// Padding after a return or jump is never run: keep looking for
 			// the next real instruction before choosing its state.
-			addr += uint64(op.len)
+			addr += uint64(op.Len)
 			continue
 		}
 		fresh := false
@@ -91,59 +95,59 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			guessed, fresh = true, true
 		}
 		s.add(addr, cur, guessed, fresh)
-		if !op.pad && op.kind != opInvalid {
+		if !op.Pad && op.Kind != frameop.Invalid {
 			last = lastJump{}
 		}
 
 		next := cur
 		brk, brkCanon, afterCall = false, false, false
-		switch op.kind {
-		case opSPAdd:
-			next.sp -= op.imm
-		case opSPUnknown:
+		switch op.Kind {
+		case frameop.SPAdd:
+			next.sp -= op.Imm
+		case frameop.SPUnknown:
 			next.spKnown = false
-		case opSPFromBP:
-			next.spKnown, next.sp = next.bpKnown, next.bp-op.imm
-		case opBPFromSP:
+		case frameop.SPFromBP:
+			next.spKnown, next.sp = next.bpKnown, next.bp-op.Imm
+		case frameop.BPFromSP:
 			// Only BP pointing at the saved caller's BP (push rbp; mov
 			// rbp,rsp) is a frame pointer; otherwise (lea rbp,[rsp+d], or a
 			// mov deeper in the frame) rbp is an ordinary register that
 			// happens to hold a stack address, as .eh_frame also sees it.
-			next.bpKnown, next.bp = next.spKnown, next.sp-op.imm
-			next.cfaBP = next.bpKnown && op.imm == 0 && next.bpSaved && next.bpSave == next.sp
-		case opBPWrite:
+			next.bpKnown, next.bp = next.spKnown, next.sp-op.Imm
+			next.cfaBP = next.bpKnown && op.Imm == 0 && next.bpSaved && next.bpSave == next.sp
+		case frameop.BPWrite:
 			next.bpKnown, next.cfaBP = false, false
-		case opPushBP:
+		case frameop.PushBP:
 			next.sp += 8
 			if !next.bpSaved && !next.bpKnown && next.spKnown {
 				next.bpSaved, next.bpSave = true, next.sp
 			}
-		case opPopBP:
+		case frameop.PopBP:
 			if next.bpSaved && (!next.spKnown || next.sp == next.bpSave) {
 				next.bpSaved = false
 			}
 			next.sp -= 8
 			next.bpKnown, next.cfaBP = false, false
-		case opStoreBP:
+		case frameop.StoreBP:
 			if !next.bpSaved && !next.bpKnown && next.spKnown {
-				next.bpSaved, next.bpSave = true, next.sp-op.imm
+				next.bpSaved, next.bpSave = true, next.sp-op.Imm
 			}
-		case opLoadBP:
-			if next.bpSaved && next.spKnown && next.sp-op.imm == next.bpSave {
+		case frameop.LoadBP:
+			if next.bpSaved && next.spKnown && next.sp-op.Imm == next.bpSave {
 				next.bpSaved = false
 			}
 			next.bpKnown, next.cfaBP = false, false
-		case opLeave:
+		case frameop.Leave:
 			next.spKnown, next.sp = next.bpKnown, next.bp-8
 			next.bpKnown, next.cfaBP, next.bpSaved = false, false, false
-		case opEnter:
+		case frameop.Enter:
 			next.sp += 8
 			if !next.bpSaved && !next.bpKnown {
 				next.bpSaved, next.bpSave = next.spKnown, next.sp
 			}
 			next.bpKnown, next.bp, next.cfaBP = next.spKnown, next.sp, next.spKnown
-			next.sp += op.imm
-		case opCall:
+			next.sp += op.Imm
+		case frameop.Call:
 			s.ivs[len(s.ivs)-1].branchy = true
 			// An exception landing pad (from the LSDA, which the loader
 			// reads) runs in the frame of the call that throws: treat it as
@@ -153,35 +157,35 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 				next = cur
 			}
 			afterCall = true
-		case opCondJump:
+		case frameop.CondJump:
 			s.ivs[len(s.ivs)-1].branchy = true
-			cur, guessed = s.branch(m, addr, op.target, cur, guessed)
+			cur, guessed = s.branch(m, addr, op.Target, cur, guessed)
 			next = cur
-		case opJump:
+		case frameop.Jump:
 			s.ivs[len(s.ivs)-1].branchy = true
-			cur, guessed = s.branch(m, addr, op.target, cur, guessed)
+			cur, guessed = s.branch(m, addr, op.Target, cur, guessed)
 			next = cur
 			brk = true
-			brkCanon = op.target < p.Lo || op.target >= p.Hi // a tail call
-			last = lastJump{ok: true, target: op.target, st: cur}
-		case opJumpInd:
+			brkCanon = op.Target < p.Lo || op.Target >= p.Hi // a tail call
+			last = lastJump{ok: true, target: op.Target, st: cur}
+		case frameop.JumpInd:
 			s.ivs[len(s.ivs)-1].branchy = true
 			brk = true
 			brkCanon = cur.atReturn() // a tail call through a register
-		case opRet:
+		case frameop.Ret:
 			if !cur.atReturn() {
 				s.atRet(addr, cur, guessed) // fixes the intervals; the state after ret is unknown
 				guessed = false
 			}
 			brk, brkCanon = true, true
-		case opHalt:
-			brk = !op.pad
+		case frameop.Halt:
+			brk = !op.Pad
 		}
 		if !next.spKnown {
 			next.sp = 0
 		}
 		cur = next
-		addr += uint64(op.len)
+		addr += uint64(op.Len)
 	}
 	return s.recipes(), last
 }

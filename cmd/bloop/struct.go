@@ -14,6 +14,7 @@ import (
 	"bloop/loader"
 	"bloop/normalize"
 	"bloop/pipeline"
+	"bloop/procs"
 	"bloop/scopes"
 )
 
@@ -115,6 +116,7 @@ func runStruct(args []string) int {
 	// Analysis and writing are one streaming phase: procedures are written
 	// in order as they are finished.
 	t1 := time.Now()
+	popt.Procs = pipeline.Procedures(img)
 	var probs []*pipeline.Problem
 	nprocs, nfiles := 0, 0
 	write := func(w io.Writer) error {
@@ -151,6 +153,7 @@ func runStruct(args []string) int {
 			fmt.Fprintf(os.Stderr, "bloop: %s: %d line rows overlapped a later row and were cut at its start\n", bin, n)
 		}
 		fmt.Fprintf(os.Stderr, "bloop: %s: %d procedures, %d files, 0 skipped\n", bin, nprocs, nfiles)
+		reportSources(os.Stderr, bin, img, popt.Procs)
 	}
 	if *timing {
 		fmt.Fprintf(os.Stderr, "load      %8.3fs\nanalyze   %8.3fs (and write)\ntotal     %8.3fs\npeak RSS  %8.1f MiB\n",
@@ -188,6 +191,25 @@ func reportProblems(bin string, probs []*pipeline.Problem, verbose bool) {
 	for _, k := range kinds {
 		fmt.Fprintf(os.Stderr, "bloop: %s: %d procedures with %s\n", bin, counts[k], k)
 	}
+}
+
+// reportSources says how the procedures were found, with a warning when
+// the file has neither symbols nor DWARF: then every procedure but the
+// PLT stubs is inferred, and named targ<address> (_start at the entry).
+func reportSources(w io.Writer, bin string, img *loader.Image, t *procs.Table) {
+	symbols := false
+	for _, fn := range img.Funcs {
+		symbols = symbols || !fn.PLT
+	}
+	if !symbols && len(img.Procs) == 0 && img.Lines.Empty() {
+		fmt.Fprintf(w, "bloop: warning: %s: no symbols and no DWARF: procedures other than PLT stubs are found in the code and named targ<address> (_start at the entry point); statements have no lines\n", bin)
+	}
+	n := t.Counts()
+	var parts []string
+	for _, s := range []procs.Source{procs.Symbol, procs.Entry, procs.Call, procs.EHFrame, procs.InitArray, procs.Gap} {
+		parts = append(parts, fmt.Sprintf("%s %d", s, n[s]))
+	}
+	fmt.Fprintf(w, "bloop: %s: procedures by source: %s\n", bin, strings.Join(parts, ", "))
 }
 
 // writeAtomic writes to a temporary file beside dest and renames it, so a

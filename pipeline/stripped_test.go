@@ -1,0 +1,201 @@
+package pipeline
+
+import (
+	"debug/elf"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"bloop/loader"
+	"bloop/scopes"
+)
+
+// strippedShare is what a stripped analysis found of the unstripped one.
+type strippedShare struct {
+	entries, entriesFound int // sized function symbols; those that are procedure starts
+	loops, loopsFound     int // loop headers; those found again
+	procs, procsRight     int // procedures of the stripped analysis; those at an unstripped one's entry
+}
+
+func (s *strippedShare) add(o strippedShare) {
+	s.entries += o.entries
+	s.entriesFound += o.entriesFound
+	s.loops += o.loops
+	s.loopsFound += o.loopsFound
+	s.procs += o.procs
+	s.procsRight += o.procsRight
+}
+
+func (s strippedShare) entryPct() float64 {
+	return 100 * float64(s.entriesFound) / float64(max(s.entries, 1))
+}
+func (s strippedShare) loopPct() float64 {
+	return 100 * float64(s.loopsFound) / float64(max(s.loops, 1))
+}
+
+func (s strippedShare) procPct() float64 {
+	return 100 * float64(s.procsRight) / float64(max(s.procs, 1))
+}
+
+// TestStrippedRecovery strips every corpus binary (strip, and strip with
+// .eh_frame and .eh_frame_hdr removed too) and measures, against the
+// unstripped file, the share of its functions (STT_FUNC symbols with a
+// size in executable sections, PLT excluded) whose entry is a procedure
+// start of the stripped analysis, and the share of its loops (by header
+// address) the stripped analysis finds. Both analyses use the DWARF engine
+// without normalization, so loops are never merged. The figures are
+// pinned a little below their measured values.
+func TestStrippedRecovery(t *testing.T) {
+	strip, err := exec.LookPath("strip")
+	if err != nil {
+		t.Skip("no strip")
+	}
+	bins := corpusBinaries(t)
+	variants := []struct {
+		name string
+		args []string
+		pins map[string][3]float64 // compiler (or "all") -> minimum entries %, loops %, procedures at an entry %
+	}{
+		{"strip", nil, map[string][3]float64{"all": {99.5, 99.5, 99}}},
+		{"strip -R .eh_frame", []string{"-R", ".eh_frame", "-R", ".eh_frame_hdr"}, map[string][3]float64{"all": {99.5, 99.5, 99}}},
+	}
+	for _, v := range variants {
+		t.Run(strings.ReplaceAll(v.name, " ", "_"), func(t *testing.T) {
+			var mu sync.Mutex
+			per := map[string]*strippedShare{"all": {}}
+			t.Run("bins", func(t *testing.T) {
+				for _, b := range bins {
+					t.Run(filepath.Base(b), func(t *testing.T) {
+						t.Parallel()
+						s := measureStripped(t, strip, v.args, b)
+						mu.Lock()
+						defer mu.Unlock()
+						for _, k := range []string{"all", compilerOf(b)} {
+							if per[k] == nil {
+								per[k] = &strippedShare{}
+							}
+							per[k].add(s)
+						}
+					})
+				}
+			})
+			keys := make([]string, 0, len(per))
+			for k := range per {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				s := per[k]
+				t.Logf("%-10s entries %6.2f%% (%d of %d), loops %6.2f%% (%d of %d); procedures at an entry %6.2f%% (%d of %d)",
+					k, s.entryPct(), s.entriesFound, s.entries, s.loopPct(), s.loopsFound, s.loops, s.procPct(), s.procsRight, s.procs)
+				if pin, ok := v.pins[k]; ok && (s.entryPct() < pin[0] || s.loopPct() < pin[1] || s.procPct() < pin[2]) {
+					t.Errorf("%s: entries %.2f%% (pinned >= %.2f%%), loops %.2f%% (pinned >= %.2f%%), procedures at an entry %.2f%% (pinned >= %.2f%%)",
+						k, s.entryPct(), pin[0], s.loopPct(), pin[1], s.procPct(), pin[2])
+				}
+			}
+		})
+	}
+}
+
+// compilerOf is the compiler part of a corpus binary's name.
+func compilerOf(bin string) string {
+	for _, c := range []string{"gcc12", "clang14", "gfortran12"} {
+		if strings.Contains(filepath.Base(bin), "-"+c+"-") {
+			return c
+		}
+	}
+	return "other"
+}
+
+// measureStripped strips bin with args into a temporary directory and
+// compares the two analyses.
+func measureStripped(t *testing.T, strip string, args []string, bin string) strippedShare {
+	stripped := filepath.Join(t.TempDir(), filepath.Base(bin))
+	if out, err := exec.Command(strip, append(append([]string{}, args...), "-o", stripped, bin)...).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	entries := sizedFuncs(t, bin)
+	loops, procs := analyseStarts(t, bin)
+	sloops, sprocs := analyseStarts(t, stripped)
+	var s strippedShare
+	for a := range sprocs {
+		s.procs++
+		if procs[a] {
+			s.procsRight++
+		} else {
+			t.Logf("%s: procedure at %#x is no procedure of the unstripped file", filepath.Base(bin), a)
+		}
+	}
+	for _, a := range entries {
+		s.entries++
+		if sprocs[a] {
+			s.entriesFound++
+		} else {
+			t.Logf("%s: function at %#x not found", filepath.Base(bin), a)
+		}
+	}
+	for a := range loops {
+		s.loops++
+		if sloops[a] {
+			s.loopsFound++
+		} else {
+			t.Logf("%s: loop at %#x not found", filepath.Base(bin), a)
+		}
+	}
+	return s
+}
+
+// sizedFuncs returns the entries of bin's function symbols that have a
+// size and lie in an executable section other than the PLT's.
+func sizedFuncs(t *testing.T, bin string) []uint64 {
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatalf("%s: %v", bin, err)
+	}
+	seen := map[uint64]bool{}
+	var out []uint64
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Size == 0 || int(s.Section) >= len(f.Sections) || seen[s.Value] {
+			continue
+		}
+		sec := f.Sections[s.Section]
+		if sec.Flags&elf.SHF_EXECINSTR == 0 || (&loader.Section{Name: sec.Name}).IsPLT() {
+			continue
+		}
+		seen[s.Value] = true
+		out = append(out, s.Value)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// analyseStarts runs the pipeline on bin and returns its loop headers and
+// procedure entries.
+func analyseStarts(t *testing.T, bin string) (loops, procs map[uint64]bool) {
+	img, err := loader.Open(bin, loader.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loops, procs = map[uint64]bool{}, map[uint64]bool{}
+	_, err = Run(img, Options{Workers: 1, Engine: DWARF}, func(_ string, p *scopes.Scope) error {
+		procs[p.Entry] = true
+		scopes.Walk(p, func(s *scopes.Scope) {
+			if s.Kind == scopes.Loop {
+				loops[s.Entry] = true
+			}
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loops, procs
+}

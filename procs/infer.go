@@ -1,0 +1,322 @@
+package procs
+
+import (
+	"sort"
+
+	"bloop/frameop"
+	"bloop/loader"
+)
+
+// infer sweeps the code no symbol covers: the targets of its direct calls
+// become starts, and in the parts no FDE covers either, starts are
+// inferred by the paper's rules (inferRegion) on a second sweep, which
+// resynchronizes at the call targets too.
+func (f *finder) infer() {
+	regions := f.uncovered()
+	for _, r := range regions {
+		f.callTargets(r)
+	}
+	var gaps []uint64
+	for _, g := range subtract(regions, f.frames) {
+		gaps = append(gaps, inferRegion(f.img, f.sweep(g), g, f.known)...)
+	}
+	for _, a := range gaps {
+		f.add(a, Gap)
+	}
+}
+
+// known reports whether a is a start from any source.
+func (f *finder) known(a uint64) bool {
+	_, ok := f.src[a]
+	return ok
+}
+
+// uncovered returns the code outside the symbols' extents, per section.
+func (f *finder) uncovered() []loader.Range {
+	var code []loader.Range
+	for _, sec := range f.img.Sections {
+		code = append(code, loader.Range{Lo: sec.Addr, Hi: sec.End()})
+	}
+	return subtract(code, f.covered)
+}
+
+func allPadding(insts []decoded) bool {
+	for _, in := range insts {
+		if !in.op.Pad {
+			return false
+		}
+	}
+	return true
+}
+
+// subtract returns the parts of the sorted, disjoint ranges rs outside
+// the sorted, disjoint ranges cut.
+func subtract(rs, cut []loader.Range) []loader.Range {
+	var out []loader.Range
+	for _, r := range rs {
+		lo := r.Lo
+		k := sort.Search(len(cut), func(k int) bool { return cut[k].Hi > lo })
+		for ; k < len(cut) && cut[k].Lo < r.Hi; k++ {
+			if cut[k].Lo > lo {
+				out = append(out, loader.Range{Lo: lo, Hi: cut[k].Lo})
+			}
+			lo = max(lo, cut[k].Hi)
+		}
+		if lo < r.Hi {
+			out = append(out, loader.Range{Lo: lo, Hi: r.Hi})
+		}
+	}
+	return out
+}
+
+// inferRegion applies the paper's rules to the instructions insts of
+// region r, code that no symbol or FDE covers, and returns the starts it
+// infers: after a return, an unconditional jump or a halt, and after a
+// call when a padded, aligned or endbr64-marked entry follows, unless the
+// address lies in a protected interval (jump tables, conditional jumps,
+// landing pads, stack frames). Starts from the other sources are kept
+// even inside protected intervals: they come from the file, not from
+// guessing.
+func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(uint64) bool) []uint64 {
+	if allPadding(insts) {
+		return nil // most regions between symbols are alignment only
+	}
+	nextReal := func(i int) (int, bool) { // skip padding; report whether there was any
+		j := i
+		for j < len(insts) && insts[j].op.Pad {
+			j++
+		}
+		return j, j > i
+	}
+	var cands []uint64
+	var prot, conds, backs []loader.Range
+	first := uint64(0) // code right after a sized procedure: someone's start
+	if j, _ := nextReal(0); j < len(insts) && !known(insts[j].addr) {
+		first = insts[j].addr
+		cands = append(cands, first)
+	}
+	for i, in := range insts {
+		op, end := in.op, in.addr+uint64(in.op.Len)
+		switch op.Kind {
+		case frameop.CondJump:
+			// A conditional jump stays inside its procedure, except for
+			// conditional tail calls to known entries.
+			if op.Target != 0 && !known(op.Target) && r.Lo <= op.Target && op.Target < r.Hi {
+				if op.Target > in.addr {
+					conds = append(conds, loader.Range{Lo: in.addr, Hi: op.Target + 1})
+				} else {
+					conds = append(conds, loader.Range{Lo: op.Target, Hi: end})
+				}
+			}
+		case frameop.Ret, frameop.Jump, frameop.JumpInd, frameop.Halt:
+			if op.Pad {
+				continue
+			}
+			if op.Kind == frameop.Jump && r.Lo <= op.Target && op.Target < in.addr && !known(op.Target) {
+				backs = append(backs, loader.Range{Lo: op.Target, Hi: end})
+			}
+			if op.Kind == frameop.JumpInd {
+				// A jump table's targets belong to the jumping procedure.
+				if ts := tableTargets(img, insts, i, r); len(ts) > 0 {
+					lo, hi := in.addr, end
+					for _, t := range ts {
+						lo, hi = min(lo, t), max(hi, t+1)
+					}
+					prot = append(prot, loader.Range{Lo: lo, Hi: hi})
+					continue
+				}
+			}
+			if j, _ := nextReal(i + 1); j < len(insts) {
+				cands = append(cands, insts[j].addr)
+			}
+		case frameop.Call:
+			// A call that does not return may end a procedure: infer a start
+			// when what follows is padded to alignment or marked by endbr64.
+			if j, padded := nextReal(i + 1); j < len(insts) {
+				a := insts[j].addr
+				if insts[j].op.Endbr || padded && a%16 == 0 || a%16 == 0 && looksLikeEntry(insts[j].op) || noReturn(img, op.Target) {
+					cands = append(cands, a)
+				}
+			}
+		}
+	}
+	cands = dropNonEntries(insts, cands, first, known)
+	// Hot/cold splitting breaks "conditional jumps stay inside": gcc's hot
+	// part branches to its .cold part across other procedures. A jump whose
+	// target is itself a candidate start and whose span holds a clear entry
+	// (padded to alignment, then a prologue) protects nothing.
+	isCand := map[uint64]bool{}
+	for _, c := range cands {
+		isCand[c] = true
+	}
+	var strong []uint64
+	for i, in := range insts {
+		if isCand[in.addr] && in.addr%16 == 0 && looksLikeEntry(in.op) && (i == 0 || insts[i-1].op.Pad) {
+			strong = append(strong, in.addr)
+		}
+	}
+	for _, c := range conds {
+		t := c.Lo
+		if c.Hi-1 != c.Lo && isCand[c.Hi-1] {
+			t = c.Hi - 1 // forward jump: the target is the last byte
+		}
+		if isCand[t] {
+			k := sort.Search(len(strong), func(k int) bool { return strong[k] > c.Lo })
+			if k < len(strong) && strong[k] < c.Hi-1 && strong[k] != t {
+				continue
+			}
+		}
+		prot = append(prot, c)
+	}
+	// A backward jump to a block that is no candidate start stays inside
+	// its procedure (a block placed after the return that jumps back),
+	// unless a clear entry lies between: a hot part jumping into the
+	// middle of its .cold part, which gcc places before the hot parts.
+	for _, b := range backs {
+		k := sort.Search(len(strong), func(k int) bool { return strong[k] > b.Lo })
+		if !isCand[b.Lo] && (k == len(strong) || strong[k] >= b.Hi) {
+			prot = append(prot, b)
+		}
+	}
+	// An exception landing pad belongs to the procedure of its call sites.
+	for _, cs := range img.CallSites {
+		if cs.Pad != 0 && r.Lo <= cs.Pad && cs.Pad < r.Hi && r.Lo <= cs.Lo && cs.Lo < r.Hi {
+			prot = append(prot, loader.Range{Lo: min(cs.Lo, cs.Pad), Hi: max(cs.Hi, cs.Pad+1)})
+		}
+	}
+	prot = loader.MergeRanges(prot)
+	// A backward jump into a protected interval extends it to the jump
+	// (outlined cold paths that return into a loop), unless a clear entry
+	// lies between: then it is a hot part jumping back into its .cold part,
+	// which gcc places before the hot parts.
+	for changed := true; changed; {
+		changed = false
+		for _, in := range insts {
+			if in.op.Kind != frameop.Jump || in.op.Target >= in.addr || in.op.Target < r.Lo {
+				continue
+			}
+			if k := sort.Search(len(strong), func(k int) bool { return strong[k] > in.op.Target }); k < len(strong) && strong[k] <= in.addr {
+				continue
+			}
+			if k := find(prot, in.op.Target); k >= 0 && prot[k].Hi < in.addr+uint64(in.op.Len) {
+				prot[k].Hi = in.addr + uint64(in.op.Len)
+				prot = loader.MergeRanges(prot)
+				changed = true
+			}
+		}
+	}
+	prot = loader.MergeRanges(append(prot, frameIntervals(insts, cands, prot)...))
+	var out []uint64
+	for _, c := range cands {
+		if !known(c) && find(prot, c) < 0 && c < r.Hi {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// dropNonEntries removes the candidates whose first instruction no
+// procedure starts with. Landing pads and the blocks after a call that does
+// not return follow a call or jump as entries do, but use values they did
+// not compute (the exception in rax, the frame in rbp), release the frame (an epilogue reached by a jump), or only
+// jump into the middle of other code (gcc's pads that lead to the .cold
+// part). With -fcf-protection, pads begin with endbr64 as entries do.
+// A .cold part starts the same way, but its hot part jumps back to it
+// (gcc places cold parts first); it stays, as does first, the code right
+// after a sized procedure, which belongs to no other.
+func dropNonEntries(insts []decoded, cands []uint64, first uint64, known func(uint64) bool) []uint64 {
+	isCand := make(map[uint64]bool, len(cands))
+	for _, c := range cands {
+		isCand[c] = true
+	}
+	at := make(map[uint64]int, len(insts))
+	jumpedBack := map[uint64]bool{}
+	for i, in := range insts {
+		at[in.addr] = i
+		if k := in.op.Kind; (k == frameop.Jump || k == frameop.CondJump) && in.op.Target < in.addr && isCand[in.op.Target] {
+			jumpedBack[in.op.Target] = true
+		}
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		i, ok := at[c]
+		if !ok || c == first || jumpedBack[c] {
+			out = append(out, c)
+			continue
+		}
+		op := insts[i].op
+		if op.Endbr && i+1 < len(insts) {
+			op = insts[i+1].op
+		}
+		epilogue := op.AddSP || op.Kind == frameop.PopBP || op.Kind == frameop.Leave || op.Kind == frameop.SPAdd && op.Imm > 0
+		midJump := op.Kind == frameop.Jump && op.Target != 0 && !known(op.Target) && !isCand[op.Target]
+		if !op.Inherits && !epilogue && !midJump {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// noReturn reports whether target is a procedure that never returns,
+// known by its name (stripped binaries keep the names of PLT stubs).
+func noReturn(img *loader.Image, target uint64) bool {
+	f := img.FuncAt(target)
+	return f != nil && f.Addr == target && NoReturn(f.Name)
+}
+
+// looksLikeEntry reports whether an instruction is a typical first
+// instruction of a procedure.
+func looksLikeEntry(op frameop.Op) bool {
+	return op.Endbr || op.Kind == frameop.PushBP || op.PushCS || op.SubSP
+}
+
+// frameIntervals protects the code between a stack allocation (sub rsp,n)
+// and the last matching deallocation, and between setting up a frame
+// pointer (mov rbp,rsp) and the last restore of BP, each searched up to the
+// next unprotected candidate start that looks like a procedure entry.
+func frameIntervals(insts []decoded, cands []uint64, prot []loader.Range) []loader.Range {
+	var strong []uint64
+	idx := map[uint64]int{}
+	for i, in := range insts {
+		idx[in.addr] = i
+	}
+	for _, c := range cands {
+		if i, ok := idx[c]; ok && find(prot, c) < 0 && looksLikeEntry(insts[i].op) {
+			strong = append(strong, c)
+		}
+	}
+	var out []loader.Range
+	for i, in := range insts {
+		op := in.op
+		var match func(frameop.Op) bool
+		switch {
+		case op.SubSP:
+			n := op.Imm
+			match = func(o frameop.Op) bool { return o.AddSP && o.Imm == -n }
+		case op.Kind == frameop.BPFromSP:
+			match = func(o frameop.Op) bool {
+				return o.Kind == frameop.Leave || o.Kind == frameop.PopBP || o.Kind == frameop.LoadBP
+			}
+		case op.Kind == frameop.StoreBP:
+			match = func(o frameop.Op) bool { return o.Kind == frameop.LoadBP || o.Kind == frameop.PopBP }
+		default:
+			continue
+		}
+		k := sort.Search(len(strong), func(k int) bool { return strong[k] > in.addr })
+		limit := ^uint64(0)
+		if k < len(strong) {
+			limit = strong[k]
+		}
+		var last uint64
+		for j := i + 1; j < len(insts) && insts[j].addr < limit; j++ {
+			if match(insts[j].op) {
+				last = insts[j].addr + uint64(insts[j].op.Len)
+			}
+		}
+		if last > 0 {
+			// The allocating instruction may itself be a procedure's first.
+			out = append(out, loader.Range{Lo: in.addr + 1, Hi: last})
+		}
+	}
+	return out
+}

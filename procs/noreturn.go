@@ -1,0 +1,31 @@
+package procs
+
+import "strings"
+
+// noReturn lists library procedures known never to return.
+var noReturnNames = map[string]bool{
+	"exit": true, "_exit": true, "_Exit": true, "abort": true, "quick_exit": true,
+	"__stack_chk_fail": true, "__assert_fail": true, "__assert_perror_fail": true,
+	"__cxa_throw": true, "__cxa_rethrow": true, "_Unwind_Resume": true,
+	"__cxa_bad_cast": true, "__cxa_bad_typeid": true, "__cxa_throw_bad_array_new_length": true,
+	"__cxa_call_unexpected": true, "__cxa_pure_virtual": true, "_ZSt9terminatev": true,
+	"longjmp": true, "siglongjmp": true, "_longjmp": true, "__longjmp_chk": true,
+	"pthread_exit": true, "__fortify_fail": true, "__chk_fail": true, "__libc_fatal": true,
+	"err": true, "errx": true, "verr": true, "verrx": true,
+	"_gfortran_stop_string": true, "_gfortran_error_stop_string": true,
+	"_gfortran_error_stop_numeric": true, "_gfortran_runtime_error": true,
+	"_gfortran_runtime_error_at": true, "_gfortran_os_error": true, "_gfortran_os_error_at": true,
+	"_gfortran_generate_error": true,
+}
+
+// NoReturn reports whether the procedure a symbol or PLT stub names
+// (foo, foo@plt, foo@GLIBC_2.2.5) never returns: a call to it may be the
+// last instruction of its procedure.
+func NoReturn(name string) bool {
+	name = strings.TrimSuffix(name, "@plt")
+	if i := strings.IndexByte(name, '@'); i > 0 {
+		name = name[:i]
+	}
+	// std::__throw_* helpers of libstdc++ never return.
+	return noReturnNames[name] || strings.HasPrefix(name, "_ZSt") && strings.Contains(name, "__throw_")
+}
