@@ -146,16 +146,59 @@ func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, to targets) []u
 			}
 			r, ok := x.Args[0].(x86asm.Reg)
 			m, ok2 := x.Args[1].(x86asm.Mem)
-			if !ok || !ok2 || r != target || m.Scale != 4 {
+			if !ok || !ok2 || regFamily(r) != regFamily(target) {
 				continue
 			}
-			if tb, ok := leaRIP(path, xs, i, m.Base); ok {
-				return readTable(img, tb, 4, tb, tableBound(xs, path, i, m.Index), to)
+			switch m.Scale {
+			case 4:
+				if tb, ok := leaRIP(path, xs, i, m.Base); ok {
+					return readTable(img, tb, 4, tb, tableBound(xs, path, i, m.Index), to)
+				}
+			case 1:
+				return unscaledTable(img, path, xs, i, m, to)
 			}
 			return nil
 		}
 	}
 	return nil
+}
+
+// unscaledTable resolves gcc -O0's form of the PIC idiom, where the
+// index is scaled by a lea of its own and the load adds two registers:
+//
+//	lea 0x0(,%rax,4),%rdx ; lea table(%rip),%rax
+//	mov (%rdx,%rax,1),%eax ; cltq ; lea table(%rip),%rdx ; add %rdx,%rax ; jmp *%rax
+//
+// xs[i] is the load, m its operand.
+func unscaledTable(img *loader.Image, path []Inst, xs []x86asm.Inst, i int, m x86asm.Mem, to targets) []uint64 {
+	for _, r := range [][2]x86asm.Reg{{m.Base, m.Index}, {m.Index, m.Base}} {
+		tb, ok := leaRIP(path, xs, i, r[0])
+		if !ok {
+			continue
+		}
+		if j, idx, ok := leaScaled(xs, i, r[1]); ok {
+			return readTable(img, tb, 4, tb, tableBound(xs, path, j, idx), to)
+		}
+	}
+	return nil
+}
+
+// leaScaled finds `lea 0x0(,%idx,4), reg` as the last write of reg before
+// position i and returns its position and idx.
+func leaScaled(xs []x86asm.Inst, i int, reg x86asm.Reg) (int, x86asm.Reg, bool) {
+	for j := i - 1; j >= 0; j-- {
+		x := xs[j]
+		r, ok := x.Args[0].(x86asm.Reg)
+		if !ok || !writesDest(x.Op) || regFamily(r) != regFamily(reg) {
+			continue
+		}
+		m, ok := x.Args[1].(x86asm.Mem)
+		if x.Op != x86asm.LEA || !ok || m.Base != 0 || m.Index == 0 || m.Scale != 4 || m.Disp != 0 {
+			return 0, 0, false
+		}
+		return j, m.Index, true
+	}
+	return 0, 0, false
 }
 
 // leaRIP finds `lea disp(%rip), reg` before position i and returns its address.

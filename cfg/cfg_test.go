@@ -243,3 +243,42 @@ func TestUnboundedTableStopsAtData(t *testing.T) {
 		t.Errorf("%d overlapping instructions", g.Overlaps)
 	}
 }
+
+// TestTableO0 covers gcc -O0's PIC jump table, whose index is scaled by a
+// lea of its own (libstdc++'s debug build has 30 such switches; unresolved,
+// their cases fell out of the loops around them).
+func TestTableO0(t *testing.T) {
+	code := cat(
+		[]byte{0x83, 0xf8, 0x02},                      // 1000: cmp $2,%eax
+		[]byte{0x77, 0x2e},                            // 1003: ja 1033
+		[]byte{0x89, 0xc0},                            // 1005: mov %eax,%eax
+		[]byte{0x48, 0x8d, 0x14, 0x85, 0, 0, 0, 0},    // 1007: lea 0x0(,%rax,4),%rdx
+		[]byte{0x48, 0x8d, 0x05}, le32(0x2000-0x1016), // 100f: lea 0x2000(%rip),%rax
+		[]byte{0x8b, 0x04, 0x02},                      // 1016: mov (%rdx,%rax,1),%eax
+		[]byte{0x48, 0x98},                            // 1019: cltq
+		[]byte{0x48, 0x8d, 0x15}, le32(0x2000-0x1022), // 101b: lea 0x2000(%rip),%rdx
+		[]byte{0x48, 0x01, 0xd0},       // 1022: add %rdx,%rax
+		[]byte{0xff, 0xe0},             // 1025: jmp *%rax
+		[]byte{0xb8, 1, 0, 0, 0, 0xc3}, // 1027: mov $1,%eax; ret
+		[]byte{0xb8, 2, 0, 0, 0, 0xc3}, // 102d: mov $2,%eax; ret
+		[]byte{0xc3},                   // 1033: ret
+	)
+	rel := func(target uint64) []byte { return le32(uint32(int64(target) - 0x2000)) }
+	// Three entries (cmp $2; ja), then one the bound keeps out.
+	table := cat(rel(0x1027), rel(0x102d), rel(0x1033), rel(0x1028))
+	img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: code}},
+		[]*loader.Section{{Name: ".rodata", Addr: 0x2000, Data: table}})
+	g, err := Build(img, 0x1000, 0x1000, 0x1034, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range g.Blocks {
+		if jmp := b.Last(); jmp.Kind == IndirectJump {
+			if !reflect.DeepEqual(jmp.Table, []uint64{0x1027, 0x102d, 0x1033}) {
+				t.Errorf("table %x, want [1027 102d 1033]", jmp.Table)
+			}
+			return
+		}
+	}
+	t.Error("no indirect jump")
+}

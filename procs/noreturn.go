@@ -16,6 +16,17 @@ var noReturnNames = map[string]bool{
 	"_gfortran_error_stop_numeric": true, "_gfortran_runtime_error": true,
 	"_gfortran_runtime_error_at": true, "_gfortran_os_error": true, "_gfortran_os_error_at": true,
 	"_gfortran_generate_error": true,
+	// Declared noreturn, and known to Dyninst by name (its CodeSource list),
+	// so hpcstruct ends the block after a call to any of them too.
+	"_ZSt10unexpectedv": true, "_ZN10__cxxabiv111__terminateEPFvvE": true,
+	"_ZN10__cxxabiv112__unexpectedEPFvvE": true, "__cxa_deleted_virtual": true,
+	"_ZN9__gnu_cxx26__throw_insufficient_spaceEPKcS1_":            true,
+	"_ZNK11__gnu_debug16_Error_formatter8_M_errorEv":              true,
+	"_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE": true,
+	"__stack_chk_fail_local":                                      true, "__libc_start_main": true, "__pthread_unwind_next": true,
+	"thrd_exit": true, "__error_noreturn": true, "__error_at_line_noreturn": true,
+	"_gfortran_stop_numeric": true, "_gfortran_abort": true, "_gfortran_exit_i4": true,
+	"_gfortran_exit_i8": true, "GOMP_PLUGIN_fatal": true,
 }
 
 // NoReturn reports whether the procedure a symbol or PLT stub names
