@@ -116,8 +116,9 @@ func TestUnwindSuccess(t *testing.T) {
 			t.Logf("%s: %d samples: recipes %.2f%% complete (%d truncated, %d failed), frame pointers only %.2f%%; reasons %v",
 				b, p.Samples, 100*ok, p.Outcomes[Truncated], p.Outcomes[Failed], 100*fp, p.Reasons)
 			// The target is 99.9%; at a few hundred samples that allows
-			// one, and a lone sample in the dynamic linker's or the
-			// kernel's entry code shows up about once in fifty runs.
+			// one. A lone sample with neither a recipe nor a return
+			// address on the stack shows up about once in fifty runs on
+			// a loaded machine (not yet explained; the reasons are printed).
 			if bad := p.Samples - p.Outcomes[Complete]; p.Samples < 200 || bad > max(1, p.Samples/1000) {
 				t.Errorf("%s: %.2f%% of %d samples unwound to an entry; reasons %v", b, 100*ok, p.Samples, p.Reasons)
 			}
