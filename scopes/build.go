@@ -25,6 +25,11 @@ type Input struct {
 	// (loader.Inline.CallUnknown) as it does, <unknown>:0. Only the
 	// hpcstruct-compatible mode wants that: the DWARF names the site.
 	UnreadCallSites bool
+	// LocateLoops places loops, picks their header lines and merges
+	// irreducible ones by hpcstruct's rule (locate.go), which reads the
+	// loop's surroundings (calls its code branches into, nested loops)
+	// rather than its exit conditions alone.
+	LocateLoops bool
 }
 
 // inlKey identifies an inlined call within its parent context, as hpcstruct
@@ -290,19 +295,19 @@ type exit struct {
 	key  stmtKey
 }
 
-// loop builds one loop's subtree. As hpcstruct does, the loop sits in the
-// inline context its exit conditions (blocks with edges both inside and
-// outside the loop) share, and all of its code is placed relative to that
-// context, even code whose own inline chain is shallower (hoisted code).
-// parent is the absolute context of the enclosing loop.
-// header finds a loop's entry, the inline context shared by its exit
-// conditions, and its header file and line.
+// header is a loop's absolute inline context, header file and line, and
+// entry. All of the loop's code is placed relative to that context, even
+// code whose own inline chain is shallower (hoisted code).
 type header struct {
 	abs   []*inlKey
 	key   stmtKey
 	entry uint64
 }
 
+// header finds, top-down, a loop's entry, the inline context shared by its
+// exit conditions (blocks with edges both inside and outside the loop) and
+// entries, and its header file and line; parent is the absolute context of
+// the enclosing loop. Compat mode re-places loops bottom-up (locate.go).
 func (b *builder) header(l *havlak.Loop, parent []*inlKey) header {
 	g := b.in.Graph
 	sh := ShapeOf(g, l)
@@ -349,37 +354,74 @@ func (b *builder) header(l *havlak.Loop, parent []*inlKey) header {
 	return header{abs: abs, key: best, entry: entry}
 }
 
-func (b *builder) loop(l *havlak.Loop, parent []*inlKey) *loopNode {
-	g := b.in.Graph
-	h := b.header(l, parent)
-	ln := &loopNode{entry: h.entry, file: h.key.file, line: h.key.line, path: rel(h.abs, parent), body: newNode()}
+// loopPlan is one loop's blocks and nested loops once irreducible regions
+// are merged, with its header.
+type loopPlan struct {
+	l    *havlak.Loop
+	own  []int // blocks in no nested plan
+	kids []*loopPlan
+	h    header
+}
+
+// plan decides l's header (seen from parent, the enclosing loop's absolute
+// context) and which nested loops stay loops.
+func (b *builder) plan(l *havlak.Loop, parent []*inlKey) *loopPlan {
+	p := &loopPlan{l: l, h: b.header(l, parent)}
+	if b.in.LocateLoops {
+		for _, c := range l.Children {
+			p.kids = append(p.kids, b.plan(c, nil))
+		}
+		p.own = append([]int(nil), l.Nodes...)
+		return p
+	}
 	// Dyninst sees an irreducible region as one loop where Havlak nests one
 	// loop per DFS header: irreducible children of an irreducible loop, and
 	// those with the parent's header line, are merged into the parent.
-	own := append([]int(nil), l.Nodes...)
+	p.own = append([]int(nil), l.Nodes...)
 	kids := append([]*havlak.Loop(nil), l.Children...)
 	for i := 0; i < len(kids); i++ {
 		c := kids[i]
-		if !c.Irreducible || (!l.Irreducible && b.header(c, h.abs).key != h.key) {
+		if !c.Irreducible || (!l.Irreducible && b.header(c, p.h.abs).key != p.h.key) {
 			continue
 		}
-		own = append(own, c.Nodes...)
+		p.own = append(p.own, c.Nodes...)
 		kids = append(kids, c.Children...)
 		kids[i] = nil
 	}
 	for _, c := range kids {
-		if c == nil {
-			continue
+		if c != nil {
+			p.kids = append(p.kids, b.plan(c, p.h.abs))
 		}
-		cl := b.loop(c, h.abs)
+	}
+	return p
+}
+
+// loop builds one loop's subtree. parent is the absolute context of the
+// enclosing loop.
+func (b *builder) loop(l *havlak.Loop, parent []*inlKey) *loopNode {
+	p := b.plan(l, parent)
+	if b.in.LocateLoops {
+		b.locate(p)
+	}
+	return b.fill(p, parent)
+}
+
+// fill places a planned loop's code and nested loops under parent.
+func (b *builder) fill(p *loopPlan, parent []*inlKey) *loopNode {
+	g := b.in.Graph
+	h := p.h
+	ln := &loopNode{entry: h.entry, file: h.key.file, line: h.key.line, path: rel(h.abs, parent), body: newNode()}
+	for _, c := range p.kids {
+		cl := b.fill(c, h.abs)
 		// A loop's header line is never below a sub-loop's in the same
 		// context and file (hpcstruct: the outer loop starts first).
-		if len(cl.path) == 0 && cl.file == ln.file && cl.line > 0 && cl.line < ln.line {
+		// locate has already applied hpcstruct's own rule.
+		if !b.in.LocateLoops && len(cl.path) == 0 && cl.file == ln.file && cl.line > 0 && cl.line < ln.line {
 			ln.line = cl.line
 		}
 		place(ln.body, cl)
 	}
-	for _, v := range own {
+	for _, v := range p.own {
 		b.addBlock(ln.body, g.Blocks[v], h.abs)
 	}
 	return ln
