@@ -229,17 +229,15 @@ func dropNonEntries(insts []decoded, cands []uint64, first uint64, known func(ui
 	for _, c := range cands {
 		isCand[c] = true
 	}
-	at := make(map[uint64]int, len(insts))
 	jumpedBack := map[uint64]bool{}
-	for i, in := range insts {
-		at[in.addr] = i
+	for _, in := range insts {
 		if k := in.op.Kind; (k == frameop.Jump || k == frameop.CondJump) && in.op.Target < in.addr && isCand[in.op.Target] {
 			jumpedBack[in.op.Target] = true
 		}
 	}
 	out := cands[:0]
 	for _, c := range cands {
-		i, ok := at[c]
+		i, ok := instAt(insts, c)
 		if !ok || c == first || jumpedBack[c] {
 			out = append(out, c)
 			continue
@@ -255,6 +253,14 @@ func dropNonEntries(insts []decoded, cands []uint64, first uint64, known func(ui
 		}
 	}
 	return out
+}
+
+// instAt is the index of the instruction at a in insts (sorted by
+// address), searched rather than indexed in a map: a region can hold
+// millions of instructions.
+func instAt(insts []decoded, a uint64) (int, bool) {
+	i := sort.Search(len(insts), func(i int) bool { return insts[i].addr >= a })
+	return i, i < len(insts) && insts[i].addr == a
 }
 
 // noReturn reports whether target is a procedure that never returns,
@@ -274,48 +280,64 @@ func looksLikeEntry(op frameop.Op) bool {
 // and the last matching deallocation, and between setting up a frame
 // pointer (mov rbp,rsp) and the last restore of BP, each searched up to the
 // next unprotected candidate start that looks like a procedure entry.
+// Those starts cut the instructions into segments, and the last match of
+// each kind is found once per segment: code with few such starts (a
+// stripped Go binary: 4 million instructions, no endbr64 or push rbp at
+// entries) made a search from every allocation quadratic.
 func frameIntervals(insts []decoded, cands []uint64, prot []loader.Range) []loader.Range {
-	var strong []uint64
-	idx := map[uint64]int{}
-	for i, in := range insts {
-		idx[in.addr] = i
-	}
+	strong := map[uint64]bool{}
 	for _, c := range cands {
-		if i, ok := idx[c]; ok && find(prot, c) < 0 && looksLikeEntry(insts[i].op) {
-			strong = append(strong, c)
+		if i, ok := instAt(insts, c); ok && find(prot, c) < 0 && looksLikeEntry(insts[i].op) {
+			strong[c] = true
 		}
 	}
 	var out []loader.Range
-	for i, in := range insts {
+	for lo := 0; lo < len(insts); {
+		hi := lo + 1
+		for hi < len(insts) && !strong[insts[hi].addr] {
+			hi++
+		}
+		out = appendFrameIntervals(out, insts[lo:hi])
+		lo = hi
+	}
+	return out
+}
+
+// appendFrameIntervals adds the frame intervals of one segment: from each
+// allocation or frame setup to the last matching release after it.
+func appendFrameIntervals(out []loader.Range, seg []decoded) []loader.Range {
+	lastAdd := map[int64]int{} // add rsp,n by -n (the matching sub's n)
+	lastLeave, lastLoad := -1, -1
+	for j, in := range seg {
+		o := in.op
+		if o.AddSP {
+			lastAdd[-o.Imm] = j
+		}
+		if o.Kind == frameop.Leave || o.Kind == frameop.PopBP || o.Kind == frameop.LoadBP {
+			lastLeave = j
+		}
+		if o.Kind == frameop.PopBP || o.Kind == frameop.LoadBP {
+			lastLoad = j
+		}
+	}
+	for i, in := range seg {
 		op := in.op
-		var match func(frameop.Op) bool
+		j := -1
 		switch {
 		case op.SubSP:
-			n := op.Imm
-			match = func(o frameop.Op) bool { return o.AddSP && o.Imm == -n }
-		case op.Kind == frameop.BPFromSP:
-			match = func(o frameop.Op) bool {
-				return o.Kind == frameop.Leave || o.Kind == frameop.PopBP || o.Kind == frameop.LoadBP
+			if k, ok := lastAdd[op.Imm]; ok {
+				j = k
 			}
+		case op.Kind == frameop.BPFromSP:
+			j = lastLeave
 		case op.Kind == frameop.StoreBP:
-			match = func(o frameop.Op) bool { return o.Kind == frameop.LoadBP || o.Kind == frameop.PopBP }
+			j = lastLoad
 		default:
 			continue
 		}
-		k := sort.Search(len(strong), func(k int) bool { return strong[k] > in.addr })
-		limit := ^uint64(0)
-		if k < len(strong) {
-			limit = strong[k]
-		}
-		var last uint64
-		for j := i + 1; j < len(insts) && insts[j].addr < limit; j++ {
-			if match(insts[j].op) {
-				last = insts[j].addr + uint64(insts[j].op.Len)
-			}
-		}
-		if last > 0 {
+		if j > i {
 			// The allocating instruction may itself be a procedure's first.
-			out = append(out, loader.Range{Lo: in.addr + 1, Hi: last})
+			out = append(out, loader.Range{Lo: in.addr + 1, Hi: seg[j].addr + uint64(seg[j].op.Len)})
 		}
 	}
 	return out
