@@ -46,6 +46,7 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 		gnu = gnuNames(img)
 	}
 	pl.names = scopes.NewNames(gnu)
+	pl.names.DWARFAliases = opt.Compat
 	if engine == Hybrid {
 		pl.hybrid = &source.Finder{Dirs: opt.SourceDirs}
 	}

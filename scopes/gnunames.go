@@ -19,6 +19,10 @@ type Names struct {
 	gnu     map[string]string // link name -> c++filt output (with return type)
 	memo    sync.Map          // link name -> demangled
 	callees sync.Map          // *loader.Callee -> inline name
+
+	// DWARFAliases makes a procedure's DWARF name compete with its
+	// symbols, as Dyninst's DWARF walk does (compat mode; see dwarfAlias).
+	DWARFAliases bool
 }
 
 type demangled struct {

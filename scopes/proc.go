@@ -68,6 +68,13 @@ func (n *Names) procName(img *loader.Image, fn *loader.Func, sub *loader.Subprog
 			d = sym
 		}
 		pretty = d + "@plt"
+	} else if n != nil && n.DWARFAliases {
+		if dn, ok := n.dwarfAlias(fn, sub); ok && longerName(dn, link) {
+			link = dn
+		}
+		if d, ok := n.demangle(link); ok {
+			pretty = d
+		}
 	} else if d, ok := n.demangle(link); ok {
 		pretty = d
 		if dwarfNameWins(d, sub) {
@@ -83,15 +90,51 @@ func (n *Names) procName(img *loader.Image, fn *loader.Func, sub *loader.Subprog
 	return pretty, link
 }
 
-// dwarfNameWins reports whether hpcstruct names a procedure by its DWARF
-// name (and writes no link name) instead of its demangled symbol. Dyninst
-// gives a function its DWARF name too when the entry has no linkage name
-// (gcc writes none for instances involving local types); on the reference
-// binaries hpcstruct then shows that name for instances with a lambda in
-// their template arguments. The exact condition in Dyninst is not known:
-// TestHPCStructReal counts the procedures of libstdc++ it gets wrong.
+// dwarfAlias is the name Dyninst's DWARF walk adds to the symbols of the
+// procedure starting at fn (hpcstruct then picks the longest of them all,
+// as for the symbols): the linkage name of the subprogram whose lowest
+// range starts there, else its DW_AT_name. Dyninst refuses a name
+// contained in a symbol's name, and a DW_AT_name contained in a symbol's
+// demangled name, so "operator()" never names a lambda, while gcc's
+// spelling of a template instance with local types (which has no linkage
+// name), as "advance<std::pmr::(anonymous namespace)::chunk*, long int>",
+// wins where it is longer than the symbol.
+func (n *Names) dwarfAlias(fn *loader.Func, sub *loader.Subprogram) (string, bool) {
+	if sub == nil || len(sub.Ranges) == 0 || sub.Ranges[0].Lo != fn.Addr {
+		return "", false
+	}
+	name, mangled := sub.LinkName, true
+	if name == "" {
+		name, mangled = sub.Name, false
+	}
+	if name == "" {
+		return "", false
+	}
+	for _, a := range fn.Aliases {
+		if strings.Contains(a, name) {
+			return "", false
+		}
+		if d, _ := n.demangle(a); !mangled && strings.Contains(d, name) {
+			return "", false
+		}
+	}
+	return name, true
+}
+
+// dwarfNameWins reports whether the default output names a procedure by
+// its DWARF name (and writes no link name) instead of its demangled symbol:
+// for instances with a lambda in their template arguments, where gcc
+// writes no linkage name. It was an approximation of hpcstruct's choice,
+// which dwarfAlias now reproduces in compat mode; kept so the default
+// output's names stay as they were.
 func dwarfNameWins(demangled string, sub *loader.Subprogram) bool {
 	return sub != nil && sub.LinkName == "" && sub.Name != "" && strings.Contains(demangled, "{lambda(")
+}
+
+// longerName reports whether hpcstruct's choice among names (the longest,
+// ties alphabetical) prefers a to b.
+func longerName(a, b string) bool {
+	return len(a) > len(b) || len(a) == len(b) && a < b
 }
 
 // Demangle returns the GNU-style demangled form of a _Z name (with
