@@ -30,6 +30,11 @@ type Input struct {
 	// loop's surroundings (calls its code branches into, nested loops)
 	// rather than its exit conditions alone.
 	LocateLoops bool
+	// FileRanks gives an inlined callee the file hpcstruct's locateTree
+	// does: its nested call sites' first in string-table order
+	// (ranks.go), else its loops', else its statements'; not the
+	// lowest-addressed call's.
+	FileRanks bool
 }
 
 // inlKey identifies an inlined call within its parent context, as hpcstruct

@@ -12,6 +12,9 @@ import (
 type context struct {
 	file      string
 	threshold int
+	// rank, when set, orders call files as hpcstruct's string table
+	// does (fileRanks); callees then take their file by it.
+	rank map[string]int
 }
 
 func base(f string) string { return filepath.Base(f) }
@@ -60,7 +63,7 @@ func emit(n *node, ctx context) []*Scope {
 			l.File = ctx.file // no line info: the loop is in the procedure's file
 		}
 		// Inside a loop the loop's file is the context, and lines are not judged.
-		l.Children = emit(ln.body, context{file: l.File})
+		l.Children = emit(ln.body, context{file: l.File, rank: ctx.rank})
 		if g := guard(ln.file, ln.line); g != nil {
 			g.Children = append(g.Children, l)
 			continue
@@ -81,19 +84,10 @@ func emit(n *node, ctx context) []*Scope {
 		}
 		site := &Scope{Kind: Alien, File: callFile, Line: callLine}
 		cal := &Scope{Kind: Alien, Name: k.name, File: k.calleeFile, callee: true}
-		// hpcstruct takes the callee's file from its code, not its
-		// declaration: the file of its lowest-addressed statement.
-		// The callee's own file: where its nested calls are made, else where
-		// its first statement is, else its declaration.
-		cctx := context{file: callFileOf(kid)}
-		if cctx.file == "" {
-			cctx.file = firstFile(kid)
-		}
-		if cctx.file == "" || !hasLines(kid) {
-			if f := loopFile(kid); f != "" {
-				cctx.file = f
-			}
-		}
+		// hpcstruct takes the callee's file from its code (where its
+		// nested calls are made, else its loops or statements), not from
+		// its declaration, which is only the last resort.
+		cctx := context{file: calleeFileOf(kid, ctx.rank), rank: ctx.rank}
 		if cctx.file == "" {
 			cctx.file = k.calleeFile
 		}
@@ -235,28 +229,64 @@ func firstFile(n *node) string {
 	return zero // code with line 0 only: the file its rows name
 }
 
+// calleeFileOf is the file of an inlined callee's code n. With a rank
+// (compat mode) it is hpcstruct's locateTree: the first nested call's
+// file, else the first loop's, else the first statement's. Otherwise a
+// lineless callee takes its first loop's file before its statements'.
+func calleeFileOf(n *node, rank map[string]int) string {
+	f := callFileOf(n, rank)
+	if rank != nil {
+		if f == "" {
+			f = loopFile(n)
+		}
+		if f == "" {
+			f = firstFile(n)
+		}
+		return f
+	}
+	if f == "" {
+		f = firstFile(n)
+	}
+	if f == "" || !hasLines(n) {
+		if lf := loopFile(n); lf != "" {
+			f = lf
+		}
+	}
+	return f
+}
+
 // unknownFile is the call-site file hpcstruct writes for a call site it
 // cannot read (gcc 12's DW_FORM_implicit_const, compat mode only).
 const unknownFile = "<unknown>"
 
-// callFileOf is the call-site file of n's lowest-addressed nested inline
-// call. An unread call site counts as the file "<unknown>", as it does in
-// hpcstruct, where it is a file name like any other.
-func callFileOf(n *node) string {
+// callFileOf is the call-site file of n's nested inline call that comes
+// first: by rank when given (hpcstruct's string-table order), else by
+// lowest address. An unread call site counts as the file "<unknown>", as
+// it does in hpcstruct, where it is a file name like any other.
+func callFileOf(n *node, rank map[string]int) string {
 	best, lo := "", ^uint64(0)
 	for k, kid := range n.kids {
-		file := k.callFile
-		if k.unknown {
-			file = unknownFile
-		}
+		file := k.siteFile()
 		if file == "" {
 			continue
 		}
-		if a := lowestNode(kid); a < lo || (a == lo && file < best) {
+		a := lowestNode(kid)
+		if rank != nil {
+			a = uint64(rankOf(rank, file))
+		}
+		if a < lo || (a == lo && file < best) {
 			best, lo = file, a
 		}
 	}
 	return best
+}
+
+// rankOf is a file's rank; a file the walk did not see comes last.
+func rankOf(rank map[string]int, file string) int {
+	if r, ok := rank[file]; ok {
+		return r
+	}
+	return len(rank)
 }
 
 // loopFile is the header file of n's lowest-entry loop that has one.

@@ -12,9 +12,13 @@ import (
 // engine and returns it with the name of the file it belongs to.
 func BuildProc(in Input) (*Scope, string) {
 	b := &builder{in: in, names: in.Names.inlineName}
+	var rank map[string]int
+	if in.FileRanks {
+		rank = b.fileRanks()
+	}
 	root := b.tree()
 	p, file, cfile := ProcHeader(in)
-	p.Children = emit(root, context{file: cfile, threshold: p.Line})
+	p.Children = emit(root, context{file: cfile, threshold: p.Line, rank: rank})
 	return p, file
 }
 
