@@ -20,6 +20,27 @@ type Subprogram struct {
 	Offset   uint64      // of its DWARF entry
 	EntryPC  uint64      // DW_AT_low_pc, DW_AT_entry_pc, or the first range listed (the hot part)
 	Desc     *Descriptor
+	// NamesakeFiles is the file table of the first unit with this unit's
+	// DW_AT_name when that is another unit, else nil. Dyninst 12.3 reads
+	// DW_AT_call_file against it (see DyninstCallSite).
+	NamesakeFiles []string
+}
+
+// DyninstCallSite is in's call file as Dyninst 12.3 reads it: the index
+// looked up in the file table of the first unit named like in's own (gsl
+// has four units named oper.c), where an index outside that table leaves
+// the call site unread (<unknown>:0 in hpcstruct).
+func (p *Subprogram) DyninstCallSite(in *Inline) (file string, ok bool) {
+	if in.CallUnknown {
+		return "", false
+	}
+	if p.NamesakeFiles == nil || in.CallIndex < 0 {
+		return in.CallFile, true
+	}
+	if int(in.CallIndex) >= len(p.NamesakeFiles) {
+		return "", false
+	}
+	return p.NamesakeFiles[in.CallIndex], true
 }
 
 // Descriptor is a procedure as the source declares it: every DWARF
@@ -56,6 +77,7 @@ type Inline struct {
 	// CallUnknown marks a call site whose file hpcstruct (Dyninst) cannot read:
 	// DW_AT_call_file encoded as DW_FORM_implicit_const, as gcc 12 emits in DWARF 5.
 	CallUnknown bool
+	CallIndex   int32   // DW_AT_call_file's index, or -1
 	Ranges      []Range // sorted
 	Children    []*Inline
 }
@@ -252,6 +274,7 @@ func (img *Image) mergeUnits(units []*unitWalk) {
 		nd, np = nd+len(u.descList), np+len(u.procs)
 		lines[i] = &u.lines
 	}
+	resolveNamesakes(units)
 	canon := make(map[*Descriptor]*Descriptor, nd)
 	byKey := make(map[descKey]*Descriptor, nd)
 	lt := &lineBuilder{img: img}
@@ -288,4 +311,25 @@ func (img *Image) mergeUnits(units []*unitWalk) {
 		}
 	}
 	img.Lines = lt.finish()
+}
+
+// resolveNamesakes gives the procedures of each unit that shares its
+// DW_AT_name with an earlier unit that unit's file table, the one Dyninst
+// resolves their call files against. Units are in unit order, so the
+// choice does not depend on which walker read which unit.
+func resolveNamesakes(units []*unitWalk) {
+	first := map[string][]string{}
+	for _, u := range units {
+		if u.name == "" {
+			continue
+		}
+		t, ok := first[u.name]
+		if !ok {
+			first[u.name] = u.files[u.ui]
+			continue
+		}
+		for _, p := range u.procs {
+			p.NamesakeFiles = t
+		}
+	}
 }

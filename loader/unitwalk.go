@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"sort"
 
@@ -42,6 +43,8 @@ type unitWalk struct {
 	procs    []*Subprogram
 	lines    lineBuilder
 	warnings []string
+	ui       int    // the unit walked
+	name     string // its DW_AT_name
 }
 
 // noCallee is the callee of an inline record without an abstract origin.
@@ -60,6 +63,7 @@ func newUnitWalk(img *Image, d *dwarfscan.Data) *unitWalk {
 // read of it dropped.
 func (w *unitWalk) walk(ui int) {
 	u := &w.d.Units()[ui]
+	w.ui = ui
 	defer func() {
 		if x := recover(); x != nil {
 			w.descList, w.procs, w.lines.rows = nil, nil, nil
@@ -293,6 +297,7 @@ func (w *unitWalk) unit(ui int) error {
 	if err := rd.Next(&e); err != nil || !e.Children {
 		return err
 	}
+	w.name, _ = e.String(dwarfscan.AttrName)
 	stack := []frame{{}}
 	for len(stack) > 0 {
 		if err := rd.Next(&e); err != nil {
@@ -393,10 +398,13 @@ func (w *unitWalk) inlined(u *dwarfscan.Unit, files []string, e *dwarfscan.Entry
 	if top.sub == nil {
 		return frame{}
 	}
-	in := &Inline{Callee: &noCallee, Ranges: w.ranges(u, e)}
+	in := &Inline{Callee: &noCallee, Ranges: w.ranges(u, e), CallIndex: -1}
 	// Read e's own attributes before decl reads other entries.
 	i, ok := e.Int(dwarfscan.AttrCallFile)
 	in.CallFile = fileName(files, i, ok)
+	if ok && i >= 0 && i <= math.MaxInt32 {
+		in.CallIndex = int32(i)
+	}
 	if l, ok := e.Int(dwarfscan.AttrCallLine); ok {
 		in.CallLine = int(l)
 	}

@@ -21,9 +21,10 @@ type Input struct {
 	// Claimed marks a procedure whose code another procedure's CFG took
 	// over (Dyninst's call-to-next-instruction parse): it gets no statements.
 	Claimed bool
-	// UnreadCallSites writes the call sites hpcstruct cannot read
-	// (loader.Inline.CallUnknown) as it does, <unknown>:0. Only the
-	// hpcstruct-compatible mode wants that: the DWARF names the site.
+	// UnreadCallSites reads call sites as hpcstruct (Dyninst) does
+	// (loader.Subprogram.DyninstCallSite): a file from a namesake unit's
+	// table, or <unknown>:0. Only the hpcstruct-compatible mode wants
+	// that: the DWARF names the site.
 	UnreadCallSites bool
 	// LocateLoops places loops, picks their header lines and merges
 	// irreducible ones by hpcstruct's rule (locate.go), which reads the
@@ -138,8 +139,13 @@ func (b *builder) path(addr uint64) []*inlKey {
 	for i, in := range b.chain {
 		k, ok := b.keys[in]
 		if !ok {
-			unknown := in.CallUnknown && b.in.UnreadCallSites
-			v := inlKey{callFile: in.CallFile, callLine: in.CallLine, unknown: unknown, name: b.names(in), calleeFile: in.DeclFile}
+			v := inlKey{callFile: in.CallFile, callLine: in.CallLine, name: b.names(in), calleeFile: in.DeclFile}
+			unknown := false
+			if b.in.UnreadCallSites {
+				f, ok := b.in.Sub.DyninstCallSite(in)
+				v.callFile, unknown = f, !ok
+			}
+			v.unknown = unknown
 			if unknown {
 				v.callFile, v.callLine = "", 0
 			}
