@@ -36,7 +36,8 @@ type LineProgram struct {
 	dirs     []string
 	dirClean []bool // dirs[i] needs no cleaning when joined (see joinFast)
 	files    []string
-	nfiles   int // files in the header
+	nfiles   int  // files in the header
+	raw      bool // names spelled as libdw does (RawLineProgram)
 	err      error
 	// special[op] is what special opcode op does, worked out once: the
 	// divisions per row were a good part of the time.
@@ -61,6 +62,21 @@ var knownOpLens = [13]int8{-1, 0, 1, 1, 1, -1, 0, 0, 0, -1, 0, 0, 1}
 // DW_FORM_strx* are resolved (debug/dwarf leaves them empty), and a form
 // it cannot decode there is an error (debug/dwarf skips no bytes for it).
 func (d *Data) LineProgram(u *Unit) (*LineProgram, error) {
+	return d.lineProgram(u, false)
+}
+
+// RawLineProgram is LineProgram with the file names spelled as elfutils'
+// libdw spells them (dwarf_filesrc), which tools built on it (Dyninst,
+// hence HPCToolkit) show: nothing is cleaned, a relative name is its
+// directory entry, "/" and the name, and the directory entries are taken
+// as they are, so a DWARF 2-4 include directory is not joined with
+// DW_AT_comp_dir (entry 0 is DW_AT_comp_dir itself) and a name may stay
+// relative. An absolute name is used as it is.
+func (d *Data) RawLineProgram(u *Unit) (*LineProgram, error) {
+	return d.lineProgram(u, true)
+}
+
+func (d *Data) lineProgram(u *Unit, raw bool) (*LineProgram, error) {
 	if u.StmtList < 0 || d.s.Line == nil {
 		return nil, nil
 	}
@@ -75,7 +91,7 @@ func (d *Data) LineProgram(u *Unit) (*LineProgram, error) {
 		return nil, b.err
 	}
 	b.data = b.data[:end]
-	p := &LineProgram{sec: b.data}
+	p := &LineProgram{sec: b.data, raw: raw}
 	p.version = int(b.fixed(2))
 	if b.err == nil && (p.version < 2 || p.version > 5) {
 		return nil, decodeErr(".debug_line", hdr, fmt.Errorf("%w: line table version %d", ErrBadVersion, p.version))
@@ -120,7 +136,7 @@ func (d *Data) LineProgram(u *Unit) (*LineProgram, error) {
 			if dir == "" {
 				break
 			}
-			if !isAbs(dir) {
+			if !raw && !isAbs(dir) {
 				dir = joinPath(u.CompDir, dir)
 			}
 			p.dirs = append(p.dirs, keep(dir))
@@ -133,9 +149,9 @@ func (d *Data) LineProgram(u *Unit) (*LineProgram, error) {
 			}
 		}
 	} else {
-		p.dirs = d.entryTable(&b, u, offSize, nil, nil)
+		p.dirs = d.entryTable(&b, u, offSize, nil, nil, raw)
 		p.dirClean = cleanDirs(p.dirs)
-		p.files = d.entryTable(&b, u, offSize, p.dirs, p.dirClean)
+		p.files = d.entryTable(&b, u, offSize, p.dirs, p.dirClean, raw)
 	}
 	if b.err != nil {
 		return nil, b.err
@@ -164,13 +180,17 @@ func (p *LineProgram) fileEntry(b *buf) bool {
 	}
 	at := b.pos
 	dir := b.uleb()
-	if !isAbs(name) {
+	if p.raw && !strings.HasPrefix(name, "/") || !p.raw && !isAbs(name) {
 		if dir >= uint64(len(p.dirs)) {
 			b.pos = at
 			b.fail(fmt.Errorf("%w: directory index %d of %d", ErrMalformed, dir, len(p.dirs)))
 			return false
 		}
-		name = joinFast(p.dirs[dir], p.dirClean[dir], name)
+		if p.raw {
+			name = rawJoin(p.dirs[dir], name)
+		} else {
+			name = joinFast(p.dirs[dir], p.dirClean[dir], name)
+		}
 	}
 	b.uleb() // mtime
 	b.uleb() // length
@@ -188,7 +208,7 @@ const (
 )
 
 // entryTable reads a DWARF 5 directory table (dirs == nil) or file table.
-func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string, dirClean []bool) []string {
+func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string, dirClean []bool, raw bool) []string {
 	type pair struct{ content, form uint64 }
 	nfmt := int(b.u8())
 	formats := make([]pair, 0, nfmt)
@@ -280,8 +300,13 @@ func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string, dirClean 
 				}
 			}
 		}
-		// As debug/dwarf: join whenever both are set, even for an absolute name.
-		if dir != "" && name != "" {
+		if raw {
+			if dirs != nil && !strings.HasPrefix(name, "/") {
+				name = rawJoin(dir, name)
+			}
+		} else if dir != "" && name != "" {
+			// As debug/dwarf: join whenever both are set, even for an
+			// absolute name.
 			name = joinFast(dir, clean, name)
 		}
 		out = append(out, name)
@@ -536,6 +561,16 @@ func relClean(file string) bool {
 		start = i + 1
 	}
 	return true
+}
+
+// rawJoin is libdw's join of a directory entry and a relative file name:
+// a slash between them, nothing cleaned; no directory leaves the name as
+// it is.
+func rawJoin(dir, file string) string {
+	if dir == "" {
+		return file
+	}
+	return dir + "/" + file
 }
 
 // joinPath joins a directory and a file name the way debug/dwarf does:

@@ -9,12 +9,15 @@ import (
 
 // lineProgramV4 builds a DWARF 4 line program with min_inst_length 4,
 // maximum_operations_per_instruction 3, and the given opcodes.
-func lineProgramV4(ops []byte) []byte {
+func lineProgramV4(ops []byte) []byte { return lineProgramV4Inc("/inc", ops) }
+
+// lineProgramV4Inc is lineProgramV4 with include directory 1 inc.
+func lineProgramV4Inc(inc string, ops []byte) []byte {
 	var h wbuf
 	h.u8(4, 3, 1)                            // min_inst_length, max_ops, default_is_stmt
 	h.u8(0xfd, 12, 13)                       // line_base -3, line_range 12, opcode_base 13
 	h.u8(0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1) // standard opcode lengths
-	h.str("/inc")                            // include directory 1
+	h.str(inc)                               // include directory 1
 	h.u8(0)                                  // end of directories
 	h.str("a.c")                             // file 1, directory 0 (comp_dir)
 	h.u8(0, 0, 0)                            //
@@ -111,6 +114,45 @@ func TestLineProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareAll(t, std, d)
+}
+
+// TestRawLineProgram: libdw's spelling, nothing cleaned or joined with a
+// relative DW_AT_comp_dir, beside LineProgram's.
+func TestRawLineProgram(t *testing.T) {
+	var ops wbuf
+	ops.u8(0, 12, 3)
+	ops.str("extra.c") // define_file: file 3 in directory 1
+	ops.u8(1, 0, 0)
+	ops.u8(0, 9, 2)
+	ops.u64(0x1000)
+	ops.u8(0, 1, 1) // end_sequence
+	abbrev := abbrevTableBytes(abbr{1, TagCompileUnit, false, []spec{{AttrStmtList, FormSecOffset, 0}, {AttrCompDir, FormString, 0}}})
+	var body wbuf
+	body.u8(1)
+	body.u32(0)
+	body.str("./m")
+	d, err := New(Sections{Info: unitV4(4, body), Abbrev: abbrev, Line: lineProgramV4Inc("../inc", ops)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		open func(*Unit) (*LineProgram, error)
+		want []string
+	}{
+		{d.RawLineProgram, []string{"", "./m/a.c", "../inc/b.h", "../inc/extra.c"}},
+		{d.LineProgram, []string{"", "m/a.c", "inc/b.h", "inc/extra.c"}},
+	} {
+		p, err := c.open(&d.Units()[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row LineRow
+		for p.Next(&row) == nil {
+		}
+		if !slices.Equal(p.Files(), c.want) {
+			t.Errorf("files %q, want %q", p.Files(), c.want)
+		}
+	}
 }
 
 // TestLineErrors checks damaged line programs.

@@ -164,6 +164,7 @@ type unitQueue struct {
 	warnings []string    // units that cannot be read, in unit order
 	last     *dwarfscan.Data
 	final    chan struct{} // closed when last covers all of .debug_info
+	real     realPaths     // file names' spelling, with Options.RawFileNames
 }
 
 type unitJob struct {
@@ -247,6 +248,9 @@ func (q *unitQueue) work(img *Image, opt Options) {
 		q.mu.Unlock()
 		w := newUnitWalk(img, j.d)
 		w.noDesc = opt.SkipDescriptors
+		if opt.RawFileNames {
+			w.real = &q.real
+		}
 		w.whole = q.whole
 		w.walk(j.unit)
 		q.mu.Lock()

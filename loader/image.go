@@ -78,6 +78,14 @@ type Options struct {
 	// Only the thesis engine reads them, and on large C++ images they are
 	// a third of loading: every unit declares its headers' members again.
 	SkipDescriptors bool
+	// RawFileNames spells file names (of line rows, DW_AT_decl_file and
+	// DW_AT_call_file) as hpcstruct prints them: Dyninst's spelling
+	// (libdw's uncleaned directory entry + "/" + name, and a name still
+	// relative after that behind DW_AT_comp_dir and "/"), resolved as
+	// realpath(3) does when it is absolute and the file exists here (see
+	// realPaths). Without it names are cleaned and relative ones joined
+	// with an absolute DW_AT_comp_dir.
+	RawFileNames bool
 }
 
 // Error is a problem with an input file; it names the file.

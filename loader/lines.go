@@ -119,8 +119,8 @@ func (b *lineBuilder) add1(addr, end uint64, file uint32, line int) {
 }
 
 // add reads the rows of a unit's line program; joined is its file table
-// with absolute names.
-func (b *lineBuilder) add(lp *dwarfscan.LineProgram, joined []string, compDir string) {
+// with absolute names (fileIn with real).
+func (b *lineBuilder) add(lp *dwarfscan.LineProgram, joined []string, compDir string, real *realPaths) {
 	// The program's file numbers, numbered for the table as first used.
 	var index []uint32
 	have := []bool(nil)
@@ -138,7 +138,7 @@ func (b *lineBuilder) add(lp *dwarfscan.LineProgram, joined []string, compDir st
 			if i < len(joined) {
 				name = joined[i]
 			} else {
-				name = absFile(lp.Files()[i], compDir) // added by DW_LNE_define_file
+				name = fileIn(lp.Files()[i], compDir, real) // added by DW_LNE_define_file
 			}
 			index[i], have[i] = b.fileIndex(name), true
 		}

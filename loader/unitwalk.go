@@ -30,7 +30,8 @@ type unitWalk struct {
 	lambdas map[uint64]*Descriptor
 	// seek reads the entries that declarations refer to, one Entry per
 	// level of a specification/abstract-origin chain.
-	noDesc bool // Options.SkipDescriptors
+	noDesc bool       // Options.SkipDescriptors
+	real   *realPaths // Options.RawFileNames: raw line programs, names spelled by real
 	// whole returns the index over all of .debug_info when d, an index over
 	// the part that had arrived, lacks the unit a reference points into.
 	whole   func() *dwarfscan.Data
@@ -72,8 +73,8 @@ func (w *unitWalk) walk(ui int) {
 	}()
 	// The line program's header is read once, for the file names of the
 	// entries and for the rows.
-	lp, lpErr := w.d.LineProgram(u)
-	w.files[ui] = joinFiles(lp, u.CompDir)
+	lp, lpErr := w.lineProgram(u)
+	w.files[ui] = joinFiles(lp, u.CompDir, w.real)
 	if err := w.unit(ui); err != nil {
 		w.warnings = append(w.warnings, fmt.Sprintf("compile unit at %#x skipped: %v", u.Offset, err))
 	}
@@ -81,7 +82,7 @@ func (w *unitWalk) walk(ui int) {
 		w.warnings = append(w.warnings, fmt.Sprintf("line table of unit at %#x: %v", u.Offset, lpErr))
 	}
 	if lp != nil {
-		w.lines.add(lp, w.files[ui], u.CompDir)
+		w.lines.add(lp, w.files[ui], u.CompDir, w.real)
 	}
 	w.lines.sortRows()
 }
@@ -96,21 +97,31 @@ func (w *unitWalk) fileTable(ui int) []string {
 		return t
 	}
 	u := &w.d.Units()[ui]
-	lp, _ := w.d.LineProgram(u)
-	t := joinFiles(lp, u.CompDir)
+	lp, _ := w.lineProgram(u)
+	t := joinFiles(lp, u.CompDir, w.real)
 	w.files[ui] = t
 	return t
 }
 
-// joinFiles is a line program's file table with each name made absolute.
-func joinFiles(lp *dwarfscan.LineProgram, compDir string) []string {
+// lineProgram is unit u's line program, with libdw's names if w.real is
+// set.
+func (w *unitWalk) lineProgram(u *dwarfscan.Unit) (*dwarfscan.LineProgram, error) {
+	if w.real != nil {
+		return w.d.RawLineProgram(u)
+	}
+	return w.d.LineProgram(u)
+}
+
+// joinFiles is a line program's file table with each name made absolute
+// (fileIn).
+func joinFiles(lp *dwarfscan.LineProgram, compDir string, real *realPaths) []string {
 	if lp == nil {
 		return nil
 	}
 	files := lp.Files()
 	t := make([]string, len(files))
 	for i, f := range files {
-		t[i] = absFile(f, compDir)
+		t[i] = fileIn(f, compDir, real)
 	}
 	return t
 }

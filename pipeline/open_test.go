@@ -22,14 +22,20 @@ func xmlOf(t *testing.T, img *loader.Image, opt Options) []byte {
 // the thesis engine may run, and the output is the same as with them, for
 // every corpus binary and engine (auto picks the thesis engine for the
 // binaries without DWARF procedures, where Open must read them again).
+// Compat mode's raw file names are asked for in both.
 func TestOpenSkipsOnlyUnusedDescriptors(t *testing.T) {
 	picked := map[Engine]int{}
 	for _, bin := range corpusBinaries(t) {
-		full, err := loader.Open(bin, loader.Options{})
-		if err != nil {
-			t.Fatal(err)
+		fulls := map[bool]*loader.Image{}
+		for _, raw := range []bool{false, true} {
+			full, err := loader.Open(bin, loader.Options{RawFileNames: raw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fulls[raw] = full
 		}
 		for _, opt := range []Options{{}, {Engine: DWARF}, {Engine: Heuristic}, {Compat: true}} {
+			full := fulls[opt.Compat]
 			img, err := Open(bin, loader.Options{}, opt)
 			if err != nil {
 				t.Fatal(err)

@@ -88,6 +88,9 @@ func engineFor(img *loader.Image, opt Options) Engine {
 // mode an image without DWARF procedures, where it does, is read again.
 func Open(path string, lopt loader.Options, opt Options) (*loader.Image, error) {
 	lopt.SkipDescriptors = opt.Compat || opt.Engine != Heuristic
+	// hpcstruct prints file names as Dyninst spells them, uncleaned: a
+	// header reached through two spellings is two F elements.
+	lopt.RawFileNames = opt.Compat
 	img, err := loader.Open(path, lopt)
 	if err != nil || !lopt.SkipDescriptors || engineFor(img, opt) != Heuristic {
 		return img, err

@@ -111,21 +111,23 @@ type realCase struct {
 //     through "../../../../src" and takes line 120 for a line-0 row; not
 //     investigated further.
 //
-// libgsl's 10 canonical differences cover no code byte: hpcstruct does not
-// clean the paths it builds (DW_AT_comp_dir, then the directory entry, then
-// the name), so ./eigen/../gsl/gsl_matrix_double.h and
-// ./matrix/../gsl/gsl_matrix_double.h are two F elements, and it files the
-// header's 4 out-of-line accessors (gsl_matrix_get, _set, _ptr, _const_ptr)
-// under the second; the same for gsl_vector_double.h. bloop cleans paths,
-// so each header is one F holding all (8 procedures "extra", 2 F "missing").
-// Copying the spelling would need the loader to keep Dyninst's raw paths
-// in compat mode; not done.
+// libgsl has no canonical difference left. Its last 10 covered no code
+// byte: hpcstruct does not clean the paths it builds (DW_AT_comp_dir, then
+// the directory entry, then the name), so ./eigen/../gsl/gsl_matrix_double.h
+// and ./matrix/../gsl/gsl_matrix_double.h are two F elements, and it files
+// the header's 4 out-of-line accessors (gsl_matrix_get, _set, _ptr,
+// _const_ptr) under the second; the same for gsl_vector_double.h. Compat
+// mode now keeps Dyninst's spelling (loader.Options.RawFileNames), which
+// also took libstdc++ from 120 canonical differences to 94: list.cc,
+// list-aux.cc and list-aux-2.cc are each two F elements there, one spelled
+// .../src/debug/../../../../../src/libstdc++-v3/src/c++98/ and one
+// .../src/debug/c++98/../../../../../../src/libstdc++-v3/src/c++98/.
 var realCases = []realCase{
 	{"/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30", "../../shared/hpcstruct-real/libstdc++.so.6.0.30.hpcstruct",
-		"4ab8ef0cdee0f9b3900d2b90425bb328b39cfccb", 0.999120, 120,
+		"4ab8ef0cdee0f9b3900d2b90425bb328b39cfccb", 0.999120, 94,
 		map[string]uint64{"loop": 41, "procedure": 154, "call site": 630, "callee file/line": 262, "alien": 46, "statement line": 5}},
 	{"/usr/lib/x86_64-linux-gnu/libgsl.so.27", "../../shared/hpcstruct-real/libgsl.so.27.hpcstruct",
-		"a6c5261a1af7a903879da759adfab7fb4398effc", 1.0, 10,
+		"a6c5261a1af7a903879da759adfab7fb4398effc", 1.0, 0,
 		map[string]uint64{}},
 }
 

@@ -48,8 +48,9 @@ func refCases(t *testing.T) []refCase {
 	return cases
 }
 
+// structure is `bloop struct --compat hpcstruct`'s output for bin.
 func structure(t testing.TB, bin string, workers int) []byte {
-	img, err := loader.Open(bin, loader.Options{Workers: workers})
+	img, err := Open(bin, loader.Options{Workers: workers}, Options{Workers: workers, Compat: true})
 	if err != nil {
 		t.Fatal(err)
 	}
