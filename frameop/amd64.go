@@ -33,26 +33,28 @@ const (
 	Invalid // undecodable byte
 )
 
-// Op is one decoded instruction as the scans see it.
+// Op is one decoded instruction as the scans see it. The small fields
+// come first, so an Op packs into 48 bytes: procs keeps one per
+// instruction of a stripped region (tens of millions in a large Go binary).
 type Op struct {
 	Kind   Kind
-	Len    int
-	Imm    int64
-	Target uint64 // direct jump/call target; 0 when indirect
-	Pad    bool   // padding between procedures (nop, int3)
-	Endbr  bool   // endbr64: a likely procedure entry
-	PushCS bool   // push of a callee-saved register (a prologue)
-	SubSP  bool   // sub rsp,imm (a prologue, or a frame allocation)
-	AddSP  bool   // add rsp,imm or lea rsp,[rsp+imm] (an epilogue)
-	RipLea uint64 // lea reg,[rip+d]: the address (a jump table's base)
-	Table8 uint64 // jmp *table(,idx,8): the table of absolute targets
-	CmpImm int64  // cmp reg,imm: a jump table's bound (0 when not a compare)
+	Len    uint8 // at most 15
+	Pad    bool  // padding between procedures (nop, int3)
+	Endbr  bool  // endbr64: a likely procedure entry
+	PushCS bool  // push of a callee-saved register (a prologue)
+	SubSP  bool  // sub rsp,imm (a prologue, or a frame allocation)
+	AddSP  bool  // add rsp,imm or lea rsp,[rsp+imm] (an epilogue)
 	// Inherits marks a copy of rax or rbp to another register, and
 	// operands based on rbp: code that starts with one uses a value it did
 	// not compute, as a landing pad does (the exception in rax, the frame
 	// in rbp), but no procedure entry (no argument comes in those
 	// registers).
 	Inherits bool
+	Imm      int64
+	Target   uint64 // direct jump/call target; 0 when indirect
+	RipLea   uint64 // lea reg,[rip+d]: the address (a jump table's base)
+	Table8   uint64 // jmp *table(,idx,8): the table of absolute targets
+	CmpImm   int64  // cmp reg,imm: a jump table's bound (0 when not a compare)
 }
 
 func isSP(a x86asm.Arg) bool { return a == x86asm.RSP || a == x86asm.ESP || a == x86asm.SP }
@@ -85,7 +87,7 @@ func DecodeAMD64(b []byte, addr uint64) Op {
 			// A VEX instruction x86asm does not know (AMD's FMA4, ...):
 			// vector code, never a frame change; its length keeps the scan
 			// on instruction boundaries.
-			return Op{Len: n}
+			return Op{Len: uint8(n)}
 		}
 		return Op{Kind: Invalid, Len: 1} // after an error Len cannot be trusted
 	}
@@ -95,7 +97,7 @@ func DecodeAMD64(b []byte, addr uint64) Op {
 			x.Len = 4
 		}
 	}
-	op := Op{Len: x.Len}
+	op := Op{Len: uint8(x.Len)}
 	a0, a1 := x.Args[0], x.Args[1]
 	rel := func() uint64 {
 		if r, ok := a0.(x86asm.Rel); ok {
