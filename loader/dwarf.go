@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"sync"
 
@@ -21,15 +22,16 @@ type Subprogram struct {
 	EntryPC  uint64      // DW_AT_low_pc, DW_AT_entry_pc, or the first range listed (the hot part)
 	Desc     *Descriptor
 	// NamesakeFiles is the file table of the first unit with this unit's
-	// DW_AT_name when that is another unit, else nil. Dyninst 12.3 reads
-	// DW_AT_call_file against it (see DyninstCallSite).
+	// DW_AT_name base name when that is another unit, else nil. Dyninst
+	// 12.3 reads DW_AT_call_file against it (see DyninstCallSite).
 	NamesakeFiles []string
 }
 
 // DyninstCallSite is in's call file as Dyninst 12.3 reads it: the index
-// looked up in the file table of the first unit named like in's own (gsl
-// has four units named oper.c), where an index outside that table leaves
-// the call site unread (<unknown>:0 in hpcstruct).
+// looked up in the file table of the first unit whose name has the base
+// name of in's own (gsl has four units named oper.c), where an index
+// outside that table leaves the call site unread (<unknown>:0 in
+// hpcstruct).
 func (p *Subprogram) DyninstCallSite(in *Inline) (file string, ok bool) {
 	if in.CallUnknown {
 		return "", false
@@ -318,8 +320,10 @@ func (img *Image) mergeUnits(units []*unitWalk) {
 }
 
 // resolveNamesakes gives the procedures of each unit that shares its
-// DW_AT_name with an earlier unit that unit's file table, the one Dyninst
-// resolves their call files against. Units are in unit order, so the
+// DW_AT_name's base name with an earlier unit that unit's file table, the
+// one Dyninst resolves their call files against. The key is the base name
+// because Dyninst's is (libstdc++'s c++20/sstream-inst.cc reads its call
+// files in c++11/sstream-inst.cc's table). Units are in unit order, so the
 // choice does not depend on which walker read which unit.
 func resolveNamesakes(units []*unitWalk) {
 	first := map[string][]string{}
@@ -327,9 +331,10 @@ func resolveNamesakes(units []*unitWalk) {
 		if u.name == "" {
 			continue
 		}
-		t, ok := first[u.name]
+		key := path.Base(u.name)
+		t, ok := first[key]
 		if !ok {
-			first[u.name] = u.files[u.ui]
+			first[key] = u.files[u.ui]
 			continue
 		}
 		for _, p := range u.procs {

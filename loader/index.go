@@ -7,9 +7,16 @@ type procRange struct {
 	p *Subprogram
 }
 
+// index lists the procedures' ranges by start. Several units can describe
+// the same code (libstdc++'s COW string members, one copy per unit that
+// instantiated them); they go in in reverse unit order so that, the sort
+// being stable, SubprogramAt's backward walk meets the first unit's: the
+// one Dyninst 12.3 reads, whose call_file forms (implicit_const or not)
+// decide which call sites hpcstruct leaves <unknown>:0.
 func (img *Image) index() {
 	img.procIndex = img.procIndex[:0]
-	for _, p := range img.Procs {
+	for k := len(img.Procs) - 1; k >= 0; k-- {
+		p := img.Procs[k]
 		for i, r := range p.Ranges {
 			// Thesis 4.3: DWARF procedure ends can run past the next
 			// procedure's symbol; a range ends where another symbol starts.
