@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/arch/x86/x86asm"
 
+	"bloop/amd64asm"
 	"bloop/loader"
 )
 
@@ -17,7 +18,7 @@ func (amd64) decode(b []byte, addr uint64) Inst {
 	if len(b) >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && (b[3] == 0xfa || b[3] == 0xfb) {
 		return Inst{Addr: addr, Len: 4, Kind: Other}
 	}
-	x, err := x86asm.Decode(b, 64)
+	x, err := amd64asm.Decode(b)
 	// x86asm answers some forms it does not know with a bare prefix (no
 	// opcode, length 1), as it does endbr64.
 	if err != nil || x.Len == 0 || x.Op == 0 {
@@ -118,7 +119,7 @@ func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, to targets) []u
 	var xs []x86asm.Inst
 	for i := len(path) - 1; i >= 0; i-- {
 		p := path[i]
-		x, err := x86asm.Decode(img.Bytes(p.Addr, p.Addr+uint64(p.Len)), 64)
+		x, err := amd64asm.Decode(img.Bytes(p.Addr, p.Addr+uint64(p.Len)))
 		if err != nil {
 			path = path[i+1:]
 			break

@@ -110,6 +110,9 @@ func TestSystemInstructions(t *testing.T) {
 		{"rdseed %rdx", []byte{0x48, 0x0f, 0xc7, 0xfa}, Other, 4},
 		{"tpause %edi", []byte{0x66, 0x0f, 0xae, 0xf7}, Other, 4},
 		{"cmpxchg8b (mod 00) is x86asm's", []byte{0x0f, 0xc7, 0x0f}, Other, 3},
+		// x86asm counts vzeroupper one byte long and swallowed the ret after it.
+		{"vzeroupper (2-byte VEX)", []byte{0xc5, 0xf8, 0x77, 0xc3}, Other, 3},
+		{"vzeroupper (3-byte VEX)", []byte{0xc4, 0xe1, 0x78, 0x77, 0xc3}, Other, 4},
 		{"garbage stays invalid", []byte{0x06}, Invalid, 1},
 	} {
 		in := amd64{}.decode(tc.code, 0x1000)

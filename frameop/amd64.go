@@ -5,7 +5,11 @@
 // host.
 package frameop
 
-import "golang.org/x/arch/x86/x86asm"
+import (
+	"golang.org/x/arch/x86/x86asm"
+
+	"bloop/amd64asm"
+)
 
 // Kind classifies an instruction by its effect on the frame (the seven
 // frame-relevant kinds of the paper, split finer) and on control flow.
@@ -76,7 +80,7 @@ func DecodeAMD64(b []byte, addr uint64) Op {
 	if len(b) >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && (b[3] == 0xfa || b[3] == 0xfb) {
 		return Op{Kind: None, Len: 4, Endbr: true}
 	}
-	x, err := x86asm.Decode(b, 64)
+	x, err := amd64asm.Decode(b)
 	if len(b) >= 3 && b[0] == 0x0f && b[1] == 0x01 && b[2] >= 0xc0 {
 		// 0f 01 /reg-form: xgetbv, rdpkru, wrpkru, xend, xtest, ...
 		// (x86asm does not know all of them); none touches the frame.
@@ -90,12 +94,6 @@ func DecodeAMD64(b []byte, addr uint64) Op {
 			return Op{Len: uint8(n)}
 		}
 		return Op{Kind: Invalid, Len: 1} // after an error Len cannot be trusted
-	}
-	if x.Op == x86asm.VZEROUPPER || x.Op == x86asm.VZEROALL {
-		x.Len = 3 // x86asm miscounts the 2-byte VEX form (c5 f8 77) as 4 bytes
-		if b[0] == 0xc4 {
-			x.Len = 4
-		}
 	}
 	op := Op{Len: uint8(x.Len)}
 	a0, a1 := x.Args[0], x.Args[1]
