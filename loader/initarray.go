@@ -55,13 +55,11 @@ func (img *Image) initFuncs(f *elf.File, raw fileBytes) []uint64 {
 			if err != nil {
 				continue
 			}
-			for off := 0; off+24 <= len(data); off += 24 {
-				at := binary.LittleEndian.Uint64(data[off:])
-				info := binary.LittleEndian.Uint64(data[off+8:])
-				if _, ok := slots[at]; ok && uint32(info) == rel {
-					slots[at] = binary.LittleEndian.Uint64(data[off+16:])
+			eachRela(data, func(r rela) {
+				if _, ok := slots[r.off]; ok && r.typ == rel {
+					slots[r.off] = r.addend
 				}
-			}
+			})
 		}
 	}
 	var out []uint64

@@ -93,18 +93,15 @@ func gotRelocs(f *elf.File, typ elf.R_X86_64) map[uint64]string {
 		if err != nil {
 			continue
 		}
-		for off := 0; off+24 <= len(data); off += 24 {
-			r := f.ByteOrder.Uint64(data[off:])
-			info := f.ByteOrder.Uint64(data[off+8:])
-			sym := info >> 32
-			if f.Machine == elf.EM_X86_64 && elf.R_X86_64(info&0xffffffff) != typ {
-				continue
+		eachRela(data, func(r rela) {
+			if f.Machine == elf.EM_X86_64 && elf.R_X86_64(r.typ) != typ {
+				return
 			}
-			if sym == 0 || int(sym) > len(dyn) {
-				continue
+			if r.sym == 0 || int(r.sym) > len(dyn) {
+				return
 			}
-			out[r] = dyn[sym-1].Name
-		}
+			out[r.off] = dyn[r.sym-1].Name
+		})
 	}
 	return out
 }

@@ -204,7 +204,7 @@ func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
 	note := func(kind string, err error) {
 		probs = append(probs, &Problem{Func: fn.Name, Addr: fn.Addr, Kind: kind, Err: err})
 	}
-	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Claimed: pl.claimed[fn.Addr], UnreadCallSites: pl.compat, LocateLoops: pl.compat, FileRanks: pl.compat}
+	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Claimed: pl.claimed[fn.Addr], Hpcstruct: pl.compat}
 	g, forest, err := pl.graph(i)
 	switch {
 	case errors.Is(err, cfg.ErrEntry):

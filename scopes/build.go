@@ -21,21 +21,19 @@ type Input struct {
 	// Claimed marks a procedure whose code another procedure's CFG took
 	// over (Dyninst's call-to-next-instruction parse): it gets no statements.
 	Claimed bool
-	// UnreadCallSites reads call sites as hpcstruct (Dyninst) does
-	// (loader.Subprogram.DyninstCallSite): a file from a namesake unit's
-	// table, or <unknown>:0. Only the hpcstruct-compatible mode wants
-	// that: the DWARF names the site.
-	UnreadCallSites bool
-	// LocateLoops places loops, picks their header lines and merges
-	// irreducible ones by hpcstruct's rule (locate.go), which reads the
-	// loop's surroundings (calls its code branches into, nested loops)
-	// rather than its exit conditions alone.
-	LocateLoops bool
-	// FileRanks gives an inlined callee the file hpcstruct's locateTree
-	// does: its nested call sites' first in string-table order
-	// (ranks.go), else its loops', else its statements'; not the
-	// lowest-addressed call's.
-	FileRanks bool
+	// Hpcstruct builds hpcstruct's tree where it departs from what the
+	// DWARF says (the hpcstruct-compatible mode):
+	//   - call sites read as Dyninst reads them
+	//     (loader.Subprogram.DyninstCallSite): a file from a namesake
+	//     unit's table, or <unknown>:0;
+	//   - loops placed, their header lines picked and irreducible ones
+	//     merged by hpcstruct's rule (locate.go), which reads the loop's
+	//     surroundings (calls its code branches into, nested loops) rather
+	//     than its exit conditions alone;
+	//   - an inlined callee's file as hpcstruct's locateTree gives it: its
+	//     nested call sites' first in string-table order (ranks.go), else
+	//     its loops', else its statements'; not the lowest-addressed call's.
+	Hpcstruct bool
 }
 
 // inlKey identifies an inlined call within its parent context, as hpcstruct
@@ -141,7 +139,7 @@ func (b *builder) path(addr uint64) []*inlKey {
 		if !ok {
 			v := inlKey{callFile: in.CallFile, callLine: in.CallLine, name: b.names(in), calleeFile: in.DeclFile}
 			unknown := false
-			if b.in.UnreadCallSites {
+			if b.in.Hpcstruct {
 				f, ok := b.in.Sub.DyninstCallSite(in)
 				v.callFile, unknown = f, !ok
 			}
@@ -378,7 +376,7 @@ type loopPlan struct {
 // context) and which nested loops stay loops.
 func (b *builder) plan(l *havlak.Loop, parent []*inlKey) *loopPlan {
 	p := &loopPlan{l: l, h: b.header(l, parent)}
-	if b.in.LocateLoops {
+	if b.in.Hpcstruct {
 		for _, c := range l.Children {
 			p.kids = append(p.kids, b.plan(c, nil))
 		}
@@ -411,7 +409,7 @@ func (b *builder) plan(l *havlak.Loop, parent []*inlKey) *loopPlan {
 // enclosing loop.
 func (b *builder) loop(l *havlak.Loop, parent []*inlKey) *loopNode {
 	p := b.plan(l, parent)
-	if b.in.LocateLoops {
+	if b.in.Hpcstruct {
 		b.locate(p)
 	}
 	return b.fill(p, parent)
@@ -427,7 +425,7 @@ func (b *builder) fill(p *loopPlan, parent []*inlKey) *loopNode {
 		// A loop's header line is never below a sub-loop's in the same
 		// context and file (hpcstruct: the outer loop starts first).
 		// locate has already applied hpcstruct's own rule.
-		if !b.in.LocateLoops && len(cl.path) == 0 && cl.file == ln.file && cl.line > 0 && cl.line < ln.line {
+		if !b.in.Hpcstruct && len(cl.path) == 0 && cl.file == ln.file && cl.line > 0 && cl.line < ln.line {
 			ln.line = cl.line
 		}
 		place(ln.body, cl)

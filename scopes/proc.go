@@ -13,7 +13,7 @@ import (
 func BuildProc(in Input) (*Scope, string) {
 	b := &builder{in: in, names: in.Names.inlineName}
 	var rank map[string]int
-	if in.FileRanks {
+	if in.Hpcstruct {
 		rank = b.fileRanks()
 	}
 	root := b.tree()
