@@ -83,7 +83,10 @@ func gotRelocs(f *elf.File, typ elf.R_X86_64) map[uint64]string {
 	out := map[uint64]string{}
 	dyn, _ := f.DynamicSymbols()
 	for _, sec := range f.Sections {
-		if sec.Type != elf.SHT_RELA || !strings.HasPrefix(sec.Name, ".rela") {
+		// Dynamic relocations are loaded (SHF_ALLOC); the static ones a
+		// kernel keeps (vmlinux: hundreds of MB of .rela.text) name no
+		// GOT slot, and reading them took 8 s.
+		if sec.Type != elf.SHT_RELA || sec.Flags&elf.SHF_ALLOC == 0 || !strings.HasPrefix(sec.Name, ".rela") {
 			continue
 		}
 		if f.Machine != elf.EM_X86_64 && !strings.HasPrefix(sec.Name, ".rela.plt") {
