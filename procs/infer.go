@@ -12,7 +12,7 @@ import (
 // inferred by the paper's rules (inferRegion) on a second sweep, which
 // resynchronizes at the call targets too.
 func (f *finder) infer() {
-	regions := f.uncovered()
+	regions := f.fill(f.uncovered())
 	for _, r := range regions {
 		f.callTargets(r)
 	}
@@ -23,6 +23,29 @@ func (f *finder) infer() {
 	for _, a := range gaps {
 		f.add(a, Gap)
 	}
+}
+
+// fill drops the regions that are only int3 or nop fill bytes: most of
+// the code between a kernel's symbols is (vmlinux: 4.5 MB in thousands of
+// gaps), and decoding it one byte at a time, twice, took seconds. They hold
+// no call and no start (inferRegion ignores all-padding sweeps).
+func (f *finder) fill(rs []loader.Range) []loader.Range {
+	out := rs[:0]
+	for _, r := range rs {
+		if !onlyFill(f.img.Bytes(r.Lo, r.Hi)) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func onlyFill(b []byte) bool {
+	for _, c := range b {
+		if c != 0xcc && c != 0x90 {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 // known reports whether a is a start from any source.
