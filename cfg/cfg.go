@@ -8,39 +8,18 @@ import (
 	"fmt"
 	"slices"
 
+	"bloop/isa"
 	"bloop/loader"
-)
-
-// Kind classifies an instruction by its effect on control flow.
-type Kind uint8
-
-// Instruction kinds.
-const (
-	Other        Kind = iota
-	Jump              // unconditional direct jump
-	CondJump          // conditional direct jump (falls through)
-	IndirectJump      // jump through a register or memory (jump tables, tail calls)
-	Call              // direct call
-	IndirectCall      // call through a register or memory
-	Return
-	Halt    // never falls through (hlt, ud2, int3)
-	Invalid // undecodable bytes
 )
 
 // Inst is one decoded instruction.
 type Inst struct {
-	Addr   uint64
-	Len    int
-	Kind   Kind
-	Target uint64   // direct target of Jump, CondJump, Call
-	Table  []uint64 // resolved targets of an IndirectJump through a jump table
+	isa.Inst
+	Table []uint64 // resolved targets of an IndirectJump through a jump table
 	// shared is how many of the instruction's last bytes are also the
 	// start of a later instruction the procedure jumps into (see Span).
 	shared uint8
 }
-
-// End is the address after the instruction.
-func (in *Inst) End() uint64 { return in.Addr + uint64(in.Len) }
 
 // Span is the code the instruction owns: its bytes up to the start of
 // the next decoded instruction. Instructions overlap where code jumps into
@@ -77,23 +56,6 @@ type Graph struct {
 	Overlaps int
 }
 
-// arch is what one instruction set provides.
-type arch interface {
-	// decode classifies the instruction at addr; b holds the bytes up to the procedure's end.
-	decode(b []byte, addr uint64) Inst
-	// jumpTable resolves an indirect jump using the instructions that lead
-	// to it; to says which targets the procedure may jump to.
-	jumpTable(img *loader.Image, path []Inst, jmp Inst, to targets) []uint64
-}
-
-func archFor(a loader.Arch) (arch, error) {
-	switch a {
-	case loader.AMD64:
-		return amd64{}, nil
-	}
-	return nil, fmt.Errorf("%w: %s", ErrArch, a)
-}
-
 // ErrArch says the architecture has no decoder yet.
 var ErrArch = errors.New("no control-flow analysis for this architecture yet")
 
@@ -124,9 +86,9 @@ const maxInsts = 4 << 20
 // Build decodes the procedure [lo, hi) from entry by recursive traversal and
 // splits the reached instructions into basic blocks.
 func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error) {
-	ar, err := archFor(img.Arch)
-	if err != nil {
-		return nil, err
+	ar := isa.For(img.Machine)
+	if ar == nil {
+		return nil, fmt.Errorf("%w: %s", ErrArch, img.Arch)
 	}
 	if len(img.Bytes(lo, hi)) == 0 {
 		return nil, fmt.Errorf("no code at %#x", lo)
@@ -147,14 +109,14 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		return region{}, false
 	}
 	sweeps := map[region]bitset{}
-	to := targets{
+	to := isa.Targets{
 		// The procedure may jump into its own extent and the regions it
 		// continues into (a .cold part).
-		valid: func(t uint64) bool {
+		Valid: func(t uint64) bool {
 			_, ok := regionOf(t, false)
 			return ok
 		},
-		start: func(t uint64) bool {
+		Start: func(t uint64) bool {
 			r, ok := regionOf(t, false)
 			return ok && sweep(ar, img, r, sweeps).has(t-r.lo)
 		},
@@ -181,13 +143,13 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			// decoded: the table base may be loaded blocks earlier.
 			jumps := map[uint64][]uint64{}
 			for _, in := range all {
-				if in.Kind == Jump || in.Kind == CondJump {
+				if in.Kind == isa.Jump || in.Kind == isa.CondJump {
 					jumps[in.Target] = append(jumps[in.Target], in.Addr)
 				}
 			}
 			for _, a := range pending {
 				in := &all[at[a]]
-				in.Table = ar.jumpTable(img, backChain(all, at, jumps, a, 32), *in, to)
+				in.Table = ar.JumpTable(img, backChain(all, at, jumps, a, 32, ar.MaxLen()), in.Inst, to)
 				for _, t := range in.Table {
 					if _, ok := regionOf(t, false); ok {
 						leaders[t] = true
@@ -209,8 +171,8 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			if len(all) >= maxInsts {
 				return nil, fmt.Errorf("more than %d instructions", maxInsts)
 			}
-			in := ar.decode(img.Bytes(a, reg.hi), a)
-			if in.Kind == Invalid {
+			in := Inst{Inst: ar.Decode(img.Bytes(a, reg.hi), a)}
+			if in.Kind == isa.Invalid {
 				g.Undecodable += in.Len
 				break
 			}
@@ -222,16 +184,16 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 			next := true
 			switch in.Kind {
-			case Jump:
+			case isa.Jump:
 				branch(in.Target)
 				next = false
-			case CondJump:
+			case isa.CondJump:
 				branch(in.Target)
 				leaders[in.End()] = true
-			case IndirectJump:
+			case isa.IndirectJump:
 				pending = append(pending, a)
 				next = false
-			case Call, IndirectCall:
+			case isa.Call, isa.IndirectCall:
 				if opt.LandingPad != nil {
 					if pad, ok := opt.LandingPad(a); ok {
 						branch(pad)
@@ -239,11 +201,11 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				}
 			}
 			switch in.Kind {
-			case Call:
+			case isa.Call:
 				if in.Target == in.End() {
 					// Dyninst parses a call to the next instruction as a jump.
 					if r, ok := regionOf(in.Target, true); ok {
-						in.Kind = Jump
+						in.Kind = isa.Jump
 						leaders[in.Target] = true
 						g.Continued = append(g.Continued, in.Target)
 						at[a] = int32(len(all))
@@ -258,9 +220,9 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 					next = false
 				}
 				leaders[in.End()] = true
-			case IndirectCall:
+			case isa.IndirectCall:
 				leaders[in.End()] = true
-			case Return, Halt:
+			case isa.Return, isa.Halt:
 				next = false
 			}
 			at[a] = int32(len(all))
@@ -296,17 +258,17 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 		}
 		switch last.Kind {
-		case Jump:
+		case isa.Jump:
 			add(last.Target)
-		case CondJump:
+		case isa.CondJump:
 			add(last.Target)
 			add(last.End())
-		case IndirectJump:
+		case isa.IndirectJump:
 			for _, t := range last.Table {
 				add(t)
 			}
-		case Return, Halt:
-		case Call:
+		case isa.Return, isa.Halt:
+		case isa.Call:
 			if opt.NoReturn == nil || !opt.NoReturn(last.Target) {
 				add(last.End())
 			}
@@ -360,12 +322,6 @@ func byAddress(all []Inst) []Inst {
 	return all
 }
 
-// targets says where a jump table's entries may point.
-type targets struct {
-	valid func(uint64) bool // the procedure may jump there
-	start func(uint64) bool // an instruction starts there in a linear sweep
-}
-
 // bitset is a set of offsets.
 type bitset []uint64
 
@@ -375,13 +331,13 @@ func (b bitset) has(i uint64) bool { return i/64 < uint64(len(b)) && b[i/64]&(1<
 // returns where instructions start (cached in done). For compiled code it
 // is the truth; a jump table without a bound stops at the first entry that
 // points elsewhere.
-func sweep(ar arch, img *loader.Image, r region, done map[region]bitset) bitset {
+func sweep(ar isa.Arch, img *loader.Image, r region, done map[region]bitset) bitset {
 	if s, ok := done[r]; ok {
 		return s
 	}
 	s := make(bitset, (r.hi-r.lo+63)/64)
 	for a := r.lo; a < r.hi; {
-		in := ar.decode(img.Bytes(a, r.hi), a)
+		in := ar.Decode(img.Bytes(a, r.hi), a)
 		s[(a-r.lo)/64] |= 1 << ((a - r.lo) % 64)
 		a += uint64(max(in.Len, 1))
 	}
@@ -393,14 +349,14 @@ func sweep(ar arch, img *loader.Image, r region, done map[region]bitset) bitset 
 // predecessors backwards (oldest first). Where several lead to an
 // instruction, it takes the lowest-addressed one: that is the way into a loop
 // from its preheader, where compilers put the jump-table base.
-func backChain(all []Inst, at map[uint64]int32, jumps map[uint64][]uint64, a uint64, n int) []Inst {
-	chain := []Inst{all[at[a]]}
+func backChain(all []Inst, at map[uint64]int32, jumps map[uint64][]uint64, a uint64, n, maxLen int) []isa.Inst {
+	chain := []isa.Inst{all[at[a]].Inst}
 	seen := map[uint64]bool{a: true}
 	for len(chain) < n {
 		best, found := uint64(0), false
 		// An instruction is at most 15 bytes long.
-		for l := uint64(1); l <= 15 && l <= a; l++ {
-			if i, ok := at[a-l]; ok && all[i].Len == int(l) && fallsThrough(all[i].Kind) {
+		for l := uint64(1); l <= uint64(maxLen) && l <= a; l++ {
+			if i, ok := at[a-l]; ok && all[i].Len == int(l) && all[i].Kind.FallsThrough() {
 				best, found = a-l, true
 				break
 			}
@@ -414,7 +370,7 @@ func backChain(all []Inst, at map[uint64]int32, jumps map[uint64][]uint64, a uin
 			break
 		}
 		seen[best] = true
-		chain = append(chain, all[at[best]])
+		chain = append(chain, all[at[best]].Inst)
 		a = best
 	}
 	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
@@ -423,11 +379,7 @@ func backChain(all []Inst, at map[uint64]int32, jumps map[uint64][]uint64, a uin
 	return chain
 }
 
-func fallsThrough(k Kind) bool {
-	return k == Other || k == CondJump || k == Call || k == IndirectCall
-}
-
-func endsBlock(k Kind) bool { return k != Other }
+func endsBlock(k isa.Kind) bool { return k != isa.Other }
 
 func uniq(s []int) []int {
 	out := s[:0]

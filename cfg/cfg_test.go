@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"bloop/isa"
 	"bloop/loader"
 )
 
@@ -273,7 +274,7 @@ func TestTableO0(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, b := range g.Blocks {
-		if jmp := b.Last(); jmp.Kind == IndirectJump {
+		if jmp := b.Last(); jmp.Kind == isa.IndirectJump {
 			if !reflect.DeepEqual(jmp.Table, []uint64{0x1027, 0x102d, 0x1033}) {
 				t.Errorf("table %x, want [1027 102d 1033]", jmp.Table)
 			}

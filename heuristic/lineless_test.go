@@ -4,16 +4,17 @@ import (
 	"testing"
 
 	"bloop/cfg"
+	"bloop/isa"
 	"bloop/loader"
 	"bloop/scopes"
 )
 
 // graph builds a graph of one-instruction blocks [start, start+4), with
 // the given successors; predecessors follow.
-func graph(starts []uint64, kinds []cfg.Kind, succs [][]int) *cfg.Graph {
+func graph(starts []uint64, kinds []isa.Kind, succs [][]int) *cfg.Graph {
 	g := &cfg.Graph{}
 	for i, s := range starts {
-		g.Blocks = append(g.Blocks, &cfg.Block{Start: s, End: s + 4, Insts: []cfg.Inst{{Addr: s, Len: 4, Kind: kinds[i]}}, Succs: succs[i]})
+		g.Blocks = append(g.Blocks, &cfg.Block{Start: s, End: s + 4, Insts: []cfg.Inst{{Inst: isa.Inst{Addr: s, Len: 4, Kind: kinds[i]}}}, Succs: succs[i]})
 	}
 	for i, b := range g.Blocks {
 		for _, s := range b.Succs {
@@ -37,24 +38,24 @@ func TestContinued(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		rows  []loader.LineRow
-		kinds []cfg.Kind
+		kinds []isa.Kind
 		succs [][]int
 		want  line
 	}{
 		{"falls through inside f", []loader.LineRow{row(0x10, "h.h", 101), row(0x14, "h.h", 0), row(0x18, "h.h", 102)},
-			[]cfg.Kind{cfg.CondJump, cfg.Other, cfg.Return}, [][]int{{1, 2}, {2}, nil}, line{"h.h", 101}},
+			[]isa.Kind{isa.CondJump, isa.Other, isa.Return}, [][]int{{1, 2}, {2}, nil}, line{"h.h", 101}},
 		{"f's code calls g after it", []loader.LineRow{row(0x10, "h.h", 101), row(0x14, "h.h", 0), row(0x18, "x.h", 7)},
-			[]cfg.Kind{cfg.CondJump, cfg.Other, cfg.Return}, [][]int{{1, 2}, {2}, nil}, line{"h.h", 101}},
+			[]isa.Kind{isa.CondJump, isa.Other, isa.Return}, [][]int{{1, 2}, {2}, nil}, line{"h.h", 101}},
 		{"entered by a jump", []loader.LineRow{row(0x10, "h.h", 101), row(0x14, "h.h", 0), row(0x18, "h.h", 102)},
-			[]cfg.Kind{cfg.Jump, cfg.Other, cfg.CondJump}, [][]int{{2}, {2}, {1, 0}}, line{}},
+			[]isa.Kind{isa.Jump, isa.Other, isa.CondJump}, [][]int{{2}, {2}, {1, 0}}, line{}},
 		{"the procedure's own code follows", []loader.LineRow{row(0x10, "h.h", 101), row(0x14, "h.h", 0), row(0x18, "m.cc", 12)},
-			[]cfg.Kind{cfg.CondJump, cfg.Other, cfg.Return}, [][]int{{1, 2}, {2}, nil}, line{}},
+			[]isa.Kind{isa.CondJump, isa.Other, isa.Return}, [][]int{{1, 2}, {2}, nil}, line{}},
 		{"another way in leaves g's code", []loader.LineRow{row(0x10, "h.h", 101), row(0x14, "h.h", 0), row(0x18, "h.h", 201)},
-			[]cfg.Kind{cfg.CondJump, cfg.Other, cfg.CondJump}, [][]int{{1, 2}, {2}, {1, 0}}, line{}},
+			[]isa.Kind{isa.CondJump, isa.Other, isa.CondJump}, [][]int{{1, 2}, {2}, {1, 0}}, line{}},
 		{"the row's file is not the code before's", []loader.LineRow{row(0x10, "h.h", 101), row(0x14, "x.h", 0), row(0x18, "h.h", 102)},
-			[]cfg.Kind{cfg.CondJump, cfg.Other, cfg.Return}, [][]int{{1, 2}, {2}, nil}, line{}},
+			[]isa.Kind{isa.CondJump, isa.Other, isa.Return}, [][]int{{1, 2}, {2}, nil}, line{}},
 		{"a line of its own", []loader.LineRow{row(0x10, "h.h", 101), row(0x14, "h.h", 103), row(0x18, "h.h", 102)},
-			[]cfg.Kind{cfg.CondJump, cfg.Other, cfg.Return}, [][]int{{1, 2}, {2}, nil}, line{}},
+			[]isa.Kind{isa.CondJump, isa.Other, isa.Return}, [][]int{{1, 2}, {2}, nil}, line{}},
 	} {
 		img := &loader.Image{Lines: loader.NewLineTable(c.rows)}
 		e := &engine{
@@ -77,7 +78,7 @@ func TestBetween(t *testing.T) {
 	a2 := &node{kind: scopes.Alien, file: "h.h"}
 	inner := &node{kind: scopes.Loop, file: "h.h"}
 	adopt(root, adopt(loop, adopt(a1, inner), a2))
-	g := graph([]uint64{0x10, 0x20}, []cfg.Kind{cfg.Jump, cfg.Return}, [][]int{{1}, nil})
+	g := graph([]uint64{0x10, 0x20}, []isa.Kind{isa.Jump, isa.Return}, [][]int{{1}, nil})
 	pad := scopes.Range{Lo: 0x14, Hi: 0x20}
 	for _, c := range []struct {
 		name          string

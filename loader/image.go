@@ -45,7 +45,8 @@ type Image struct {
 	Path     string
 	Name     string // basename of Path
 	Arch     Arch
-	Shared   bool // a shared library, not an executable (PIE or not)
+	Machine  elf.Machine // e_machine: isa.For gives its instruction set
+	Shared   bool        // a shared library, not an executable (PIE or not)
 	Sections []*Section
 	Funcs    []*Func // procedures from symbols and PLT stubs, sorted by Addr
 	Procs    []*Subprogram
@@ -152,6 +153,7 @@ func Open(path string, opt Options) (img *Image, err error) {
 	if ef.Class != elf.ELFCLASS64 || ef.Data != elf.ELFDATA2LSB {
 		return nil, errorf(path, "unsupported ELF: %v %v (bloop reads 64-bit little-endian images)", ef.Class, ef.Data)
 	}
+	img.Machine = ef.Machine
 	switch ef.Machine {
 	case elf.EM_X86_64:
 		img.Arch = AMD64
@@ -394,10 +396,24 @@ func (img *Image) HasInlineInfo() bool {
 // does not come from a file (and for tests). Sections holding code must
 // be marked exec.
 func FromSections(arch Arch, exec, data []*Section) *Image {
-	img := &Image{Name: "memory", Arch: arch, Lines: &LineTable{}}
+	img := &Image{Name: "memory", Arch: arch, Machine: machineOf(arch), Lines: &LineTable{}}
 	img.Sections = append(img.Sections, exec...)
 	img.data = append(append(img.data, exec...), data...)
 	sort.Slice(img.Sections, func(i, j int) bool { return img.Sections[i].Addr < img.Sections[j].Addr })
 	sort.Slice(img.data, func(i, j int) bool { return img.data[i].Addr < img.data[j].Addr })
 	return img
+}
+
+// machineOf is the ELF machine of an instruction set, for images made in
+// memory.
+func machineOf(a Arch) elf.Machine {
+	switch a {
+	case AMD64:
+		return elf.EM_X86_64
+	case PPC64LE:
+		return elf.EM_PPC64
+	case ARM64:
+		return elf.EM_AARCH64
+	}
+	return elf.EM_NONE
 }

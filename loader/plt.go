@@ -4,6 +4,8 @@ import (
 	"debug/elf"
 	"fmt"
 	"strings"
+
+	"bloop/isa"
 )
 
 // pltStubs names the stubs of .plt and .plt.sec from the JUMP_SLOT relocation of
@@ -18,6 +20,10 @@ func (img *Image) pltStubs(f *elf.File) []*Func {
 	slots := gotRelocs(f, elf.R_X86_64_JMP_SLOT)
 	var globDat map[uint64]string
 	var out []*Func
+	ar := isa.For(f.Machine)
+	if ar == nil {
+		return nil
+	}
 	for _, s := range img.Sections {
 		var entSize uint64
 		skipFirst := false
@@ -52,7 +58,7 @@ func (img *Image) pltStubs(f *elf.File) []*Func {
 		for off := start; off+entSize <= uint64(len(s.Data)); off += entSize {
 			addr := s.Addr + off
 			name := ""
-			if got, ok := gotSlotAMD64(s.Data[off:off+entSize], addr); ok {
+			if got, ok := ar.PLTSlot(s.Data[off:off+entSize], addr); ok {
 				name = names[got]
 			}
 			if name == "" {
@@ -62,18 +68,6 @@ func (img *Image) pltStubs(f *elf.File) []*Func {
 		}
 	}
 	return out
-}
-
-// gotSlotAMD64 finds the `jmp *disp32(%rip)` (ff 25, possibly after endbr64 and a
-// bnd prefix) in a PLT entry and returns the GOT slot it reads.
-func gotSlotAMD64(b []byte, addr uint64) (uint64, bool) {
-	for i := 0; i+6 <= len(b) && i <= 8; i++ {
-		if b[i] == 0xff && b[i+1] == 0x25 {
-			disp := int32(uint32(b[i+2]) | uint32(b[i+3])<<8 | uint32(b[i+4])<<16 | uint32(b[i+5])<<24)
-			return uint64(int64(addr) + int64(i+6) + int64(disp)), true
-		}
-	}
-	return 0, false
 }
 
 // gotRelocs maps GOT slot addresses to the symbol that the dynamic

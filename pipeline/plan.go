@@ -9,6 +9,7 @@ import (
 	"bloop/cfg"
 	"bloop/havlak"
 	"bloop/heuristic"
+	"bloop/isa"
 	"bloop/loader"
 	"bloop/normalize"
 	"bloop/par"
@@ -117,7 +118,7 @@ func followsCallNext(img *loader.Image, addr uint64) bool {
 // dropped) here.
 func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 	img := pl.img
-	if img.Arch != loader.AMD64 {
+	if isa.For(img.Machine) == nil {
 		return nil
 	}
 	set := map[*loader.Func]bool{}

@@ -7,21 +7,21 @@ import (
 	"encoding/binary"
 	"sort"
 
-	"bloop/frameop"
+	"bloop/isa"
 	"bloop/loader"
 )
 
 // decoded is one instruction of a linear sweep.
 type decoded struct {
 	addr uint64
-	op   frameop.Op
+	op   isa.FrameOp
 }
 
 // sweep decodes r linearly, resynchronizing at known starts the sweep
 // would step over.
 func (f *finder) sweep(r loader.Range) []decoded {
 	insts := make([]decoded, 0, (r.Hi-r.Lo)/3+16) // instructions average 3.5 to 4 bytes (Go's 3.8): growing a slice of millions costs more than the slack
-	f.decode(r, func(a uint64, op frameop.Op) { insts = append(insts, decoded{a, op}) })
+	f.decode(r, func(a uint64, op isa.FrameOp) { insts = append(insts, decoded{a, op}) })
 	return insts
 }
 
@@ -29,19 +29,19 @@ func (f *finder) sweep(r loader.Range) []decoded {
 // to the next instruction counts: x86-64 code reads the pc with lea, so
 // that is a call that does not return, to a procedure placed after it.
 func (f *finder) callTargets(r loader.Range) {
-	f.decode(r, func(_ uint64, op frameop.Op) {
-		if op.Kind == frameop.Call && op.Target != 0 {
+	f.decode(r, func(_ uint64, op isa.FrameOp) {
+		if op.Flow == isa.Call && op.Target != 0 {
 			f.add(op.Target, Call)
 		}
 	})
 }
 
 // decode calls visit for each instruction of a linear sweep of r.
-func (f *finder) decode(r loader.Range, visit func(uint64, frameop.Op)) {
+func (f *finder) decode(r loader.Range, visit func(uint64, isa.FrameOp)) {
 	for a := r.Lo; a < r.Hi; {
 		// Bytes stops at a's section's end (damaged files have sections
 		// that overlap).
-		op := frameop.DecodeAMD64(f.img.Bytes(a, a+15), a)
+		op := f.framer.Frame(f.img.Bytes(a, a+15), a)
 		visit(a, op)
 		next := a + uint64(op.Len)
 		for k := a + 1; k < next && k < r.Hi; k++ {
@@ -63,7 +63,7 @@ func tableTargets(img *loader.Image, insts []decoded, i int, r loader.Range) []u
 	// (cmp idx,N; ja default); without one the table is left alone.
 	n := uint64(0)
 	for j := i - 1; j >= 0 && j >= i-12; j-- {
-		if c := insts[j].op.CmpImm; c > 0 && c < 4096 && j+1 < i && insts[j+1].op.Kind == frameop.CondJump {
+		if c := insts[j].op.CmpImm; c > 0 && c < 4096 && j+1 < i && insts[j+1].op.Flow == isa.CondJump {
 			n = uint64(c) + 1
 			break
 		}
@@ -88,7 +88,7 @@ func tableTargets(img *loader.Image, insts []decoded, i int, r loader.Range) []u
 		return out
 	}
 	for j := i - 1; j >= 0 && j >= i-8; j-- {
-		if base := insts[j].op.RipLea; base != 0 {
+		if base := insts[j].op.PCRel; base != 0 {
 			return relTable(img, base, n, in)
 		}
 	}
@@ -96,7 +96,7 @@ func tableTargets(img *loader.Image, insts []decoded, i int, r loader.Range) []u
 	// look further back for one whose n entries all land on instructions
 	// of the sweep.
 	for j := i - 9; j >= 0 && j >= i-256; j-- {
-		base := insts[j].op.RipLea
+		base := insts[j].op.PCRel
 		if base == 0 || img.IsCode(base) {
 			continue
 		}

@@ -3,7 +3,7 @@ package procs
 import (
 	"sort"
 
-	"bloop/frameop"
+	"bloop/isa"
 	"bloop/loader"
 )
 
@@ -120,8 +120,8 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 	}
 	for i, in := range insts {
 		op, end := in.op, in.addr+uint64(in.op.Len)
-		switch op.Kind {
-		case frameop.CondJump:
+		switch op.Flow {
+		case isa.CondJump:
 			// A conditional jump stays inside its procedure, except for
 			// conditional tail calls to known entries.
 			if op.Target != 0 && !known(op.Target) && r.Lo <= op.Target && op.Target < r.Hi {
@@ -131,14 +131,14 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 					conds = append(conds, loader.Range{Lo: op.Target, Hi: end})
 				}
 			}
-		case frameop.Ret, frameop.Jump, frameop.JumpInd, frameop.Halt:
+		case isa.Return, isa.Jump, isa.IndirectJump, isa.Halt:
 			if op.Pad {
 				continue
 			}
-			if op.Kind == frameop.Jump && r.Lo <= op.Target && op.Target < in.addr && !known(op.Target) {
+			if op.Flow == isa.Jump && r.Lo <= op.Target && op.Target < in.addr && !known(op.Target) {
 				backs = append(backs, loader.Range{Lo: op.Target, Hi: end})
 			}
-			if op.Kind == frameop.JumpInd {
+			if op.Flow == isa.IndirectJump {
 				// A jump table's targets belong to the jumping procedure.
 				if ts := tableTargets(img, insts, i, r); len(ts) > 0 {
 					lo, hi := in.addr, end
@@ -152,7 +152,7 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 			if j, _ := nextReal(i + 1); j < len(insts) {
 				cands = append(cands, insts[j].addr)
 			}
-		case frameop.Call:
+		case isa.Call, isa.IndirectCall:
 			// A call that does not return may end a procedure: infer a start
 			// when what follows is padded to alignment or marked by endbr64.
 			if j, padded := nextReal(i + 1); j < len(insts) {
@@ -215,7 +215,7 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 	for changed := true; changed; {
 		changed = false
 		for _, in := range insts {
-			if in.op.Kind != frameop.Jump || in.op.Target >= in.addr || in.op.Target < r.Lo {
+			if in.op.Flow != isa.Jump || in.op.Target >= in.addr || in.op.Target < r.Lo {
 				continue
 			}
 			if k := sort.Search(len(strong), func(k int) bool { return strong[k] > in.op.Target }); k < len(strong) && strong[k] <= in.addr {
@@ -254,7 +254,7 @@ func dropNonEntries(insts []decoded, cands []uint64, first uint64, known func(ui
 	}
 	jumpedBack := map[uint64]bool{}
 	for _, in := range insts {
-		if k := in.op.Kind; (k == frameop.Jump || k == frameop.CondJump) && in.op.Target < in.addr && isCand[in.op.Target] {
+		if k := in.op.Flow; (k == isa.Jump || k == isa.CondJump) && in.op.Target < in.addr && isCand[in.op.Target] {
 			jumpedBack[in.op.Target] = true
 		}
 	}
@@ -269,8 +269,8 @@ func dropNonEntries(insts []decoded, cands []uint64, first uint64, known func(ui
 		if op.Endbr && i+1 < len(insts) {
 			op = insts[i+1].op
 		}
-		epilogue := op.AddSP || op.Kind == frameop.PopBP || op.Kind == frameop.Leave || op.Kind == frameop.SPAdd && op.Imm > 0
-		midJump := op.Kind == frameop.Jump && op.Target != 0 && !known(op.Target) && !isCand[op.Target]
+		epilogue := op.AddSP || op.Frame == isa.PopBP || op.Frame == isa.Leave || op.Frame == isa.SPAdd && op.Imm > 0
+		midJump := op.Flow == isa.Jump && op.Target != 0 && !known(op.Target) && !isCand[op.Target]
 		if !op.Inherits && !epilogue && !midJump {
 			out = append(out, c)
 		}
@@ -295,8 +295,8 @@ func noReturn(img *loader.Image, target uint64) bool {
 
 // looksLikeEntry reports whether an instruction is a typical first
 // instruction of a procedure.
-func looksLikeEntry(op frameop.Op) bool {
-	return op.Endbr || op.Kind == frameop.PushBP || op.PushCS || op.SubSP
+func looksLikeEntry(op isa.FrameOp) bool {
+	return op.Endbr || op.Frame == isa.PushBP || op.PushCS || op.SubSP
 }
 
 // frameIntervals protects the code between a stack allocation (sub rsp,n)
@@ -336,10 +336,10 @@ func appendFrameIntervals(out []loader.Range, seg []decoded) []loader.Range {
 		if o.AddSP {
 			lastAdd[-o.Imm] = j
 		}
-		if o.Kind == frameop.Leave || o.Kind == frameop.PopBP || o.Kind == frameop.LoadBP {
+		if o.Frame == isa.Leave || o.Frame == isa.PopBP || o.Frame == isa.LoadBP {
 			lastLeave = j
 		}
-		if o.Kind == frameop.PopBP || o.Kind == frameop.LoadBP {
+		if o.Frame == isa.PopBP || o.Frame == isa.LoadBP {
 			lastLoad = j
 		}
 	}
@@ -351,9 +351,9 @@ func appendFrameIntervals(out []loader.Range, seg []decoded) []loader.Range {
 			if k, ok := lastAdd[op.Imm]; ok {
 				j = k
 			}
-		case op.Kind == frameop.BPFromSP:
+		case op.Frame == isa.BPFromSP:
 			j = lastLeave
-		case op.Kind == frameop.StoreBP:
+		case op.Frame == isa.StoreBP:
 			j = lastLoad
 		default:
 			continue

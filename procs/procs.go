@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 
+	"bloop/isa"
 	"bloop/loader"
 )
 
@@ -85,6 +86,7 @@ func (t *Table) Counts() [NumSources]int {
 // finder collects starts from all sources.
 type finder struct {
 	img     *loader.Image
+	framer  isa.Framer        // the instruction set's frame decoder; nil when it has none
 	src     map[uint64]Source // every start found, with its first source
 	funcs   map[uint64]*loader.Func
 	covered []loader.Range    // symbol extents: no other start inside
@@ -103,10 +105,12 @@ func Find(img *loader.Image, opt Options) *Table {
 		}
 	}
 	f.covered = loader.MergeRanges(f.covered)
-	// Other architectures keep their symbols' procedures only: their
-	// linker stubs are not told from procedures yet (ppc64's glink
-	// resolver lies in .text and has an FDE), and they get no loops.
-	if img.Arch == loader.AMD64 {
+	// Inference reads prologues and epilogues: the architectures
+	// without a frame decoder keep their symbols' procedures only (their
+	// linker stubs are not told from procedures yet either: ppc64's glink
+	// resolver lies in .text and has an FDE).
+	if fr, ok := isa.For(img.Machine).(isa.Framer); ok {
+		f.framer = fr
 		f.hints()
 		f.infer()
 	}

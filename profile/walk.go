@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"bloop/isa"
 	"bloop/sample"
 	"bloop/unwind"
 )
@@ -174,49 +175,27 @@ func (sp *space) returnAddress(s *sample.Sample, w uint64, cm *Module, callee ui
 	if !ok || mod.Img == nil || addr < 8 || !mod.Img.IsCode(addr-1) {
 		return false
 	}
-	b := mod.Img.Bytes(addr-7, addr)
-	if len(b) != 7 {
+	ar := isa.For(mod.Img.Machine)
+	if ar == nil {
 		return false
 	}
-	if b[2] == 0xe8 { // call rel32
-		t := w + uint64(int64(int32(binary.LittleEndian.Uint32(b[3:]))))
-		tm, ta, ok := sp.lookup(s.Pid, t, s.Time)
-		if !ok || tm.Img == nil {
-			return false
-		}
-		if tm == cm && ta == callee {
-			return true
-		}
-		sec := tm.Img.SectionAt(ta)
-		return sec != nil && strings.HasPrefix(sec.Name, ".plt")
+	call, ok := isa.CallBefore(ar, mod.Img, addr)
+	if !ok {
+		return false
 	}
-	// call *r/m: ff /2, whose length follows from the ModRM byte.
-	for k := 2; k <= 7; k++ {
-		op, modrm := b[7-k], b[7-k+1]
-		if op != 0xff || modrm>>3&7 != 2 {
-			continue
-		}
-		n := 2
-		mode, rm := modrm>>6, modrm&7
-		if mode != 3 && rm == 4 {
-			n++ // SIB
-			if mode == 0 && k > 2 && b[7-k+2]&7 == 5 {
-				n += 4
-			}
-		}
-		switch {
-		case mode == 0 && rm == 5:
-			n += 4 // rip-relative
-		case mode == 1:
-			n++
-		case mode == 2:
-			n += 4
-		}
-		if n == k {
-			return true
-		}
+	if call.Kind == isa.IndirectCall {
+		return true
 	}
-	return false
+	t := w + call.Target - addr // the target's run-time address
+	tm, ta, ok := sp.lookup(s.Pid, t, s.Time)
+	if !ok || tm.Img == nil {
+		return false
+	}
+	if tm == cm && ta == callee {
+		return true
+	}
+	sec := tm.Img.SectionAt(ta)
+	return sec != nil && strings.HasPrefix(sec.Name, ".plt")
 }
 
 // procStart is the file address of the procedure holding addr.
@@ -302,10 +281,15 @@ func isRoot(m *Module, addr uint64) bool {
 			}
 		}
 	}
-	// call *%reg (ff d0+r, maybe after a REX prefix) ends at addr+1.
-	call := m.Img.Bytes(addr-1, addr+1)
-	if addr < 48 || len(call) < 2 || call[0] != 0xff || call[1]&0xf8 != 0xd0 {
+	// An indirect call (call *%reg) ends at addr+1, after code that clears
+	// the frame pointer.
+	ar := isa.For(m.Img.Machine)
+	fr, ok := ar.(isa.Framer)
+	if !ok || addr < 48 {
 		return false
 	}
-	return bytes.Contains(m.Img.Bytes(addr-48, addr), []byte{0x31, 0xed}) // xor %ebp,%ebp
+	if call, ok := isa.CallBefore(ar, m.Img, addr+1); !ok || call.Kind != isa.IndirectCall || call.Len != 2 {
+		return false
+	}
+	return bytes.Contains(m.Img.Bytes(addr-48, addr), fr.ClearFP())
 }

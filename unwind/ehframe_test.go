@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-delve/delve/pkg/dwarf/frame"
 
-	"bloop/frameop"
+	"bloop/isa"
 	"bloop/loader"
 )
 
@@ -81,7 +81,7 @@ func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
 		sec := img.SectionAt(p.Lo)
 		m.Recipes(pi)
 		for addr := p.Lo; addr < p.Hi; {
-			op := frameop.DecodeAMD64(img.Bytes(addr, min(addr+15, sec.End())), addr)
+			op := isa.For(img.Machine).Decode(img.Bytes(addr, min(addr+15, sec.End())), addr)
 			pc := addr
 			addr += uint64(op.Len)
 			fde, err := fdes.FDEForPC(pc)

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"bloop/frameop"
+	"bloop/isa"
 	"bloop/loader"
 )
 
@@ -22,6 +22,10 @@ import (
 // It is safe for concurrent use.
 type Module struct {
 	Img *loader.Image
+	// arch decodes the module's code; framer classifies frame operations
+	// (nil for instruction sets the unwinder does not know yet).
+	arch   isa.Arch
+	framer isa.Framer
 	// Entry is the ELF entry point (_start): the outermost frame of a process.
 	Entry uint64
 
@@ -49,7 +53,9 @@ type Proc struct {
 
 // NewModule prepares unwinding for img. Nothing is computed until used.
 func NewModule(img *loader.Image) *Module {
-	return &Module{Img: img, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}}
+	arch := isa.For(img.Machine)
+	framer, _ := arch.(isa.Framer)
+	return &Module{Img: img, arch: arch, framer: framer, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}}
 }
 
 // Procs returns the procedure bounds, sorted by address.
@@ -95,7 +101,7 @@ func (m *Module) recipesLocked(i int) []Recipe {
 	if rs, ok := m.recipes[i]; ok {
 		return rs
 	}
-	if m.Img.Arch != loader.AMD64 {
+	if m.framer == nil { // an instruction set the unwinder does not know yet
 		m.recipes[i] = nil
 		return nil
 	}
@@ -148,9 +154,9 @@ func (m *Module) jumpsBetween() map[int][]int {
 		}
 		seenFrom := map[int]bool{}
 		for a := p.Lo; a < p.Hi; {
-			op := frameop.DecodeAMD64(m.Img.Bytes(a, min(a+15, sec.End())), a)
+			op := m.arch.Decode(m.Img.Bytes(a, min(a+uint64(m.arch.MaxLen()), sec.End())), a)
 			a += uint64(op.Len)
-			if (op.Kind != frameop.Jump && op.Kind != frameop.CondJump) || op.Target == 0 || p.Lo <= op.Target && op.Target < p.Hi {
+			if op.Kind != isa.Jump && op.Kind != isa.CondJump || p.Lo <= op.Target && op.Target < p.Hi {
 				continue
 			}
 			if j := m.ProcAt(op.Target); j >= 0 && !seenFrom[j] {

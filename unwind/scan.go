@@ -3,7 +3,7 @@ package unwind
 import (
 	"sort"
 
-	"bloop/frameop"
+	"bloop/isa"
 )
 
 // interval is a run of instructions with one frame state, as the scan
@@ -59,7 +59,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 		if sec != nil && end > sec.End() {
 			end = sec.End()
 		}
-		op := frameop.DecodeAMD64(m.Img.Bytes(addr, end), addr)
+		op := m.framer.Frame(m.Img.Bytes(addr, end), addr)
 		if brk && op.Pad {
 			// Padding after a return or jump is never run: keep looking for
 			// the next real instruction before choosing its state.
@@ -95,59 +95,61 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			guessed, fresh = true, true
 		}
 		s.add(addr, cur, guessed, fresh)
-		if !op.Pad && op.Kind != frameop.Invalid {
+		if !op.Pad && op.Flow != isa.Invalid {
 			last = lastJump{}
 		}
 
 		next := cur
 		brk, brkCanon, afterCall = false, false, false
-		switch op.Kind {
-		case frameop.SPAdd:
+		switch op.Frame {
+		case isa.SPAdd:
 			next.sp -= op.Imm
-		case frameop.SPUnknown:
+		case isa.SPUnknown:
 			next.spKnown = false
-		case frameop.SPFromBP:
+		case isa.SPFromBP:
 			next.spKnown, next.sp = next.bpKnown, next.bp-op.Imm
-		case frameop.BPFromSP:
+		case isa.BPFromSP:
 			// Only BP pointing at the saved caller's BP (push rbp; mov
 			// rbp,rsp) is a frame pointer; otherwise (lea rbp,[rsp+d], or a
 			// mov deeper in the frame) rbp is an ordinary register that
 			// happens to hold a stack address, as .eh_frame also sees it.
 			next.bpKnown, next.bp = next.spKnown, next.sp-op.Imm
 			next.cfaBP = next.bpKnown && op.Imm == 0 && next.bpSaved && next.bpSave == next.sp
-		case frameop.BPWrite:
+		case isa.BPWrite:
 			next.bpKnown, next.cfaBP = false, false
-		case frameop.PushBP:
+		case isa.PushBP:
 			next.sp += 8
 			if !next.bpSaved && !next.bpKnown && next.spKnown {
 				next.bpSaved, next.bpSave = true, next.sp
 			}
-		case frameop.PopBP:
+		case isa.PopBP:
 			if next.bpSaved && (!next.spKnown || next.sp == next.bpSave) {
 				next.bpSaved = false
 			}
 			next.sp -= 8
 			next.bpKnown, next.cfaBP = false, false
-		case frameop.StoreBP:
+		case isa.StoreBP:
 			if !next.bpSaved && !next.bpKnown && next.spKnown {
 				next.bpSaved, next.bpSave = true, next.sp-op.Imm
 			}
-		case frameop.LoadBP:
+		case isa.LoadBP:
 			if next.bpSaved && next.spKnown && next.sp-op.Imm == next.bpSave {
 				next.bpSaved = false
 			}
 			next.bpKnown, next.cfaBP = false, false
-		case frameop.Leave:
+		case isa.Leave:
 			next.spKnown, next.sp = next.bpKnown, next.bp-8
 			next.bpKnown, next.cfaBP, next.bpSaved = false, false, false
-		case frameop.Enter:
+		case isa.Enter:
 			next.sp += 8
 			if !next.bpSaved && !next.bpKnown {
 				next.bpSaved, next.bpSave = next.spKnown, next.sp
 			}
 			next.bpKnown, next.bp, next.cfaBP = next.spKnown, next.sp, next.spKnown
 			next.sp += op.Imm
-		case frameop.Call:
+		}
+		switch op.Flow {
+		case isa.Call, isa.IndirectCall:
 			s.ivs[len(s.ivs)-1].branchy = true
 			// An exception landing pad (from the LSDA, which the loader
 			// reads) runs in the frame of the call that throws: treat it as
@@ -157,28 +159,28 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 				next = cur
 			}
 			afterCall = true
-		case frameop.CondJump:
+		case isa.CondJump:
 			s.ivs[len(s.ivs)-1].branchy = true
 			cur, guessed = s.branch(m, addr, op.Target, cur, guessed)
 			next = cur
-		case frameop.Jump:
+		case isa.Jump:
 			s.ivs[len(s.ivs)-1].branchy = true
 			cur, guessed = s.branch(m, addr, op.Target, cur, guessed)
 			next = cur
 			brk = true
 			brkCanon = op.Target < p.Lo || op.Target >= p.Hi // a tail call
 			last = lastJump{ok: true, target: op.Target, st: cur}
-		case frameop.JumpInd:
+		case isa.IndirectJump:
 			s.ivs[len(s.ivs)-1].branchy = true
 			brk = true
 			brkCanon = cur.atReturn() // a tail call through a register
-		case frameop.Ret:
+		case isa.Return:
 			if !cur.atReturn() {
 				s.atRet(addr, cur, guessed) // fixes the intervals; the state after ret is unknown
 				guessed = false
 			}
 			brk, brkCanon = true, true
-		case frameop.Halt:
+		case isa.Halt:
 			brk = !op.Pad
 		}
 		if !next.spKnown {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"bloop/isa"
 	"bloop/loader"
 	"bloop/normalize"
 	"bloop/pipeline"
@@ -96,7 +97,7 @@ func runStruct(args []string) int {
 		return 1
 	}
 	tLoad := time.Since(t0)
-	if img.Arch != loader.AMD64 {
+	if isa.For(img.Machine) == nil {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s: %s has no control-flow analysis yet: procedures, statements and inlined code only, no loops\n", bin, img.Arch)
 	}
 	for _, w := range img.Warnings {

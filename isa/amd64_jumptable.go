@@ -1,109 +1,18 @@
-package cfg
+package isa
+
+// x86-64 jump tables.
 
 import (
 	"encoding/binary"
 	"slices"
 
 	"golang.org/x/arch/x86/x86asm"
-
-	"bloop/amd64asm"
-	"bloop/loader"
 )
-
-// amd64 decodes x86-64 with golang.org/x/arch/x86/x86asm.
-type amd64 struct{}
-
-func (amd64) decode(b []byte, addr uint64) Inst {
-	// x86asm decodes endbr64 (f3 0f 1e fa) as a bare prefix of length 1; treat it as one instruction.
-	if len(b) >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && (b[3] == 0xfa || b[3] == 0xfb) {
-		return Inst{Addr: addr, Len: 4, Kind: Other}
-	}
-	x, err := amd64asm.Decode(b)
-	// x86asm answers some forms it does not know with a bare prefix (no
-	// opcode, length 1), as it does endbr64.
-	if err != nil || x.Len == 0 || x.Op == 0 {
-		if n := unknownToX86asm(b); n > 0 {
-			return Inst{Addr: addr, Len: n, Kind: Other}
-		}
-		if err != nil || x.Len == 0 {
-			// After an error Len cannot be trusted: skip one byte.
-			return Inst{Addr: addr, Len: 1, Kind: Invalid}
-		}
-	}
-	in := Inst{Addr: addr, Len: x.Len}
-	rel := func() (uint64, bool) {
-		if r, ok := x.Args[0].(x86asm.Rel); ok {
-			return uint64(int64(addr) + int64(x.Len) + int64(r)), true
-		}
-		return 0, false
-	}
-	switch x.Op {
-	case x86asm.JMP:
-		if t, ok := rel(); ok {
-			in.Kind, in.Target = Jump, t
-		} else {
-			in.Kind = IndirectJump
-		}
-	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JG, x86asm.JGE,
-		x86asm.JL, x86asm.JLE, x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO,
-		x86asm.JP, x86asm.JS, x86asm.JCXZ, x86asm.JECXZ, x86asm.JRCXZ,
-		x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE:
-		if t, ok := rel(); ok {
-			in.Kind, in.Target = CondJump, t
-		}
-	case x86asm.CALL:
-		if t, ok := rel(); ok {
-			in.Kind, in.Target = Call, t
-		} else {
-			in.Kind = IndirectCall
-		}
-	case x86asm.RET, x86asm.LRET, x86asm.IRET, x86asm.IRETD, x86asm.IRETQ, x86asm.SYSRET:
-		in.Kind = Return
-	case x86asm.HLT, x86asm.UD2, x86asm.UD1, x86asm.UD0, x86asm.INT:
-		if x.Op == x86asm.INT && len(b) > 0 && b[0] != 0xcc {
-			break // int $n (syscalls of old code) returns
-		}
-		in.Kind = Halt
-	}
-	return in
-}
-
-// unknownToX86asm returns the length of the instructions x86asm does not
-// decode that compiled code contains, or 0. Each has no operand but a
-// register and continues at the next instruction:
-//
-//	0f 01 /mod=11   vmcall, vmlaunch, vmresume, vmxoff, vmrun, vmmcall,
-//	                vmload, vmsave, stgi, clgi, skinit, invlpga, enclu, ...
-//	                (vmlinux's xen_hypercall_amd starts with vmmcall)
-//	0f c7 /7 mod=11 rdseed (libstdc++'s __x86_rdseed)
-//	66|f2|f3 0f ae /6 mod=11  tpause, umwait, umonitor (vmlinux's delay_halt_tpause)
-func unknownToX86asm(b []byte) int {
-	n := 0
-	for n < len(b) && n < 4 && (b[n] == 0x66 || b[n] == 0xf2 || b[n] == 0xf3) {
-		n++
-	}
-	prefixed := n > 0
-	if n < len(b) && b[n]&0xf0 == 0x40 { // REX
-		n++
-	}
-	if len(b) < n+3 || b[n] != 0x0f {
-		return 0
-	}
-	op, modrm := b[n+1], b[n+2]
-	switch {
-	case op == 0x01 && modrm >= 0xc0:
-	case op == 0xc7 && modrm>>6 == 3 && (modrm>>3)&7 == 7:
-	case op == 0xae && prefixed && modrm>>6 == 3 && (modrm>>3)&7 == 6:
-	default:
-		return 0
-	}
-	return n + 3
-}
 
 // maxTable bounds a jump table whose size no compare gives.
 const maxTable = 4096
 
-// jumpTable resolves the jump-table idioms of gcc and clang:
+// JumpTable resolves the jump-table idioms of gcc and clang:
 //
 //	jmp *table(,%idx,8)                      non-PIC: absolute 8-byte entries
 //	jmp *table(%rip) ... (rare)
@@ -113,14 +22,14 @@ const maxTable = 4096
 // The table size comes from the `cmp $n; ja` that bounds the index when
 // found (tableBound), else entries are read while they point into the
 // procedure.
-func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, to targets) []uint64 {
+func (amd64) JumpTable(mem Memory, path []Inst, jmp Inst, to Targets) []uint64 {
 	// Re-decode the path (Inst keeps only the control-flow summary), from
 	// the jump back to the first instruction x86asm cannot read.
 	var xs []x86asm.Inst
 	for i := len(path) - 1; i >= 0; i-- {
 		p := path[i]
-		x, err := amd64asm.Decode(img.Bytes(p.Addr, p.Addr+uint64(p.Len)))
-		if err != nil {
+		x, _, ok := decodeAMD64(mem.Bytes(p.Addr, p.Addr+uint64(p.Len)))
+		if !ok {
 			path = path[i+1:]
 			break
 		}
@@ -134,7 +43,7 @@ func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, to targets) []u
 	switch a := xs[n-1].Args[0].(type) {
 	case x86asm.Mem:
 		if a.Base == 0 && a.Index != 0 && a.Scale == 8 {
-			return readTable(img, uint64(a.Disp), 8, 0, tableBound(xs, path, n-1, a.Index), to)
+			return readTable(mem, uint64(a.Disp), 8, 0, tableBound(xs, path, n-1, a.Index), to)
 		}
 	case x86asm.Reg:
 		// Walk back to the load of the table entry: r = sext(mem[base + idx*4]),
@@ -153,10 +62,10 @@ func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, to targets) []u
 			switch m.Scale {
 			case 4:
 				if tb, ok := leaRIP(path, xs, i, m.Base); ok {
-					return readTable(img, tb, 4, tb, tableBound(xs, path, i, m.Index), to)
+					return readTable(mem, tb, 4, tb, tableBound(xs, path, i, m.Index), to)
 				}
 			case 1:
-				return unscaledTable(img, path, xs, i, m, to)
+				return unscaledTable(mem, path, xs, i, m, to)
 			}
 			return nil
 		}
@@ -171,14 +80,14 @@ func (amd64) jumpTable(img *loader.Image, path []Inst, jmp Inst, to targets) []u
 //	mov (%rdx,%rax,1),%eax ; cltq ; lea table(%rip),%rdx ; add %rdx,%rax ; jmp *%rax
 //
 // xs[i] is the load, m its operand.
-func unscaledTable(img *loader.Image, path []Inst, xs []x86asm.Inst, i int, m x86asm.Mem, to targets) []uint64 {
+func unscaledTable(mem Memory, path []Inst, xs []x86asm.Inst, i int, m x86asm.Mem, to Targets) []uint64 {
 	for _, r := range [][2]x86asm.Reg{{m.Base, m.Index}, {m.Index, m.Base}} {
 		tb, ok := leaRIP(path, xs, i, r[0])
 		if !ok {
 			continue
 		}
 		if j, idx, ok := leaScaled(xs, i, r[1]); ok {
-			return readTable(img, tb, 4, tb, tableBound(xs, path, j, idx), to)
+			return readTable(mem, tb, 4, tb, tableBound(xs, path, j, idx), to)
 		}
 	}
 	return nil
@@ -439,14 +348,14 @@ var flagNeutral = func() map[x86asm.Op]bool {
 	return m
 }()
 
-func readTable(img *loader.Image, table uint64, size int, rel uint64, bound int, to targets) []uint64 {
+func readTable(mem Memory, table uint64, size int, rel uint64, bound int, to Targets) []uint64 {
 	limit := bound
 	if limit == 0 {
 		limit = maxTable
 	}
 	var out []uint64
 	for k := 0; k < limit; k++ {
-		b := img.ReadData(table+uint64(k*size), size)
+		b := mem.ReadData(table+uint64(k*size), size)
 		if b == nil {
 			break
 		}
@@ -456,10 +365,10 @@ func readTable(img *loader.Image, table uint64, size int, rel uint64, bound int,
 		} else {
 			t = uint64(int64(rel) + int64(int32(binary.LittleEndian.Uint32(b))))
 		}
-		if bound == 0 && !(to.valid(t) && to.start(t)) {
+		if bound == 0 && !(to.Valid(t) && to.Start(t)) {
 			break
 		}
-		if !to.valid(t) {
+		if !to.Valid(t) {
 			continue
 		}
 		out = append(out, t)

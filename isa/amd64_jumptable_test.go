@@ -1,4 +1,4 @@
-package cfg
+package isa
 
 import (
 	"encoding/hex"
@@ -97,27 +97,3 @@ func TestTableBound(t *testing.T) {
 
 // TestSystemInstructions: instructions x86asm does not know, which kernels
 // and libraries use (vmlinux's xen_hypercall_amd is vmmcall; jmp).
-func TestSystemInstructions(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		code []byte
-		want Kind
-		len  int
-	}{
-		{"vmmcall", []byte{0x0f, 0x01, 0xd9, 0xc3}, Other, 3},
-		{"vmcall", []byte{0x0f, 0x01, 0xc1, 0xc3}, Other, 3},
-		{"rdseed %edx", []byte{0x0f, 0xc7, 0xfa, 0x89, 0x10}, Other, 3},
-		{"rdseed %rdx", []byte{0x48, 0x0f, 0xc7, 0xfa}, Other, 4},
-		{"tpause %edi", []byte{0x66, 0x0f, 0xae, 0xf7}, Other, 4},
-		{"cmpxchg8b (mod 00) is x86asm's", []byte{0x0f, 0xc7, 0x0f}, Other, 3},
-		// x86asm counts vzeroupper one byte long and swallowed the ret after it.
-		{"vzeroupper (2-byte VEX)", []byte{0xc5, 0xf8, 0x77, 0xc3}, Other, 3},
-		{"vzeroupper (3-byte VEX)", []byte{0xc4, 0xe1, 0x78, 0x77, 0xc3}, Other, 4},
-		{"garbage stays invalid", []byte{0x06}, Invalid, 1},
-	} {
-		in := amd64{}.decode(tc.code, 0x1000)
-		if in.Kind != tc.want || in.Len != tc.len {
-			t.Errorf("%s: kind %d len %d, want kind %d len %d", tc.name, in.Kind, in.Len, tc.want, tc.len)
-		}
-	}
-}

@@ -1,0 +1,134 @@
+// Package isa is bloop's one instruction layer: per instruction set, the
+// decoding of control flow (branch kinds and targets, calls, returns),
+// jump tables, PLT stubs and, where the unwinder runs, frame-relevant
+// operations. Every package that reads machine code (cfg, procs, unwind,
+// profile, the loader's PLT reader) goes through it.
+//
+// Each architecture is a set of files named for it (amd64*.go, arm64*.go,
+// ppc64le*.go) and one row of the table in this file. The files are not
+// named *_amd64.go: binaries are analysed on any host.
+package isa
+
+import "debug/elf"
+
+// Kind classifies an instruction by its effect on control flow.
+type Kind uint8
+
+// Instruction kinds.
+const (
+	Other        Kind = iota
+	Jump              // unconditional direct jump
+	CondJump          // conditional direct jump (falls through)
+	IndirectJump      // jump through a register or memory (jump tables, tail calls)
+	Call              // direct call
+	IndirectCall      // call through a register or memory
+	Return
+	Halt    // never falls through (hlt, ud2, int3, brk, trap)
+	Invalid // undecodable bytes
+)
+
+// Inst is one decoded instruction, as control flow sees it.
+type Inst struct {
+	Addr   uint64
+	Len    int
+	Kind   Kind
+	Target uint64 // direct target of Jump, CondJump, Call
+}
+
+// End is the address after the instruction.
+func (in *Inst) End() uint64 { return in.Addr + uint64(in.Len) }
+
+// FallsThrough reports whether execution may continue at the next
+// instruction.
+func (k Kind) FallsThrough() bool {
+	return k == Other || k == CondJump || k == Call || k == IndirectCall
+}
+
+// Memory is the loaded image as jump-table readers need it.
+type Memory interface {
+	// Bytes returns the code in [lo, hi), cut at the end of its section.
+	Bytes(lo, hi uint64) []byte
+	// ReadData returns n bytes at addr of any loaded section, or nil.
+	ReadData(addr uint64, n int) []byte
+}
+
+// Targets says where a jump table's entries may point.
+type Targets struct {
+	Valid func(uint64) bool // the procedure may jump there
+	Start func(uint64) bool // an instruction starts there in a linear sweep
+}
+
+// Arch is what one instruction set provides.
+type Arch interface {
+	// Name is the architecture's name as bloop prints it (amd64, arm64, ppc64le).
+	Name() string
+	// MaxLen is the longest instruction in bytes; Align the granularity
+	// instructions start at (1 for x86-64, 4 for fixed-width sets).
+	MaxLen() int
+	Align() int
+	// Decode classifies the instruction at the start of b, at addr. An
+	// Invalid instruction has Len > 0: decoding resumes after it.
+	Decode(b []byte, addr uint64) Inst
+	// JumpTable resolves the indirect jump jmp from the instructions
+	// that lead to it (path, oldest first, jmp last); nil when the shape is
+	// not a jump table.
+	JumpTable(mem Memory, path []Inst, jmp Inst, to Targets) []uint64
+	// PLTSlot returns the GOT slot the PLT stub at addr (bytes b) jumps
+	// through.
+	PLTSlot(b []byte, addr uint64) (uint64, bool)
+}
+
+// Framer is implemented by the architectures the unwinder knows: it
+// classifies an instruction by its effect on the stack frame.
+type Framer interface {
+	Frame(b []byte, addr uint64) FrameOp
+	// ClearFP is the instruction that zeroes the frame pointer, the
+	// ABI's mark of the outermost frame (_start, clone).
+	ClearFP() []byte
+}
+
+// arches is the dispatch table: one row per instruction set.
+var arches = []struct {
+	machine elf.Machine
+	arch    Arch
+}{
+	{elf.EM_X86_64, amd64{}},
+}
+
+// For returns the instruction set of ELF machine m, or nil when bloop has
+// no decoder for it.
+func For(m elf.Machine) Arch {
+	for _, r := range arches {
+		if r.machine == m {
+			return r.arch
+		}
+	}
+	return nil
+}
+
+// CallBefore finds the call instruction that ends at ret (a return
+// address) and returns it; a direct call is preferred where the bytes
+// read both ways.
+func CallBefore(a Arch, mem Memory, ret uint64) (Inst, bool) {
+	var indirect Inst
+	found := false
+	for l := a.Align(); l <= a.MaxLen() && uint64(l) <= ret; l += a.Align() {
+		b := mem.Bytes(ret-uint64(l), ret)
+		if len(b) != l {
+			break
+		}
+		in := a.Decode(b, ret-uint64(l))
+		if in.Len != l {
+			continue
+		}
+		switch in.Kind {
+		case Call:
+			return in, true
+		case IndirectCall:
+			if !found {
+				indirect, found = in, true
+			}
+		}
+	}
+	return indirect, found
+}
