@@ -96,7 +96,8 @@ func runStruct(args []string) int {
 		return 1
 	}
 	tLoad := time.Since(t0)
-	if img.Arch != loader.AMD64 {
+	// Cubins get no loops from hpcstruct either (without --gpucfg).
+	if img.Arch != loader.AMD64 && img.Arch != loader.CUDA {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s: %s has no control-flow analysis yet: procedures, statements and inlined code only, no loops\n", bin, img.Arch)
 	}
 	for _, w := range img.Warnings {
