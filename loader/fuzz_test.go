@@ -28,6 +28,12 @@ func FuzzOpen(f *testing.F) {
 			}
 		}
 	}
+	// Cubins, whose headers and relocations are read by hand (cubin.go).
+	for _, name := range []string{"inlines+loops-sm_62-nvcc102-dr", "inlines+loops-sm_90a-nvcc120-0"} {
+		if b, err := os.ReadFile(cubins + name); err == nil {
+			f.Add(b)
+		}
+	}
 	defer func(n int) { inflateChunk = n }(inflateChunk)
 	inflateChunk = 1 << 10
 	dir := f.TempDir()
@@ -66,8 +72,9 @@ func FuzzOpen(f *testing.F) {
 }
 
 // TestOpenMutants damages bytes past the ELF header of corpus binaries,
-// plain and with compressed DWARF, so that section tables, symbols and
-// DWARF are hit: every Open returns an image or an Error naming the file.
+// plain and with compressed DWARF, and of cubins, so that section tables,
+// symbols, relocations and DWARF are hit: every Open returns an image or
+// an Error naming the file.
 func TestOpenMutants(t *testing.T) {
 	defer func(n int) { inflateChunk = n }(inflateChunk)
 	inflateChunk = 256
@@ -85,6 +92,11 @@ func TestOpenMutants(t *testing.T) {
 					seeds = append(seeds, b)
 				}
 			}
+		}
+	}
+	for _, name := range []string{"inlines+loops-sm_62-nvcc102-0", "inlines+loops-sm_90a-nvcc120-0"} {
+		if b, err := os.ReadFile(cubins + name); err == nil {
+			seeds = append(seeds, b)
 		}
 	}
 	seed := uint32(1)

@@ -5,6 +5,7 @@ package loader
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,9 @@ const (
 	AMD64   Arch = "amd64"
 	PPC64LE Arch = "ppc64le"
 	ARM64   Arch = "arm64"
+	// CUDA is NVIDIA's GPU code (cubins, EM_CUDA), laid out as hpcstruct
+	// lays it out (cubin.go).
+	CUDA Arch = "cuda"
 )
 
 // Section is an executable section with its bytes.
@@ -65,7 +69,11 @@ type Image struct {
 	// InitFuncs are the code addresses held by .preinit_array, .init_array
 	// and .fini_array (constructors and destructors), sorted.
 	InitFuncs []uint64
-	Warnings  []string
+	// InstSize is the width of every instruction where the instruction set
+	// has one width and no decoder walks the code (CUDA: 8 or 16 bytes by
+	// SM architecture), else 0. Statements are made per instruction.
+	InstSize uint64
+	Warnings []string
 
 	procIndex []procRange
 	data      []*Section // every allocated PROGBITS section, for jump tables // every range of every procedure, by Lo
@@ -129,19 +137,28 @@ func Open(path string, opt Options) (img *Image, err error) {
 	if st.IsDir() {
 		return nil, errorf(path, "is a directory")
 	}
-	var ident [elf.EI_NIDENT]byte
-	n, _ := io.ReadFull(f, ident[:])
-	if n < 4 || string(ident[:4]) != elf.ELFMAG {
+	var hdr [ehSize]byte
+	n, _ := io.ReadFull(f, hdr[:])
+	if n < 4 || string(hdr[:4]) != elf.ELFMAG {
 		return nil, errorf(path, "not an ELF file")
 	}
 	if n < elf.EI_NIDENT {
 		return nil, errorf(path, "truncated ELF header")
 	}
-	if c, d := elf.Class(ident[elf.EI_CLASS]), elf.Data(ident[elf.EI_DATA]); c != elf.ELFCLASS64 || d != elf.ELFDATA2LSB {
+	if c, d := elf.Class(hdr[elf.EI_CLASS]), elf.Data(hdr[elf.EI_DATA]); c != elf.ELFCLASS64 || d != elf.ELFDATA2LSB {
 		return nil, errorf(path, "unsupported ELF: %v %v (bloop reads 64-bit little-endian images)", c, d)
 	}
-	ef, err := elf.NewFile(f)
-	if err != nil {
+	// What debug/elf and the section reader read: the file, or a cubin as
+	// hpcstruct lays it out.
+	var raw io.ReaderAt = f
+	var ef *elf.File
+	var cub *cubin
+	if n >= 20 && elf.Machine(binary.LittleEndian.Uint16(hdr[18:])) == elf.EM_CUDA {
+		if cub, err = openCubin(path, f, hdr[:n]); err != nil {
+			return nil, err
+		}
+		raw, ef = cub.view, cub.file
+	} else if ef, err = elf.NewFile(f); err != nil {
 		return nil, errorf(path, "bad ELF: %v", err)
 	}
 	defer ef.Close()
@@ -161,6 +178,9 @@ func Open(path string, opt Options) (img *Image, err error) {
 		img.Arch = PPC64LE
 	case elf.EM_AARCH64:
 		img.Arch = ARM64
+	case elf.EM_CUDA:
+		img.Arch, img.InstSize = CUDA, cub.instSize
+		img.Warnings = append(img.Warnings, cub.warnings...)
 	default:
 		return nil, errorf(path, "unsupported machine %v", ef.Machine)
 	}
@@ -171,7 +191,7 @@ func Open(path string, opt Options) (img *Image, err error) {
 	default:
 		return nil, errorf(path, "unsupported ELF type %v (want an executable or shared library)", ef.Type)
 	}
-	self := fileBytes{f, uint64(st.Size())}
+	self := fileBytes{raw, uint64(st.Size())}
 	if err := img.readSections(ef, self); err != nil {
 		return nil, err
 	}
@@ -215,6 +235,9 @@ func Open(path string, opt Options) (img *Image, err error) {
 		ds, err := openDWARF(dwFile, dwRaw, opt.Workers)
 		if err == nil {
 			err = img.readDWARF(ds, opt)
+		}
+		if err == nil && len(ds.Info) == 0 && len(ds.Line) > 0 {
+			err = img.readLinePrograms(ds.Sections, opt)
 		}
 		if err != nil {
 			// Bad DWARF is common: keep symbols and CFG loops, say why lines are missing.

@@ -184,7 +184,9 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 		}
 	}()
 	fn := pl.img.Funcs[i]
-	if fn.PLT {
+	// hpcstruct parses a cubin's control flow only with --gpucfg, which
+	// bloop does not offer: statements and inlined code, no loops.
+	if fn.PLT || pl.img.Arch == loader.CUDA {
 		return nil, nil, nil
 	}
 	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor})

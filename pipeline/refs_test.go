@@ -36,10 +36,14 @@ func refCases(t *testing.T) []refCase {
 		bins, _ := filepath.Glob(filepath.Join(dir, "bin", "*"))
 		for _, b := range bins {
 			name := filepath.Base(b)
-			if strings.HasSuffix(name, ".license") || strings.Contains(name, "-sm_") {
-				continue // CUDA cubins are not x86-64
+			ref := filepath.Join(dir, "struct", name+".hpcstruct")
+			if strings.HasSuffix(name, ".license") {
+				continue
 			}
-			cases = append(cases, refCase{b, filepath.Join(dir, "struct", name+".hpcstruct")})
+			if _, err := os.Stat(ref); err != nil && strings.Contains(name, "-sm_") {
+				continue // cubins hpcstruct wrote no structure for (sm_90a): TestCubinsWithoutReference
+			}
+			cases = append(cases, refCase{b, ref})
 		}
 	}
 	if len(cases) == 0 {

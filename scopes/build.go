@@ -253,7 +253,9 @@ func (b *builder) tree() *node {
 
 // Gaps are the bytes of the procedure's extent that no decoded instruction
 // covers ("gaps", which still get statements), split at line-table rows so
-// each piece has one line.
+// each piece has one line. Where instructions have one width and no CFG
+// decodes them (cubins), each instruction is a piece, with the line and
+// inline context of its first byte, as hpcstruct walks such code.
 func Gaps(in Input) []Range {
 	fn := in.Func
 	var covered []Range
@@ -265,6 +267,12 @@ func Gaps(in Input) []Range {
 	covered = loader.MergeRanges(covered)
 	var out []Range
 	split := func(lo, hi uint64) {
+		if w := in.Img.InstSize; w > 0 {
+			for ; lo < hi; lo += w {
+				out = append(out, Range{Lo: lo, Hi: min(lo+w, hi)})
+			}
+			return
+		}
 		for lo < hi {
 			end := hi
 			if r, ok := in.Img.Lines.Lookup(lo); ok && r.End < end {

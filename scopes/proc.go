@@ -41,9 +41,13 @@ func ProcFile(img *loader.Image, fn *loader.Func, sub *loader.Subprogram) string
 
 // procLine is a procedure's line and file. The procedure belongs to the
 // file of its entry's line (which differs from the declaring file when the
-// entry is inlined code); foreign code is judged against it too.
+// entry is inlined code); foreign code is judged against it too. Where
+// instructions have one width (cubins) the line is hpcstruct's scan of
+// the first instructions instead (scanProcLine).
 func procLine(img *loader.Image, fn *loader.Func, sub *loader.Subprogram) (line int, file string) {
-	if r, ok := img.Lines.Lookup(fn.Addr); ok {
+	if img.InstSize > 0 {
+		line, file = scanProcLine(img, fn)
+	} else if r, ok := img.Lines.Lookup(fn.Addr); ok {
 		line = r.Line
 		if r.Line != 0 {
 			file = r.File

@@ -97,7 +97,8 @@ func runStruct(args []string) int {
 		return 1
 	}
 	tLoad := time.Since(t0)
-	if isa.For(img.Machine) == nil {
+	// Cubins get no loops from hpcstruct either (without --gpucfg).
+	if isa.For(img.Machine) == nil && img.Arch != loader.CUDA {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s: %s has no control-flow analysis yet: procedures, statements and inlined code only, no loops\n", bin, img.Arch)
 	}
 	for _, w := range img.Warnings {

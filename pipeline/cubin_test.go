@@ -1,0 +1,152 @@
+package pipeline
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bloop/golden"
+	"bloop/loader"
+	"bloop/scopes"
+)
+
+// TestCubinsWithoutReference analyses the cubins hpcstruct wrote no
+// structure file for (sm_90a, 16-byte instructions), in compat and default
+// mode, and checks what can be checked without one: every function symbol
+// is a procedure entered at its .text section's file offset (hpcstruct's
+// layout), line tables give statements, DWARF inline records give inlined
+// code, and there are no loops (none without --gpucfg).
+func TestCubinsWithoutReference(t *testing.T) {
+	bins, _ := filepath.Glob("../../shared/hpctoolkit-tests/bin/*-sm_*")
+	n := 0
+	for _, bin := range bins {
+		name := filepath.Base(bin)
+		ref := filepath.Join(filepath.Dir(bin), "../struct", name+".hpcstruct")
+		if strings.HasSuffix(name, ".license") {
+			continue
+		}
+		if _, err := os.Stat(ref); err == nil {
+			continue // compared exactly in TestHPCStructReferences
+		}
+		n++
+		want, hasLines, hasInfo := cubinFuncs(t, bin)
+		for _, compat := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/compat=%v", name, compat), func(t *testing.T) {
+				opt := Options{Workers: 2, Compat: compat}
+				img, err := Open(bin, loader.Options{Workers: 2}, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if img.Arch != loader.CUDA || img.InstSize != 16 {
+					t.Errorf("arch %s, instructions of %d bytes; want cuda, 16", img.Arch, img.InstSize)
+				}
+				mod, probs := Analyze(img, opt)
+				for _, p := range probs {
+					t.Errorf("problem: %v", p)
+				}
+				var buf bytes.Buffer
+				if err := scopes.WriteXML(&buf, []*scopes.Module{mod}, false); err != nil {
+					t.Fatal(err)
+				}
+				doc, err := golden.Parse(&buf, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := countScopes(doc.Root)
+				if len(c.procs) != len(want) {
+					t.Errorf("%d procedures, want %d (the function symbols)", len(c.procs), len(want))
+				}
+				for sym, entry := range want {
+					if got, ok := c.procs[sym]; !ok || got != entry {
+						t.Errorf("procedure %s: entry %q, want %q", sym, got, entry)
+					}
+				}
+				if c.stmts == 0 {
+					t.Error("no statements")
+				}
+				if hasLines != (c.lined > 0) {
+					t.Errorf("%d statements with a line; the cubin has a line table: %v", c.lined, hasLines)
+				}
+				if hasInfo != (c.callees > 0) {
+					t.Errorf("%d inlined callees; the cubin has .debug_info: %v", c.callees, hasInfo)
+				}
+				if c.loops > 0 {
+					t.Errorf("%d loops, want none", c.loops)
+				}
+			})
+		}
+	}
+	if n == 0 {
+		t.Skip("no reference cubins without a structure file")
+	}
+}
+
+// cubinFuncs reads a cubin's function symbols with debug/elf (its
+// e_version made 1) and gives the entry hpcstruct writes for each, in
+// P v's spelling: its section's file offset plus its value. It also says
+// whether the cubin has a line table and DWARF procedures.
+func cubinFuncs(t *testing.T, bin string) (entries map[string]string, lines, info bool) {
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint32(b[20:], 1)
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries = map[string]string{}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Section == elf.SHN_UNDEF {
+			continue
+		}
+		a := f.Sections[s.Section].Offset + s.Value
+		entries[s.Name] = fmt.Sprintf("{[%#x-%#x)}", a, a+1)
+	}
+	return entries, f.Section(".debug_line") != nil, f.Section(".debug_info") != nil
+}
+
+type scopeCounts struct {
+	procs                        map[string]string // link name -> v
+	stmts, lined, callees, loops int
+}
+
+func countScopes(root *golden.Node) scopeCounts {
+	c := scopeCounts{procs: map[string]string{}}
+	var walk func(n, parent *golden.Node)
+	walk = func(n, parent *golden.Node) {
+		switch n.Tag {
+		case "P":
+			link, ok := n.Get("ln")
+			if !ok {
+				link = n.Value("n")
+			}
+			c.procs[link] = n.Value("v")
+		case "S":
+			c.stmts++
+			if n.Value("l") != "0" {
+				c.lined++
+			}
+		case "A":
+			if parent.Tag == "A" {
+				c.callees++
+			}
+		case "L":
+			c.loops++
+		}
+		for _, k := range n.Children {
+			walk(k, n)
+		}
+	}
+	walk(root, root)
+	return c
+}
