@@ -167,6 +167,12 @@ func SourceEval(src, bin string, workers int) ([]*LoopLines, error) {
 	if err != nil {
 		return nil, err
 	}
+	return LoopLinesOf(src, want, bin, Modes(), workers)
+}
+
+// LoopLinesOf compares the loop header lines the given modes write for bin
+// with want, the loop lines of src.
+func LoopLinesOf(src string, want []int, bin string, modes []Mode, workers int) ([]*LoopLines, error) {
 	img, err := loader.Open(bin, loader.Options{})
 	if err != nil {
 		return nil, err
@@ -176,7 +182,7 @@ func SourceEval(src, bin string, workers int) ([]*LoopLines, error) {
 		isLoop[l] = true
 	}
 	var out []*LoopLines
-	for _, m := range Modes() {
+	for _, m := range modes {
 		opt := m.Opt
 		opt.Workers = workers
 		opt.SourceDirs = []string{filepath.Dir(src)}
