@@ -76,6 +76,14 @@ type Options struct {
 	// LandingPad gives the exception landing pad of a call, which Dyninst
 	// parses as reachable from the call.
 	LandingPad func(call uint64) (uint64, bool)
+	// FallOut continues, as Dyninst does, where code falls through the
+	// end of the procedure's extent: into the next procedure (Region with
+	// callNext). Compilers let code run to the end only after a call that
+	// never returns; Dyninst follows it when it does not know that.
+	FallOut bool
+	// DyninstTables resolves only the jump tables Dyninst resolves
+	// (isa.Targets.Dyninst).
+	DyninstTables bool
 }
 
 type region struct{ lo, hi uint64 }
@@ -94,12 +102,18 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		return nil, fmt.Errorf("no code at %#x", lo)
 	}
 	hi = lo + uint64(len(img.Bytes(lo, hi)))
+	var fellInto []region // procedures entered by falling out (FallOut)
 	// Outside the procedure's own extent, every target is asked again: a jump
 	// into a .cold part continues the procedure, a jump to its entry is a
 	// tail call.
 	regionOf := func(a uint64, callNext bool) (region, bool) {
 		if a >= lo && a < hi {
 			return region{lo, hi}, true
+		}
+		for _, r := range fellInto {
+			if a > r.lo && a < r.hi { // a jump to its entry is a tail call
+				return r, true
+			}
 		}
 		if opt.Region != nil {
 			if rlo, rhi, ok := opt.Region(a, callNext); ok && len(img.Bytes(rlo, rhi)) > 0 {
@@ -120,6 +134,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			r, ok := regionOf(t, false)
 			return ok && sweep(ar, img, r, sweeps).has(t-r.lo)
 		},
+		Dyninst: opt.DyninstTables,
 	}
 	// Decoded instructions in decoding order, and where each address is:
 	// a map of small values is much cheaper to grow than one of Insts.
@@ -231,6 +246,13 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				break
 			}
 			a = in.End()
+			if a == reg.hi && opt.FallOut {
+				if r, ok := regionOf(a, true); ok && r != reg {
+					g.Continued = append(g.Continued, a)
+					fellInto = append(fellInto, r)
+					reg = r
+				}
+			}
 		}
 	}
 	sorted := byAddress(all)

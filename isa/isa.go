@@ -56,6 +56,9 @@ type Memory interface {
 type Targets struct {
 	Valid func(uint64) bool // the procedure may jump there
 	Start func(uint64) bool // an instruction starts there in a linear sweep
+	// Dyninst asks for the tables Dyninst 12.3 resolves only, where an
+	// architecture's analysis knows more (hpcstruct's view).
+	Dyninst bool
 }
 
 // Arch is what one instruction set provides.
@@ -93,6 +96,7 @@ var arches = []struct {
 	arch    Arch
 }{
 	{elf.EM_X86_64, amd64{}},
+	{elf.EM_AARCH64, arm64{}},
 }
 
 // For returns the instruction set of ELF machine m, or nil when bloop has

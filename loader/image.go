@@ -95,6 +95,11 @@ type Options struct {
 	// realPaths). Without it names are cleaned and relative ones joined
 	// with an absolute DW_AT_comp_dir.
 	RawFileNames bool
+	// DyninstPLTNames names PLT stubs as hpcstruct does where Dyninst
+	// reads no name for them (aarch64's .plt: targ<addr>@plt, which also
+	// hides that abort@plt does not return). Without it every stub is
+	// named by its relocation.
+	DyninstPLTNames bool
 }
 
 // Error is a problem with an input file; it names the file.
@@ -222,7 +227,7 @@ func Open(path string, opt Options) (img *Image, err error) {
 	symbols := make(chan any)
 	go func() {
 		defer func() { symbols <- recover() }()
-		img.readFuncs(ef, dbgSyms)
+		img.readFuncs(ef, dbgSyms, opt.DyninstPLTNames)
 		img.CallSites, img.Frames = readEHFrame(ef, img)
 		img.InitFuncs = img.initFuncs(ef, self)
 	}()
@@ -252,6 +257,7 @@ func Open(path string, opt Options) (img *Image, err error) {
 	if img.Lines == nil {
 		img.Lines = &LineTable{}
 	}
+	img.Lines.clipOpen(img)
 	img.index()
 	collectLoadGarbage(dwFile)
 	return img, nil

@@ -26,6 +26,21 @@ type LineTable struct {
 	// sequence and were cut at its start (the thesis's lying line tables,
 	// 4.3: the later row is the one that describes the code there).
 	Overlaps int
+	open     []uint64 // rows that run on past their sequence, to clipOpen
+}
+
+// clipOpen ends the rows that run on past their sequence at the next
+// procedure's entry, once the procedures are known.
+func (t *LineTable) clipOpen(img *Image) {
+	for _, a := range t.open {
+		i := sort.Search(len(t.rows), func(i int) bool { return t.rows[i].addr >= a })
+		if i < len(t.rows) && t.rows[i].addr == a {
+			if f := img.nextFuncStart(a); f > a && f < t.rows[i].end {
+				t.rows[i].end = f
+			}
+		}
+	}
+	t.open = nil
 }
 
 type lineRow struct {
@@ -99,6 +114,7 @@ type lineBuilder struct {
 	rows   []lineRow
 	files  []string
 	fileOf map[string]uint32
+	open   []uint64 // rows that run on past their sequence (add)
 }
 
 func (b *lineBuilder) fileIndex(name string) uint32 {
@@ -147,9 +163,25 @@ func (b *lineBuilder) add(lp *dwarfscan.LineProgram, joined []string, compDir st
 	var prev, row dwarfscan.LineRow
 	ok := false
 	var sec *Section // the section of the last row, usually the next one's too
+	// As Dyninst reads them (real != nil: hpcstruct's spelling), a row
+	// that ends its sequence where it starts (gcc's mark after a call that
+	// does not return) covers the linker's padding after it, up to the
+	// next sequence, or the next procedure (clipOpen): hpcstruct gives the
+	// nop at 0x247c of tmpl-aarch64-gcc12-O2, which its parse reaches by
+	// falling out of a procedure, line 639.
+	var open []dwarfscan.LineRow
+	var starts []uint64 // of the sequences
+	first := true
 	for {
 		if err := lp.Next(&row); err != nil {
 			break // io.EOF, or a corrupt program: keep what was read
+		}
+		if first && !row.EndSequence {
+			starts = append(starts, row.Address)
+		}
+		first = row.EndSequence
+		if ok && row.EndSequence && row.Address == prev.Address && real != nil {
+			open = append(open, prev)
 		}
 		if ok && row.Address > prev.Address {
 			// Thesis 4.3: rows outside executable sections are lies (discarded
@@ -166,6 +198,21 @@ func (b *lineBuilder) add(lp *dwarfscan.LineProgram, joined []string, compDir st
 			continue
 		}
 		prev, ok = row, true
+	}
+	for _, r := range open {
+		end := ^uint64(0)
+		for _, a := range starts {
+			if a >= r.Address {
+				end = min(end, a)
+			}
+		}
+		if end == r.Address {
+			continue // a sequence starts there: its row holds
+		}
+		if s := b.img.SectionAt(r.Address); s != nil && end != ^uint64(0) {
+			b.add1(r.Address, min(end, s.End()), file(r.File), r.Line)
+			b.open = append(b.open, r.Address)
+		}
 	}
 }
 
@@ -189,6 +236,9 @@ func (b *lineBuilder) mergeRows(units []*lineBuilder) {
 		n += len(u.rows)
 	}
 	b.rows = allocRows(n)
+	for _, u := range units {
+		b.open = append(b.open, u.open...)
+	}
 	// A heap of the units' next rows, by address, then unit.
 	type cursor struct{ unit, next int }
 	less := func(x, y cursor) bool {
@@ -257,5 +307,5 @@ func (b *lineBuilder) finish() *LineTable {
 		}
 		out = append(out, r)
 	}
-	return &LineTable{rows: out, files: b.files, Overlaps: overlaps}
+	return &LineTable{rows: out, files: b.files, Overlaps: overlaps, open: b.open}
 }

@@ -16,7 +16,10 @@ import (
 // 27 reference files) hpcstruct calls it targ<addr>@plt, while it names
 // all 3 and 25 stubs of libgsl and libstdc++. Stubs no relocation names
 // are targ<addr>@plt.
-func (img *Image) pltStubs(f *elf.File) []*Func {
+//
+// With dyninstNames, the stubs Dyninst 12.3 does not name are
+// targ<addr>@plt: all of aarch64's .plt (every aarch64 reference file).
+func (img *Image) pltStubs(f *elf.File, dyninstNames bool) []*Func {
 	slots := gotRelocs(f, elf.R_X86_64_JMP_SLOT)
 	var globDat map[uint64]string
 	var out []*Func
@@ -25,13 +28,22 @@ func (img *Image) pltStubs(f *elf.File) []*Func {
 		return nil
 	}
 	for _, s := range img.Sections {
-		var entSize uint64
-		skipFirst := false
+		var entSize, first uint64
 		names := slots
+		calledOnly := false // Dyninst's unnamed stubs (aarch64)
 		switch s.Name {
 		case ".plt":
-			entSize, skipFirst = 16, true
-			if img.Arch != AMD64 {
+			// PLT0, the resolver trampoline, is no procedure: one entry on
+			// x86-64, 32 bytes (8 instructions) on aarch64.
+			entSize, first = 16, 16
+			switch img.Arch {
+			case AMD64:
+			case ARM64:
+				first = 32
+				if dyninstNames {
+					names, calledOnly = nil, true
+				}
+			default:
 				continue // other architectures' PLT layouts are not decoded yet
 			}
 		case ".plt.sec":
@@ -51,12 +63,21 @@ func (img *Image) pltStubs(f *elf.File) []*Func {
 		default:
 			continue
 		}
-		start := uint64(0)
-		if skipFirst {
-			start = entSize // PLT0 is the resolver trampoline, not a procedure
+		var called map[uint64]bool
+		if calledOnly {
+			called = img.branchTargets(ar, s)
 		}
-		for off := start; off+entSize <= uint64(len(s.Data)); off += entSize {
+		for off := first; off+entSize <= uint64(len(s.Data)); off += entSize {
 			addr := s.Addr + off
+			if called != nil && !called[addr] {
+				// Dyninst finds unnamed stubs only as targets of the code it
+				// parses; an uncalled one (__gxx_personality_v0@plt) is part
+				// of the stub before it.
+				if n := len(out); n > 0 && out[n-1].End == addr {
+					out[n-1].End += entSize
+				}
+				continue
+			}
 			name := ""
 			if got, ok := ar.PLTSlot(s.Data[off:off+entSize], addr); ok {
 				name = names[got]
@@ -65,6 +86,29 @@ func (img *Image) pltStubs(f *elf.File) []*Func {
 				name = fmt.Sprintf("targ%x", addr)
 			}
 			out = append(out, &Func{Name: name + "@plt", Aliases: []string{name + "@plt"}, Addr: addr, End: addr + entSize, PLT: true, Sized: true})
+		}
+	}
+	return out
+}
+
+// branchTargets are the addresses in section s that direct branches and
+// calls elsewhere in the code go to, found by a linear sweep (exact where
+// instructions have one width).
+func (img *Image) branchTargets(ar isa.Arch, s *Section) map[uint64]bool {
+	out := map[uint64]bool{}
+	for _, c := range img.Sections {
+		if c == s {
+			continue
+		}
+		for a := c.Addr; a < c.End(); {
+			in := ar.Decode(img.Bytes(a, c.End()), a)
+			switch in.Kind {
+			case isa.Call, isa.Jump, isa.CondJump:
+				if in.Target >= s.Addr && in.Target < s.End() {
+					out[in.Target] = true
+				}
+			}
+			a += uint64(max(in.Len, ar.Align()))
 		}
 	}
 	return out

@@ -23,8 +23,9 @@ type symInfo struct {
 // readFuncs collects function symbols from .symtab and .dynsym plus PLT stubs,
 // one Func per entry address, and bounds each by its size or by the next entry.
 // Stripped binaries keep their full .symtab in the separate debug file, so
-// dbg (when not nil) contributes its symbols too.
-func (img *Image) readFuncs(f, dbg *elf.File) {
+// dbg (when not nil) contributes its symbols too. dyninstPLT names PLT
+// stubs as Dyninst does (pltStubs).
+func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool) {
 	byAddr := map[uint64]*symInfo{}
 	add := func(syms []elf.Symbol) {
 		for _, s := range syms {
@@ -66,7 +67,7 @@ func (img *Image) readFuncs(f, dbg *elf.File) {
 		}
 		funcs = append(funcs, fn)
 	}
-	for _, stub := range img.pltStubs(f) {
+	for _, stub := range img.pltStubs(f, dyninstPLT) {
 		if _, dup := byAddr[stub.Addr]; !dup {
 			funcs = append(funcs, stub)
 		}

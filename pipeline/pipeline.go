@@ -194,6 +194,9 @@ func outputOrder(img *loader.Image, subs []*loader.Subprogram) (order []int, fil
 func continuation(img *loader.Image) func(uint64, bool) (uint64, uint64, bool) {
 	return func(t uint64, callNext bool) (uint64, uint64, bool) {
 		f := img.FuncAt(t)
+		if f == nil && callNext {
+			return gapAt(img, t) // padding code falls into (fallOut)
+		}
 		if f == nil || f.PLT {
 			return 0, 0, false
 		}

@@ -30,10 +30,12 @@ type plan struct {
 	subs    []*loader.Subprogram // by index in img.Funcs
 	claimed map[uint64]bool      // entries another procedure's CFG continues into
 	compat  bool                 // hpcstruct's tree, its unread call sites included
+	fallOut bool                 // parse through the ends of extents (fallout.go)
 }
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	pl := &plan{img: img, noret: noReturnSet(img), region: continuation(img), compat: opt.Compat}
+	pl.fallOut = opt.Compat && fixedWidth(img)
 	engine := engineFor(img, opt)
 	pl.lvl = normalize.None
 	if engine == Heuristic {
@@ -92,6 +94,7 @@ func Open(path string, lopt loader.Options, opt Options) (*loader.Image, error) 
 	// hpcstruct prints file names as Dyninst spells them, uncleaned: a
 	// header reached through two spellings is two F elements.
 	lopt.RawFileNames = opt.Compat
+	lopt.DyninstPLTNames = opt.Compat
 	img, err := loader.Open(path, lopt)
 	if err != nil || !lopt.SkipDescriptors || engineFor(img, opt) != Heuristic {
 		return img, err
@@ -132,6 +135,8 @@ func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 	for _, fn := range img.Funcs {
 		if followsCallNext(img, fn.Addr) {
 			add(img.FuncAt(fn.Addr - 5))
+		} else if pl.fallOut {
+			add(fallsInto(img, fn.Addr))
 		}
 	}
 	if len(set) == 0 {
@@ -150,6 +155,8 @@ func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 		}
 		if followsCallNext(img, f.Addr) {
 			add(img.FuncAt(f.Addr - 5))
+		} else if pl.fallOut {
+			add(fallsInto(img, f.Addr))
 		}
 	}
 	var sources []int
@@ -189,7 +196,7 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if fn.PLT || pl.img.Arch == loader.CUDA {
 		return nil, nil, nil
 	}
-	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor})
+	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat})
 	if errors.Is(err, cfg.ErrArch) {
 		return nil, nil, nil // statements and inlined code still, no loops
 	}

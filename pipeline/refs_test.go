@@ -46,6 +46,12 @@ func refCases(t *testing.T) []refCase {
 			cases = append(cases, refCase{b, ref})
 		}
 	}
+	// Cross-compiled references: the architectures bloop decodes.
+	dir := "../../shared/hpcstruct-refs-arch"
+	bins, _ := filepath.Glob(filepath.Join(dir, "bin", "*-aarch64-*"))
+	for _, b := range bins {
+		cases = append(cases, refCase{b, filepath.Join(dir, "struct", filepath.Base(b)+".hpcstruct")})
+	}
 	if len(cases) == 0 {
 		t.Skip("../../shared reference binaries not present")
 	}

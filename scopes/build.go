@@ -121,8 +121,9 @@ func (b *builder) path(addr uint64) []*inlKey {
 	if addr >= b.chainLo && addr < b.chainHi {
 		return b.last
 	}
-	b.chain, b.chainHi = b.in.Sub.InlineChainUntil(addr, b.chain)
-	b.chainLo = addr
+	sub, subHi := b.subAt(addr)
+	b.chain, b.chainHi = sub.InlineChainUntil(addr, b.chain)
+	b.chainLo, b.chainHi = addr, min(b.chainHi, subHi)
 	if len(b.chain) == 0 {
 		b.last, b.lastChain = nil, b.lastChain[:0]
 		return nil
@@ -140,7 +141,7 @@ func (b *builder) path(addr uint64) []*inlKey {
 			v := inlKey{callFile: in.CallFile, callLine: in.CallLine, name: b.names(in), calleeFile: in.DeclFile}
 			unknown := false
 			if b.in.Hpcstruct {
-				f, ok := b.in.Sub.DyninstCallSite(in)
+				f, ok := sub.DyninstCallSite(in)
 				v.callFile, unknown = f, !ok
 			}
 			v.unknown = unknown
@@ -180,6 +181,38 @@ func (b *builder) line(addr uint64) stmtKey {
 		return stmtKey{b.row.File, b.row.Line}
 	}
 	return stmtKey{}
+}
+
+// subAt is the DWARF procedure whose inline tree describes addr, and the
+// address up to which it does: the procedure's own, except in code of
+// another procedure its CFG continued into (cfg.Options.FallOut, a call to
+// the next instruction), which Dyninst describes by that procedure's
+// inline tree, as it looks inlined code up by address.
+func (b *builder) subAt(addr uint64) (*loader.Subprogram, uint64) {
+	own := b.in.Sub
+	hi, inside := rangeBoundary(own.Ranges, addr)
+	if inside {
+		return own, hi
+	}
+	if o := b.in.Img.SubprogramAt(addr); o != nil {
+		if ohi, ok := rangeBoundary(o.Ranges, addr); ok {
+			return o, min(hi, ohi)
+		}
+	}
+	return own, addr + 1 // another procedure's code may start at the next address
+}
+
+// rangeBoundary is the first address above a where membership in the
+// sorted, disjoint rs changes, and whether rs holds a.
+func rangeBoundary(rs []loader.Range, a uint64) (uint64, bool) {
+	i := sort.Search(len(rs), func(i int) bool { return rs[i].Hi > a })
+	switch {
+	case i == len(rs):
+		return ^uint64(0), false
+	case rs[i].Lo <= a:
+		return rs[i].Hi, true
+	}
+	return rs[i].Lo, false
 }
 
 // samePath reports whether two paths are the same slice (path returns one
