@@ -86,7 +86,7 @@ const maxInsts = 4 << 20
 // Build decodes the procedure [lo, hi) from entry by recursive traversal and
 // splits the reached instructions into basic blocks.
 func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error) {
-	ar := isa.For(img.Machine)
+	ar := isa.ForTOC(img.Machine, img.TOC)
 	if ar == nil {
 		return nil, fmt.Errorf("%w: %s", ErrArch, img.Arch)
 	}
@@ -109,6 +109,14 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		return region{}, false
 	}
 	sweeps := map[region]bitset{}
+	// How far back jump tables are looked for: fixed-width sets spend
+	// several instructions where x86-64 has one memory operand, and clang
+	// sets a table's base before its loop (35 instructions above the
+	// second bctr of ctrl-ppc64le-clang14-O2's main).
+	chain := 32
+	if ar.Align() > 1 {
+		chain = 64
+	}
 	to := isa.Targets{
 		// The procedure may jump into its own extent and the regions it
 		// continues into (a .cold part).
@@ -149,7 +157,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 			for _, a := range pending {
 				in := &all[at[a]]
-				in.Table = ar.JumpTable(img, backChain(all, at, jumps, a, 32, ar.MaxLen()), in.Inst, to)
+				in.Table = ar.JumpTable(img, backChain(all, at, jumps, a, chain, ar.MaxLen()), in.Inst, to)
 				for _, t := range in.Table {
 					if _, ok := regionOf(t, false); ok {
 						leaders[t] = true
@@ -163,6 +171,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		start := work[len(work)-1]
 		work = work[:len(work)-1]
 		reg, ok := regionOf(start, false)
+		afterCall := false
 		for a := start; ok && a >= reg.lo && a < reg.hi; {
 			if _, seen := at[a]; seen {
 				leaders[a] = true
@@ -173,9 +182,15 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 			in := Inst{Inst: ar.Decode(img.Bytes(a, reg.hi), a)}
 			if in.Kind == isa.Invalid {
-				g.Undecodable += in.Len
+				// After a call, bytes that do not decode say the callee
+				// does not return (ppc64's traceback table follows a last
+				// call to a noreturn procedure): not undecodable code.
+				if !afterCall {
+					g.Undecodable += in.Len
+				}
 				break
 			}
+			afterCall = in.Kind == isa.Call || in.Kind == isa.IndirectCall
 			branch := func(t uint64) {
 				if _, ok := regionOf(t, false); ok {
 					leaders[t] = true

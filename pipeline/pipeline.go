@@ -191,9 +191,23 @@ func outputOrder(img *loader.Image, subs []*loader.Subprogram) (order []int, fil
 // continues into, as Dyninst parses it: hot/cold split parts (foo.cold)
 // reached by a jump, and any procedure reached by a call to the next
 // instruction. Such code appears in both procedures, as in hpcstruct.
-func continuation(img *loader.Image) func(uint64, bool) (uint64, uint64, bool) {
+// In compat mode, also code no procedure starts at: Dyninst parses it as
+// the jumper's own (ppc64's _start branches to __libc_start_main's PLT
+// stub, which no call makes a procedure: loader.Options.DyninstStubs).
+func continuation(img *loader.Image, compat bool) func(uint64, bool) (uint64, uint64, bool) {
 	return func(t uint64, callNext bool) (uint64, uint64, bool) {
 		f := img.FuncAt(t)
+		if compat && f != nil && f.PLT && t != f.Addr {
+			return t, f.End, true
+		}
+		if compat && f == nil && img.IsCode(t) {
+			i := sort.Search(len(img.Funcs), func(i int) bool { return img.Funcs[i].Addr > t })
+			end := img.SectionAt(t).End()
+			if i < len(img.Funcs) && img.Funcs[i].Addr < end {
+				end = img.Funcs[i].Addr
+			}
+			return t, end, true
+		}
 		if f == nil || f.PLT {
 			return 0, 0, false
 		}
@@ -211,6 +225,9 @@ func noReturnSet(img *loader.Image) func(uint64) bool {
 		for _, a := range fn.Aliases {
 			if procs.NoReturn(a) {
 				set[fn.Addr] = true
+				if fn.LocalEntry != 0 {
+					set[fn.LocalEntry] = true
+				}
 			}
 		}
 	}

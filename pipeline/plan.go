@@ -33,7 +33,7 @@ type plan struct {
 }
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
-	pl := &plan{img: img, noret: noReturnSet(img), region: continuation(img), compat: opt.Compat}
+	pl := &plan{img: img, noret: noReturnSet(img), region: continuation(img, opt.Compat), compat: opt.Compat}
 	engine := engineFor(img, opt)
 	pl.lvl = normalize.None
 	if engine == Heuristic {
@@ -92,6 +92,7 @@ func Open(path string, lopt loader.Options, opt Options) (*loader.Image, error) 
 	// hpcstruct prints file names as Dyninst spells them, uncleaned: a
 	// header reached through two spellings is two F elements.
 	lopt.RawFileNames = opt.Compat
+	lopt.DyninstStubs = opt.Compat
 	img, err := loader.Open(path, lopt)
 	if err != nil || !lopt.SkipDescriptors || engineFor(img, opt) != Heuristic {
 		return img, err
