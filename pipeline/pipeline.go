@@ -107,7 +107,7 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []*Problem) {
 
 // Run analyses every procedure of img and hands each to emit in output
 // order (files by name, procedures by entry) as soon as it and all before
-// it are done. At most a window of finished procedures waits, so memory
+// it are done; a nil procedure is a file hpcstruct lists empty (compat). At most a window of finished procedures waits, so memory
 // does not grow with the image. It stops at the first error emit returns.
 func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope) error) ([]*Problem, error) {
 	workers := opt.Workers
@@ -154,6 +154,18 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 	}
 	var probs []*Problem
 	var err error
+	// Files without procedures (hpcstruct's, in compat mode) are emitted
+	// with a nil procedure, in their place in file order.
+	var empty []string
+	if opt.Compat {
+		empty = emptyFiles(img, pl.subs, files)
+	}
+	emitEmpty := func(before string, all bool) {
+		for len(empty) > 0 && err == nil && (all || empty[0] < before) {
+			err = emit(empty[0], nil)
+			empty = empty[1:]
+		}
+	}
 	for k, i := range order {
 		r := <-slots[k%window]
 		<-permits
@@ -161,10 +173,14 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 			continue
 		}
 		probs = append(probs, r.probs...)
-		if err = emit(files[i], r.p); err != nil {
+		if emitEmpty(files[i], false); err == nil {
+			err = emit(files[i], r.p)
+		}
+		if err != nil {
 			stop.Store(true)
 		}
 	}
+	emitEmpty("", true)
 	return probs, err
 }
 

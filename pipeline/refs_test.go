@@ -42,6 +42,12 @@ func refCases(t *testing.T) []refCase {
 			cases = append(cases, refCase{b, filepath.Join(dir, "struct", name+".hpcstruct")})
 		}
 	}
+	// Cross-compiled references: the architectures bloop decodes.
+	dir := "../../shared/hpcstruct-refs-arch"
+	bins, _ := filepath.Glob(filepath.Join(dir, "bin", "*-ppc64le-*"))
+	for _, b := range bins {
+		cases = append(cases, refCase{b, filepath.Join(dir, "struct", filepath.Base(b)+".hpcstruct")})
+	}
 	if len(cases) == 0 {
 		t.Skip("../../shared reference binaries not present")
 	}
@@ -83,6 +89,9 @@ func TestHPCStructReferences(t *testing.T) {
 				t.Fatal(err)
 			}
 			eq, diffs := golden.Equal(ref, got)
+			if !eq {
+				eq, diffs = sameRangeless(diffs)
+			}
 			same, total := golden.PathAgreement(ref, got)
 			share := float64(same) / float64(max(total, 1))
 			known_, known := notExact[name]
@@ -151,4 +160,29 @@ func blankCalleeNames(n *golden.Node) {
 	for _, c := range n.Children {
 		blankCalleeNames(c)
 	}
+}
+
+// sameRangeless drops the elements without addresses that both documents
+// hold at one path: HPCToolkit's comparison rejects such an element, and
+// hpcstruct writes one (an empty F for a ppc64 local entry's file in
+// tmpl-ppc64le-gcc12-O2), which compat mode reproduces. Paired, they are
+// compared as any other element. It reports whether no difference is left.
+func sameRangeless(diffs []golden.Difference) (bool, []golden.Difference) {
+	side := map[string]int{}
+	for _, d := range diffs {
+		if d.Kind == golden.DiffNoRange {
+			if d.B != "" {
+				side[d.Path] |= 2
+			} else {
+				side[d.Path] |= 1
+			}
+		}
+	}
+	var out []golden.Difference
+	for _, d := range diffs {
+		if d.Kind != golden.DiffNoRange || side[d.Path] != 3 {
+			out = append(out, d)
+		}
+	}
+	return len(out) == 0, out
 }

@@ -133,7 +133,9 @@ func runStruct(args []string) int {
 				nfiles++
 				last = file
 			}
-			nprocs++
+			if p != nil {
+				nprocs++
+			}
 			sw.Proc(file, p)
 			return nil
 		})
