@@ -21,6 +21,7 @@ package isa
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strings"
 
 	"golang.org/x/arch/ppc64/ppc64asm"
@@ -185,10 +186,9 @@ func (st *jtState) add(a, b val) val {
 	return val{lin: lin{c: a.c + b.c, s: a.s + b.s, x: b.x}}
 }
 
-// shl is v << n; an index keeps its unknown (a mask on it, as rldic's,
-// bounds the index as the compare does).
+// shl is v << n, for an index only by the scales tables have.
 func (st *jtState) shl(v val, n int64) val {
-	if v.isLoad() || n < 0 || n > 8 && v.x != 0 {
+	if v.isLoad() || n < 0 || n > 63 || n > 3 && v.x != 0 {
 		return st.unknown()
 	}
 	return val{lin: lin{c: v.c << n, s: v.s << n, x: v.x}}
@@ -218,6 +218,11 @@ func (st *jtState) load(addr val, size int, signed bool) val {
 func (st *jtState) step(x ppc64asm.Inst, in Inst, taken bool) {
 	a := x.Args
 	switch x.Op {
+	case ppc64asm.LI: // ppc64asm's own op for addi rD,0,imm
+		st.set(a[0], konst(int64(a[1].(ppc64asm.Imm))))
+	case ppc64asm.LIS:
+		st.set(a[0], konst(int64(a[1].(ppc64asm.Imm))<<16))
+	case ppc64asm.NOP:
 	case ppc64asm.ADDI:
 		st.set(a[0], st.add(st.base(a[1]), konst(int64(a[2].(ppc64asm.Imm)))))
 	case ppc64asm.ADDIS:
@@ -236,30 +241,17 @@ func (st *jtState) step(x ppc64asm.Inst, in Inst, taken bool) {
 		} else {
 			st.set(a[0], st.unknown())
 		}
-	case ppc64asm.RLDICR: // sldi n = rldicr n,63-n
-		sh, me := int64(a[2].(ppc64asm.Imm)), int64(a[3].(ppc64asm.Imm))
-		st.set(a[0], st.shlIf(st.get(a[1]), sh, me == 63-sh))
-	case ppc64asm.RLDIC: // shift and clear the high bits of the index
-		st.set(a[0], st.shlIf(st.get(a[1]), int64(a[2].(ppc64asm.Imm)), true))
-	case ppc64asm.RLDICL: // clrldi: a mask, the same index
-		st.set(a[0], st.shlIf(st.get(a[1]), 0, a[2] == ppc64asm.Imm(0)))
-	case ppc64asm.RLWINM:
-		sh, mb, me := int64(a[2].(ppc64asm.Imm)), int64(a[3].(ppc64asm.Imm)), int64(a[4].(ppc64asm.Imm))
-		v := st.get(a[1])
-		switch {
-		case sh == 0 && me == 31 && v.x != 0: // clrlwi
-			st.set(a[0], v)
-		case mb == 0 && me == 31-sh: // slwi
-			st.set(a[0], st.shl(v, sh))
-		default:
-			st.set(a[0], st.unknown())
-		}
+	case ppc64asm.RLDICL, ppc64asm.RLDICR, ppc64asm.RLDIC, ppc64asm.RLWINM:
+		st.set(a[0], st.rotate(x))
 	case ppc64asm.EXTSW:
 		v := st.get(a[1])
-		if v.isLoad() && v.size == 4 {
+		switch {
+		case v.isLoad() && v.size == 4:
 			v.signed = true
+		case !v.isLoad() && v.x == 0:
+			v.c = int64(int32(v.c))
 		}
-		st.set(a[0], v)
+		st.set(a[0], v) // an index keeps its unknown
 	case ppc64asm.LWAX, ppc64asm.LWZX, ppc64asm.LDX:
 		st.set(a[0], st.load(st.add(st.base(a[1]), st.get(a[2])), loadSize(x.Op), x.Op == ppc64asm.LWAX))
 	case ppc64asm.LWA, ppc64asm.LWZ, ppc64asm.LD:
@@ -278,12 +270,18 @@ func (st *jtState) step(x ppc64asm.Inst, in Inst, taken bool) {
 		if a[0] == ppc64asm.SpReg(9) {
 			st.ctr = st.get(a[1])
 		}
-	case ppc64asm.CMPLWI, ppc64asm.CMPLDI:
-		if cr, ok := a[0].(ppc64asm.CondReg); ok && cr >= ppc64asm.CR0 && cr <= ppc64asm.CR7 {
-			v := st.get(a[1])
-			if !v.isLoad() {
-				st.cmp[cr-ppc64asm.CR0] = &cmpImm{v: v.lin, n: int64(a[2].(ppc64asm.Imm))}
-			}
+	case ppc64asm.CMPLWI, ppc64asm.CMPLDI, ppc64asm.CMPLW, ppc64asm.CMPLD:
+		cr, ok := a[0].(ppc64asm.CondReg)
+		if !ok || cr < ppc64asm.CR0 || cr > ppc64asm.CR7 {
+			break
+		}
+		st.cmp[cr-ppc64asm.CR0] = nil
+		n, ok := a[2].(ppc64asm.Imm)
+		if v := st.get(a[2]); !ok && !v.isLoad() && v.x == 0 {
+			n, ok = ppc64asm.Imm(v.c), true // cmplw with a register set to a constant
+		}
+		if v := st.get(a[1]); ok && !v.isLoad() {
+			st.cmp[cr-ppc64asm.CR0] = &cmpImm{v: v.lin, n: int64(n)}
 		}
 	case ppc64asm.BC:
 		st.branchBound(x, taken)
@@ -292,11 +290,48 @@ func (st *jtState) step(x ppc64asm.Inst, in Inst, taken bool) {
 	}
 }
 
-func (st *jtState) shlIf(v val, n int64, ok bool) val {
-	if !ok {
-		return st.unknown()
+// rotate executes the rotate-and-mask instructions: exactly on a
+// constant; on an index, as a shift left when the mask clears only bits
+// above the shifted value (sldi, slwi, rldic, clrldi, clrlwi: a
+// narrower index is the same index for the compare that bounds it).
+func (st *jtState) rotate(x ppc64asm.Inst) val {
+	a := x.Args
+	imm := func(i int) uint { return uint(a[i].(ppc64asm.Imm)) }
+	var sh, mb, me uint // rotate left by sh, keep bits mb..me (bit 0 the most significant)
+	word := false
+	switch x.Op {
+	case ppc64asm.RLDICL:
+		sh, mb, me = imm(2), imm(3), 63
+	case ppc64asm.RLDICR:
+		sh, mb, me = imm(2), 0, imm(3)
+	case ppc64asm.RLDIC:
+		sh, mb, me = imm(2), imm(3), 63-imm(2)
+	default: // RLWINM works on the low word, rotated into both halves
+		sh, mb, me, word = imm(2), imm(3)+32, imm(4)+32, true
 	}
-	return st.shl(v, n)
+	v := st.get(a[1])
+	switch {
+	case !v.isLoad() && v.x == 0:
+		r := bits.RotateLeft64(uint64(v.c), int(sh))
+		if word {
+			w := uint64(bits.RotateLeft32(uint32(v.c), int(sh)))
+			r = w<<32 | w
+		}
+		return konst(int64(r & maskBits(mb, me)))
+	case me == 63-sh:
+		return st.shl(v, int64(sh))
+	}
+	return st.unknown()
+}
+
+// maskBits has bits mb through me set, bit 0 the most significant; a
+// mask with mb > me wraps around.
+func maskBits(mb, me uint) uint64 {
+	hi, lo := ^uint64(0)>>mb, ^uint64(0)<<(63-me)
+	if mb <= me {
+		return hi & lo
+	}
+	return hi | lo
 }
 
 func loadSize(op ppc64asm.Op) int {
@@ -337,7 +372,8 @@ func (st *jtState) branchBound(x ppc64asm.Inst, taken bool) {
 
 // clobber gives every register x may write an unknown value: a call
 // the volatile ones and memory, an instruction its first operand (the
-// target of all but stores, compares and branches) and an updated base.
+// target of all but stores, compares and branches) and an updated base;
+// and forgets the compares whose CR field x overwrites.
 func (st *jtState) clobber(x ppc64asm.Inst, in Inst) {
 	if in.Kind == Call || in.Kind == IndirectCall {
 		for r := ppc64asm.R0; r <= ppc64asm.R12; r++ {
@@ -350,6 +386,14 @@ func (st *jtState) clobber(x ppc64asm.Inst, in Inst) {
 		return
 	}
 	op := x.Op.String()
+	// A signed or floating compare replaces its CR field's unsigned one,
+	// a record form (add., andi.) CR0's.
+	if cr, ok := x.Args[0].(ppc64asm.CondReg); ok && cr >= ppc64asm.CR0 && cr <= ppc64asm.CR7 {
+		st.cmp[cr-ppc64asm.CR0] = nil
+	}
+	if strings.HasSuffix(op, ".") {
+		st.cmp[0] = nil
+	}
 	store := strings.HasPrefix(op, "st")
 	if !store && !strings.HasPrefix(op, "cmp") && !strings.HasPrefix(op, "t") &&
 		!strings.HasPrefix(op, "b") && !strings.HasPrefix(op, "dcb") && !strings.HasPrefix(op, "icb") {

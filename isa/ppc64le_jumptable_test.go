@@ -154,6 +154,14 @@ func TestJumpTablePPC64LE(t *testing.T) {
 		{"without a compare: read while entries are valid",
 			gccO2[2:], jtTOC, entries, append(slices.Clone(cases8), 0x1180, 0x1190)},
 		{"without the TOC base: no table", gccO2, 0, entries, nil},
+		{"cmplw with a register set to the bound", // li r10,7 ; cmplw r9,r10
+			append(ppcSeq{{0x0ffc, 0x39400007}, {0x1000, 0x7c095040}}, gccO2[1:]...), jtTOC, entries, cases8},
+		{"a signed compare on the same CR field replaces the unsigned one", // cmplwi r9,7 ; cmpwi r9,100
+			append(ppcSeq{{0x0ffc, 0x28090007}, {0x1000, 0x2c090064}}, gccO2[1:]...), jtTOC, entries, append(slices.Clone(cases8), 0x1180, 0x1190)},
+		{"an absolute base: lis; ori; clrldi (constants rotate exactly)", // lis r8,0 ; ori r8,r8,0x1800 ; clrldi r8,r8,32
+			ppcSeq{gccO2[0], gccO2[1], {0x1008, 0x3d000000}, {0x100c, 0x61081800}, {0x1010, 0x79080020},
+				{0x1014, 0x79291788}, {0x1018, 0x7d284aaa}, {0x101c, 0x7d294214}, {0x1020, 0x7d2903a6}, {0x1024, 0x4e800420}},
+			0, entries, cases8},
 	} {
 		m, path := tc.seq.setup(jtTable, tc.entries)
 		got := ppc64le{toc: tc.toc}.JumpTable(m, path, path[len(path)-1], jtTargets())
