@@ -171,7 +171,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		start := work[len(work)-1]
 		work = work[:len(work)-1]
 		reg, ok := regionOf(start, false)
-		afterCall := false
+		sinceCall := 2 // instructions decoded since the last call on this walk
 		for a := start; ok && a >= reg.lo && a < reg.hi; {
 			if _, seen := at[a]; seen {
 				leaders[a] = true
@@ -182,15 +182,19 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 			in := Inst{Inst: ar.Decode(img.Bytes(a, reg.hi), a)}
 			if in.Kind == isa.Invalid {
-				// After a call, bytes that do not decode say the callee
-				// does not return (ppc64's traceback table follows a last
-				// call to a noreturn procedure): not undecodable code.
-				if !afterCall {
+				// Right after a call, bytes that do not decode say the
+				// callee does not return: ppc64 puts the traceback table
+				// after a last call to a noreturn procedure and the nop
+				// that would restore the TOC pointer. Not undecodable code.
+				if sinceCall > 1 {
 					g.Undecodable += in.Len
 				}
 				break
 			}
-			afterCall = in.Kind == isa.Call || in.Kind == isa.IndirectCall
+			sinceCall++
+			if in.Kind == isa.Call || in.Kind == isa.IndirectCall {
+				sinceCall = 0
+			}
 			branch := func(t uint64) {
 				if _, ok := regionOf(t, false); ok {
 					leaders[t] = true

@@ -24,6 +24,7 @@ func TestBuildPPC64LE(t *testing.T) {
 		code  []byte
 		noret map[uint64]bool
 		want  []blockShape
+		undec int // undecodable bytes
 	}{
 		{
 			name: "bdnz loop; blr",
@@ -50,6 +51,19 @@ func TestBuildPPC64LE(t *testing.T) {
 			want: []blockShape{{0x1000, 0x1004, nil}},
 		},
 		{
+			name: "the same after the nop that would restore the TOC pointer",
+			// 1000: bl 2000 ; 1004: nop ; 1008: .long 0 ; 100c: .long 0x1000000
+			code: words(0x48001001, 0x60000000, 0x00000000, 0x01000000),
+			want: []blockShape{{0x1000, 0x1004, []uint64{0x1004}}, {0x1004, 0x1008, nil}},
+		},
+		{
+			name: "further on, bytes that do not decode are undecodable",
+			// 1000: bl 2000 ; 1004: nop ; 1008: nop ; 100c: .long 0
+			code:  words(0x48001001, 0x60000000, 0x60000000, 0x00000000),
+			want:  []blockShape{{0x1000, 0x1004, []uint64{0x1004}}, {0x1004, 0x100c, nil}},
+			undec: 4,
+		},
+		{
 			name:  "bl to a noreturn procedure (at its local entry: pipeline maps both)",
 			code:  words(0x48001009, 0x60000000, 0x4e800020), // bl 2008 ; nop ; blr
 			noret: map[uint64]bool{0x2008: true},
@@ -72,8 +86,8 @@ func TestBuildPPC64LE(t *testing.T) {
 		if got := shape(g); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, got, tc.want)
 		}
-		if g.Undecodable != 0 {
-			t.Errorf("%s: %d undecodable bytes", tc.name, g.Undecodable)
+		if g.Undecodable != tc.undec {
+			t.Errorf("%s: %d undecodable bytes, want %d", tc.name, g.Undecodable, tc.undec)
 		}
 	}
 }

@@ -55,6 +55,7 @@ type jtState struct {
 	bound *indexBound
 	// tocKnown: r2 holds the module's TOC base
 	tocKnown bool
+	image    Memory
 }
 
 type memKey struct {
@@ -81,7 +82,7 @@ func (st *jtState) unknown() val {
 
 // JumpTable resolves the bctr jmp from the instructions that lead to it.
 func (p ppc64le) JumpTable(mem Memory, path []Inst, jmp Inst, to Targets) []uint64 {
-	st := &jtState{mem: map[memKey]val{}}
+	st := &jtState{mem: map[memKey]val{}, image: mem}
 	for r := range st.reg {
 		st.reg[r] = st.unknown()
 	}
@@ -194,24 +195,31 @@ func (st *jtState) shl(v val, n int64) val {
 	return val{lin: lin{c: v.c << n, s: v.s << n, x: v.x}}
 }
 
-// load is the value of size bytes at addr: what a store on the path put
-// there, else the same unknown for every load of one address.
+// load is the value of size bytes at addr: an entry where addr steps by
+// size with an unknown (a table), the address a TOC slot holds, else a
+// variable: the same unknown for each load of one address until a store
+// to it or a call (gcc -O0 compares the index and loads it again from its
+// stack slot; a global is read once for the compare, once for the load).
 func (st *jtState) load(addr val, size int, signed bool) val {
-	if addr.isLoad() {
+	switch {
+	case addr.isLoad():
 		return st.unknown()
+	case addr.x != 0 && addr.s == int64(size):
+		return val{size: size, signed: signed, addr: addr.lin}
+	case addr.x == 0 && size == 8:
+		// A TOC slot holding the table's address (glibc's jump tables:
+		// ld r10,off(r2)); the file holds the link-time value.
+		if b := st.image.ReadData(uint64(addr.c), 8); b != nil && binary.LittleEndian.Uint64(b) != 0 {
+			return konst(int64(binary.LittleEndian.Uint64(b)))
+		}
 	}
 	k := memKey{addr.lin, size}
-	if v, ok := st.mem[k]; ok && addr.x != 0 {
+	if v, ok := st.mem[k]; ok {
 		return v
 	}
-	if addr.x != 0 && addr.s == 1 {
-		// A stack slot or a field (gcc -O0 reloads the index): the same
-		// value for each load until a store or a call.
-		v := st.unknown()
-		st.mem[k] = v
-		return v
-	}
-	return val{size: size, signed: signed, addr: addr.lin}
+	v := st.unknown()
+	st.mem[k] = v
+	return v
 }
 
 // step executes x (at in, whose successor on the path is taken or not).
@@ -258,14 +266,11 @@ func (st *jtState) step(x ppc64asm.Inst, in Inst, taken bool) {
 		addr := st.add(st.base(a[2]), konst(int64(a[1].(ppc64asm.Offset))))
 		st.set(a[0], st.load(addr, loadSize(x.Op), x.Op == ppc64asm.LWA))
 	case ppc64asm.STW, ppc64asm.STD:
+		// The stored value is not followed: a constant stored before a
+		// loop (its first iteration's) would hide the index.
 		addr := st.add(st.base(a[2]), konst(int64(a[1].(ppc64asm.Offset))))
-		if !addr.isLoad() && addr.x != 0 {
-			size := 4
-			if x.Op == ppc64asm.STD {
-				size = 8
-			}
-			st.mem[memKey{addr.lin, size}] = st.get(a[0])
-		}
+		delete(st.mem, memKey{addr.lin, 4})
+		delete(st.mem, memKey{addr.lin, 8})
 	case ppc64asm.MTSPR:
 		if a[0] == ppc64asm.SpReg(9) {
 			st.ctr = st.get(a[1])
@@ -280,7 +285,15 @@ func (st *jtState) step(x ppc64asm.Inst, in Inst, taken bool) {
 		if v := st.get(a[2]); !ok && !v.isLoad() && v.x == 0 {
 			n, ok = ppc64asm.Imm(v.c), true // cmplw with a register set to a constant
 		}
-		if v := st.get(a[1]); ok && !v.isLoad() {
+		v := st.get(a[1])
+		if ok && !v.isLoad() && v.x == 0 {
+			// Compilers do not test constants: this one is the value
+			// before a loop on the path taken back (fileline_initialize
+			// in libasan: li r31,0 ... cmplwi r31,7), and varies.
+			v = st.unknown()
+			st.set(a[1], v)
+		}
+		if ok && !v.isLoad() {
 			st.cmp[cr-ppc64asm.CR0] = &cmpImm{v: v.lin, n: int64(n)}
 		}
 	case ppc64asm.BC:

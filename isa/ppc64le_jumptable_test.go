@@ -46,6 +46,8 @@ func (s ppcSeq) setup(table uint64, entries []int32) (ppcMem, []Inst) {
 	for k, e := range entries {
 		m[table+uint64(4*k)] = uint32(e)
 	}
+	// The TOC slot at TOC-0x8000+0x10 holds the table's address.
+	m[jtTOC-0x8000+0x10], m[jtTOC-0x8000+0x14] = jtTable, 0
 	return m, path
 }
 
@@ -158,6 +160,12 @@ func TestJumpTablePPC64LE(t *testing.T) {
 			append(ppcSeq{{0x0ffc, 0x39400007}, {0x1000, 0x7c095040}}, gccO2[1:]...), jtTOC, entries, cases8},
 		{"a signed compare on the same CR field replaces the unsigned one", // cmplwi r9,7 ; cmpwi r9,100
 			append(ppcSeq{{0x0ffc, 0x28090007}, {0x1000, 0x2c090064}}, gccO2[1:]...), jtTOC, entries, append(slices.Clone(cases8), 0x1180, 0x1190)},
+		{"glibc: the table's address in a TOC slot", // ld r8,-32768+0x10(r2) holds 0x1800
+			append(ppcSeq{gccO2[0], gccO2[1], {0x1008, 0x60000000}, {0x100c, 0xe9028010}}, gccO2[4:]...), jtTOC, entries, cases8},
+		{"the index a constant before its loop on the path taken back", // li r9,0 ; cmplwi r9,7
+			append(ppcSeq{{0x0ffc, 0x39200000}}, gccO2...), jtTOC, entries, cases8},
+		{"the index a global, read once", // addis r9,r2,1 ; lwz r9,-7592(r9) ; cmplwi r9,7
+			append(ppcSeq{{0x0ff8, 0x3d220001}, {0x0ffc, 0x8129e258}}, gccO2...), jtTOC, entries, cases8},
 		{"an absolute base: lis; ori; clrldi (constants rotate exactly)", // lis r8,0 ; ori r8,r8,0x1800 ; clrldi r8,r8,32
 			ppcSeq{gccO2[0], gccO2[1], {0x1008, 0x3d000000}, {0x100c, 0x61081800}, {0x1010, 0x79080020},
 				{0x1014, 0x79291788}, {0x1018, 0x7d284aaa}, {0x101c, 0x7d294214}, {0x1020, 0x7d2903a6}, {0x1024, 0x4e800420}},
