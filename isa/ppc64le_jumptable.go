@@ -2,7 +2,7 @@ package isa
 
 // ppc64le jump tables. gcc and clang both load a 4-byte offset from a table
 // and add the table's address (gcc: TOC-relative; clang hoists the base
-// out of loops):
+// out of loops; glibc loads it from a TOC slot):
 //
 //	gcc -O2:  cmplwi r9,7 ; bgt default
 //	          addis r8,r2,hi ; addi r8,r8,lo      table = TOC + hi<<16 + lo
@@ -11,6 +11,7 @@ package isa
 //	clang:    addis r7,r2,hi ; addi r7,r7,lo (before the loop)
 //	          clrlwi r9,r8,16 ; cmplwi r9,7 ; bgt ; rldic r8,r8,2,46
 //	          lwax r8,r8,r7 ; add r8,r8,r7 ; mtctr r8 ; bctr
+//	glibc:    ld r10,off(r2) ; rldic r9,r9,2,30 ; lwax r9,r10,r9 ; add r9,r9,r10 ; ...
 //
 // Rather than matching each shape, the path to the bctr is executed
 // symbolically: registers hold constants, an unknown value times a scale
@@ -33,9 +34,9 @@ type lin struct {
 	x    int
 }
 
-// val is what a register holds on the path: lin, or a value loaded from
-// the address ld plus lin.c (when size > 0); opaque values are a lin of
-// a fresh unknown.
+// val is what a register holds on the path: lin, or a table entry loaded
+// from addr plus lin.c (when size > 0); opaque values are a lin of a
+// fresh unknown.
 type val struct {
 	lin
 	size   int  // bytes loaded, 0: not a load
@@ -47,15 +48,14 @@ func (v val) isLoad() bool { return v.size > 0 }
 
 // jtState is the symbolic machine.
 type jtState struct {
-	reg   [33]val // by ppc64asm.Reg (R0..R31 are 1..32)
-	ctr   val
-	mem   map[memKey]val // values stored to or loaded from known-shape addresses
-	fresh int
-	cmp   [8]*cmpImm // the last compare with an immediate per CR field
-	bound *indexBound
-	// tocKnown: r2 holds the module's TOC base
-	tocKnown bool
-	image    Memory
+	reg      [33]val // by ppc64asm.Reg (R0..R31 are 1..32)
+	ctr      val
+	mem      map[memKey]val // the unknown each variable's address was read as
+	fresh    int
+	cmp      [8]*cmpImm // the last compare with an immediate per CR field
+	bound    *indexBound
+	tocKnown bool   // r2 holds the module's TOC base
+	image    Memory // for TOC slots
 }
 
 type memKey struct {
