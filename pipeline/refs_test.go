@@ -138,6 +138,7 @@ func TestHPCStructReferences(t *testing.T) {
 // hundreds, which the loader walks in parallel and merges.
 func TestDeterministic(t *testing.T) {
 	for _, bin := range []string{"../../shared/hpcstruct-refs/bin/tmpl-gcc12-O2", "../testdata/bin/tmpl-clang14-O2",
+		"../../shared/hpcstruct-refs-arch/bin/tmpl-ppc64le-gcc12-O2",
 		"/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30"} {
 		if _, err := os.Stat(bin); err != nil {
 			continue
