@@ -94,7 +94,7 @@ const maxInsts = 4 << 20
 // Build decodes the procedure [lo, hi) from entry by recursive traversal and
 // splits the reached instructions into basic blocks.
 func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error) {
-	ar := isa.For(img.Machine)
+	ar := isa.ForTOC(img.Machine, img.TOC)
 	if ar == nil {
 		return nil, fmt.Errorf("%w: %s", ErrArch, img.Arch)
 	}
@@ -123,6 +123,14 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		return region{}, false
 	}
 	sweeps := map[region]bitset{}
+	// How far back jump tables are looked for: fixed-width sets spend
+	// several instructions where x86-64 has one memory operand, and clang
+	// sets a table's base before its loop (35 instructions above the
+	// second bctr of ctrl-ppc64le-clang14-O2's main).
+	chain := 32
+	if ar.Align() > 1 {
+		chain = 64
+	}
 	to := isa.Targets{
 		// The procedure may jump into its own extent and the regions it
 		// continues into (a .cold part).
@@ -164,7 +172,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 			for _, a := range pending {
 				in := &all[at[a]]
-				in.Table = ar.JumpTable(img, backChain(all, at, jumps, a, 32, ar.MaxLen()), in.Inst, to)
+				in.Table = ar.JumpTable(img, backChain(all, at, jumps, a, chain, ar.MaxLen()), in.Inst, to)
 				for _, t := range in.Table {
 					if _, ok := regionOf(t, false); ok {
 						leaders[t] = true
@@ -178,6 +186,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		start := work[len(work)-1]
 		work = work[:len(work)-1]
 		reg, ok := regionOf(start, false)
+		sinceCall := 2 // instructions decoded since the last call on this walk
 		for a := start; ok && a >= reg.lo && a < reg.hi; {
 			if _, seen := at[a]; seen {
 				leaders[a] = true
@@ -188,8 +197,18 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 			in := Inst{Inst: ar.Decode(img.Bytes(a, reg.hi), a)}
 			if in.Kind == isa.Invalid {
-				g.Undecodable += in.Len
+				// Right after a call, bytes that do not decode say the
+				// callee does not return: ppc64 puts the traceback table
+				// after a last call to a noreturn procedure and the nop
+				// that would restore the TOC pointer. Not undecodable code.
+				if sinceCall > 1 {
+					g.Undecodable += in.Len
+				}
 				break
+			}
+			sinceCall++
+			if in.Kind == isa.Call || in.Kind == isa.IndirectCall {
+				sinceCall = 0
 			}
 			branch := func(t uint64) {
 				if _, ok := regionOf(t, false); ok {

@@ -23,8 +23,9 @@ const (
 	Call              // direct call
 	IndirectCall      // call through a register or memory
 	Return
-	Halt    // never falls through (hlt, ud2, int3, brk, trap)
-	Invalid // undecodable bytes
+	Halt       // never falls through (hlt, ud2, int3, brk, trap)
+	Invalid    // undecodable bytes
+	CondReturn // returns or falls through (ppc64's beqlr)
 )
 
 // Inst is one decoded instruction, as control flow sees it.
@@ -41,7 +42,7 @@ func (in *Inst) End() uint64 { return in.Addr + uint64(in.Len) }
 // FallsThrough reports whether execution may continue at the next
 // instruction.
 func (k Kind) FallsThrough() bool {
-	return k == Other || k == CondJump || k == Call || k == IndirectCall
+	return k == Other || k == CondJump || k == Call || k == IndirectCall || k == CondReturn
 }
 
 // Memory is the loaded image as jump-table readers need it.
@@ -90,6 +91,24 @@ type Framer interface {
 	ClearFP() []byte
 }
 
+// TOCUser is implemented by the instruction sets whose code reaches its
+// data through a table-of-contents pointer that the bytes do not hold
+// (ppc64's r2): WithTOC returns the set bound to the module's TOC base,
+// which PLTSlot and JumpTable then use.
+type TOCUser interface {
+	WithTOC(toc uint64) Arch
+}
+
+// ForTOC is For bound to the module's TOC base where the instruction set
+// uses one (toc 0: unknown).
+func ForTOC(m elf.Machine, toc uint64) Arch {
+	a := For(m)
+	if t, ok := a.(TOCUser); ok && toc != 0 {
+		return t.WithTOC(toc)
+	}
+	return a
+}
+
 // arches is the dispatch table: one row per instruction set.
 var arches = []struct {
 	machine elf.Machine
@@ -97,6 +116,7 @@ var arches = []struct {
 }{
 	{elf.EM_X86_64, amd64{}},
 	{elf.EM_AARCH64, arm64{}},
+	{elf.EM_PPC64, ppc64le{}},
 }
 
 // For returns the instruction set of ELF machine m, or nil when bloop has

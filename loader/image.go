@@ -63,6 +63,13 @@ type Image struct {
 	CallSites []CallSite
 	// Entry is the ELF entry point (for most shared libraries 0, or not code).
 	Entry uint64
+	// DyninstEntries are, with Options.DyninstStubs, the ppc64 local entry
+	// points that calls reach, sorted: Dyninst makes a function of each
+	// beside its procedure's.
+	DyninstEntries []uint64
+	// TOC is ppc64's TOC base, the value of r2 in the module's code
+	// (isa.ForTOC), 0 on other machines.
+	TOC uint64
 	// Frames are the code ranges of .eh_frame's FDEs, sorted by Lo: what
 	// the compiler described as one procedure (or one part of a split one).
 	Frames []Range
@@ -100,6 +107,10 @@ type Options struct {
 	// hides that abort@plt does not return). Without it every stub is
 	// named by its relocation.
 	DyninstPLTNames bool
+	// DyninstStubs makes procedures of ppc64's PLT call stubs as Dyninst
+	// does (see dyninstStubs): only called stubs, named from the linker's
+	// stub symbols, each running to the next procedure.
+	DyninstStubs bool
 }
 
 // Error is a problem with an input file; it names the file.
@@ -228,6 +239,9 @@ func Open(path string, opt Options) (img *Image, err error) {
 	go func() {
 		defer func() { symbols <- recover() }()
 		img.readFuncs(ef, dbgSyms, opt.DyninstPLTNames)
+		if opt.DyninstStubs {
+			img.dyninstStubs(ef)
+		}
 		img.CallSites, img.Frames = readEHFrame(ef, img)
 		img.InitFuncs = img.initFuncs(ef, self)
 	}()

@@ -23,9 +23,12 @@ func (img *Image) pltStubs(f *elf.File, dyninstNames bool) []*Func {
 	slots := gotRelocs(f, elf.R_X86_64_JMP_SLOT)
 	var globDat map[uint64]string
 	var out []*Func
-	ar := isa.For(f.Machine)
+	ar := isa.ForTOC(f.Machine, img.TOC)
 	if ar == nil {
 		return nil
+	}
+	if f.Machine == elf.EM_PPC64 {
+		return img.ppc64Stubs(f, ar) // call stubs in the code; .plt is data
 	}
 	for _, s := range img.Sections {
 		var entSize, first uint64

@@ -13,11 +13,16 @@ type Func struct {
 	End     uint64 // first byte after the procedure's extent
 	PLT     bool
 	Sized   bool // a symbol gave the size (else the extent runs to the next procedure)
+	// LocalEntry is where calls from within the module enter when that is
+	// not Addr: ppc64 ELFv2's local entry point, past the global entry's
+	// setup of the TOC pointer. 0: none.
+	LocalEntry uint64
 }
 
 type symInfo struct {
 	names []string
 	size  uint64
+	local uint64 // local entry (ppc64), 0: none
 }
 
 // readFuncs collects function symbols from .symtab and .dynsym plus PLT stubs,
@@ -27,8 +32,12 @@ type symInfo struct {
 // stubs as Dyninst does (pltStubs).
 func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool) {
 	byAddr := map[uint64]*symInfo{}
+	var toc uint64
 	add := func(syms []elf.Symbol) {
 		for _, s := range syms {
+			if s.Name == ".TOC." && f.Machine == elf.EM_PPC64 {
+				toc = s.Value
+			}
 			t := elf.ST_TYPE(s.Info)
 			if t != elf.STT_FUNC && t != elf.STT_GNU_IFUNC {
 				continue
@@ -44,6 +53,9 @@ func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool) {
 			si.names = append(si.names, s.Name)
 			if s.Size > si.size {
 				si.size = s.Size
+			}
+			if l := localEntry(f.Machine, s); l != 0 {
+				si.local = l
 			}
 		}
 	}
@@ -61,12 +73,13 @@ func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool) {
 	var funcs []*Func
 	for addr, si := range byAddr {
 		names := uniqSorted(si.names)
-		fn := &Func{Name: pickName(names), Aliases: names, Addr: addr}
+		fn := &Func{Name: pickName(names), Aliases: names, Addr: addr, LocalEntry: si.local}
 		if si.size > 0 {
 			fn.End, fn.Sized = addr+si.size, true
 		}
 		funcs = append(funcs, fn)
 	}
+	img.TOC = tocBase(f, toc)
 	for _, stub := range img.pltStubs(f, dyninstPLT) {
 		if _, dup := byAddr[stub.Addr]; !dup {
 			funcs = append(funcs, stub)

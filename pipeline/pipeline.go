@@ -107,7 +107,7 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []*Problem) {
 
 // Run analyses every procedure of img and hands each to emit in output
 // order (files by name, procedures by entry) as soon as it and all before
-// it are done. At most a window of finished procedures waits, so memory
+// it are done; a nil procedure is a file hpcstruct lists empty (compat). At most a window of finished procedures waits, so memory
 // does not grow with the image. It stops at the first error emit returns.
 func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope) error) ([]*Problem, error) {
 	workers := opt.Workers
@@ -154,6 +154,18 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 	}
 	var probs []*Problem
 	var err error
+	// Files without procedures (hpcstruct's, in compat mode) are emitted
+	// with a nil procedure, in their place in file order.
+	var empty []string
+	if opt.Compat {
+		empty = emptyFiles(img, pl.subs, files)
+	}
+	emitEmpty := func(before string, all bool) {
+		for len(empty) > 0 && err == nil && (all || empty[0] < before) {
+			err = emit(empty[0], nil)
+			empty = empty[1:]
+		}
+	}
 	for k, i := range order {
 		r := <-slots[k%window]
 		<-permits
@@ -161,10 +173,14 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 			continue
 		}
 		probs = append(probs, r.probs...)
-		if err = emit(files[i], r.p); err != nil {
+		if emitEmpty(files[i], false); err == nil {
+			err = emit(files[i], r.p)
+		}
+		if err != nil {
 			stop.Store(true)
 		}
 	}
+	emitEmpty("", true)
 	return probs, err
 }
 
@@ -191,11 +207,25 @@ func outputOrder(img *loader.Image, subs []*loader.Subprogram) (order []int, fil
 // continues into, as Dyninst parses it: hot/cold split parts (foo.cold)
 // reached by a jump, and any procedure reached by a call to the next
 // instruction. Such code appears in both procedures, as in hpcstruct.
-func continuation(img *loader.Image) func(uint64, bool) (uint64, uint64, bool) {
+// In compat mode, also code no procedure starts at: Dyninst parses it as
+// the jumper's own (ppc64's _start branches to __libc_start_main's PLT
+// stub, which no call makes a procedure: loader.Options.DyninstStubs).
+func continuation(img *loader.Image, compat bool) func(uint64, bool) (uint64, uint64, bool) {
 	return func(t uint64, callNext bool) (uint64, uint64, bool) {
 		f := img.FuncAt(t)
+		if compat && f != nil && f.PLT && t != f.Addr {
+			return t, f.End, true
+		}
 		if f == nil && callNext {
 			return gapAt(img, t) // padding code falls into (fallOut)
+		}
+		if compat && f == nil && img.IsCode(t) {
+			i := sort.Search(len(img.Funcs), func(i int) bool { return img.Funcs[i].Addr > t })
+			end := img.SectionAt(t).End()
+			if i < len(img.Funcs) && img.Funcs[i].Addr < end {
+				end = img.Funcs[i].Addr
+			}
+			return t, end, true
 		}
 		if f == nil || f.PLT {
 			return 0, 0, false
@@ -214,6 +244,9 @@ func noReturnSet(img *loader.Image) func(uint64) bool {
 		for _, a := range fn.Aliases {
 			if procs.NoReturn(a) {
 				set[fn.Addr] = true
+				if fn.LocalEntry != 0 {
+					set[fn.LocalEntry] = true
+				}
 			}
 		}
 	}

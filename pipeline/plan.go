@@ -34,7 +34,7 @@ type plan struct {
 }
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
-	pl := &plan{img: img, noret: noReturnSet(img), region: continuation(img), compat: opt.Compat}
+	pl := &plan{img: img, noret: noReturnSet(img), region: continuation(img, opt.Compat), compat: opt.Compat}
 	pl.fallOut = opt.Compat && fixedWidth(img)
 	engine := engineFor(img, opt)
 	pl.lvl = normalize.None
@@ -95,6 +95,7 @@ func Open(path string, lopt loader.Options, opt Options) (*loader.Image, error) 
 	// header reached through two spellings is two F elements.
 	lopt.RawFileNames = opt.Compat
 	lopt.DyninstPLTNames = opt.Compat
+	lopt.DyninstStubs = opt.Compat
 	img, err := loader.Open(path, lopt)
 	if err != nil || !lopt.SkipDescriptors || engineFor(img, opt) != Heuristic {
 		return img, err

@@ -48,7 +48,7 @@ func refCases(t *testing.T) []refCase {
 	}
 	// Cross-compiled references: the architectures bloop decodes.
 	dir := "../../shared/hpcstruct-refs-arch"
-	bins, _ := filepath.Glob(filepath.Join(dir, "bin", "*-aarch64-*"))
+	bins, _ := filepath.Glob(filepath.Join(dir, "bin", "*"))
 	for _, b := range bins {
 		cases = append(cases, refCase{b, filepath.Join(dir, "struct", filepath.Base(b)+".hpcstruct")})
 	}
@@ -93,6 +93,9 @@ func TestHPCStructReferences(t *testing.T) {
 				t.Fatal(err)
 			}
 			eq, diffs := golden.Equal(ref, got)
+			if !eq {
+				eq, diffs = sameRangeless(diffs)
+			}
 			same, total := golden.PathAgreement(ref, got)
 			share := float64(same) / float64(max(total, 1))
 			known_, known := notExact[name]
@@ -139,6 +142,7 @@ func TestHPCStructReferences(t *testing.T) {
 // hundreds, which the loader walks in parallel and merges.
 func TestDeterministic(t *testing.T) {
 	for _, bin := range []string{"../../shared/hpcstruct-refs/bin/tmpl-gcc12-O2", "../testdata/bin/tmpl-clang14-O2",
+		"../../shared/hpcstruct-refs-arch/bin/tmpl-ppc64le-gcc12-O2",
 		"/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30"} {
 		if _, err := os.Stat(bin); err != nil {
 			continue
@@ -161,4 +165,29 @@ func blankCalleeNames(n *golden.Node) {
 	for _, c := range n.Children {
 		blankCalleeNames(c)
 	}
+}
+
+// sameRangeless drops the elements without addresses that both documents
+// hold at one path: HPCToolkit's comparison rejects such an element, and
+// hpcstruct writes one (an empty F for a ppc64 local entry's file in
+// tmpl-ppc64le-gcc12-O2), which compat mode reproduces. Paired, they are
+// compared as any other element. It reports whether no difference is left.
+func sameRangeless(diffs []golden.Difference) (bool, []golden.Difference) {
+	side := map[string]int{}
+	for _, d := range diffs {
+		if d.Kind == golden.DiffNoRange {
+			if d.B != "" {
+				side[d.Path] |= 2
+			} else {
+				side[d.Path] |= 1
+			}
+		}
+	}
+	var out []golden.Difference
+	for _, d := range diffs {
+		if d.Kind != golden.DiffNoRange || side[d.Path] != 3 {
+			out = append(out, d)
+		}
+	}
+	return len(out) == 0, out
 }

@@ -85,6 +85,9 @@ func (j *JSONWriter) BeginModule(path, name string) {
 
 // Proc writes one procedure of the given file.
 func (j *JSONWriter) Proc(file string, p *Scope) {
+	if p == nil {
+		return // a file without procedures: JSON lists none
+	}
 	if j.inFile && file != j.file {
 		j.endFile()
 	}

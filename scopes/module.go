@@ -20,7 +20,9 @@ func NewModule(path, name string, procs []ProcResult) *Module {
 			byFile[p.File] = f
 			m.Files = append(m.Files, f)
 		}
-		f.Procs = append(f.Procs, p.Scope)
+		if p.Scope != nil { // nil: a file without procedures
+			f.Procs = append(f.Procs, p.Scope)
+		}
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Name < m.Files[j].Name })
 	for _, f := range m.Files {

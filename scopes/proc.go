@@ -69,13 +69,17 @@ func (n *Names) procName(img *loader.Image, fn *loader.Func, sub *loader.Subprog
 	if fn.PLT {
 		// hpcstruct demangles the stub's symbol, then appends @plt; it
 		// keeps the symbol when the demangled text names no function
-		// (has none of "()<>").
-		sym := strings.TrimSuffix(link, "@plt")
+		// (has none of "()<>"). A stub it found too long for one has no
+		// @plt (loader.Options.DyninstStubs).
+		sym, stub := strings.CutSuffix(link, "@plt")
 		d, _ := n.demangle(sym)
 		if !strings.ContainsAny(d, "()<>") {
 			d = sym
 		}
-		pretty = d + "@plt"
+		pretty = d
+		if stub {
+			pretty += "@plt"
+		}
 	} else if n != nil && n.DWARFAliases {
 		if dn, ok := n.dwarfAlias(fn, sub); ok && longerName(dn, link) {
 			link = dn

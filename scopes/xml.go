@@ -100,7 +100,8 @@ func (x *XMLWriter) BeginModule(path, name string) {
 	x.depth++
 }
 
-// Proc writes one procedure of the given file.
+// Proc writes one procedure of the given file; p nil writes the file
+// without it (hpcstruct lists some files empty).
 func (x *XMLWriter) Proc(file string, p *Scope) {
 	if x.inFile && file != x.file {
 		x.endFile()
@@ -112,7 +113,9 @@ func (x *XMLWriter) Proc(file string, p *Scope) {
 		x.depth++
 		x.file, x.inFile = file, true
 	}
-	x.scope(p)
+	if p != nil { // nil: the file has no procedure
+		x.scope(p)
+	}
 }
 
 func (x *XMLWriter) endFile() {
@@ -142,6 +145,9 @@ func WriteXML(w io.Writer, mods []*Module, pretty bool) error {
 	for _, m := range mods {
 		x.BeginModule(m.Path, m.Name)
 		for _, f := range m.Files {
+			if len(f.Procs) == 0 {
+				x.Proc(f.Name, nil)
+			}
 			for _, p := range f.Procs {
 				x.Proc(f.Name, p)
 			}

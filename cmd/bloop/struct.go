@@ -134,7 +134,9 @@ func runStruct(args []string) int {
 				nfiles++
 				last = file
 			}
-			nprocs++
+			if p != nil {
+				nprocs++
+			}
 			sw.Proc(file, p)
 			return nil
 		})
