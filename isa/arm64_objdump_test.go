@@ -13,11 +13,14 @@ import (
 	"bloop/isa"
 )
 
-// aarch64Refs are the aarch64 reference binaries beside the repository.
+// aarch64Refs are the aarch64 reference binaries beside the repository
+// and the repository's aarch64 corpus (testdata/bin-arm64).
 func aarch64Refs(t *testing.T) []string {
 	bins, _ := filepath.Glob("../../shared/hpcstruct-refs-arch/bin/*-aarch64-*")
+	corpus, _ := filepath.Glob("../testdata/bin-arm64/*-O[0-9]")
+	bins = append(bins, corpus...)
 	if len(bins) == 0 {
-		t.Skip("../../shared/hpcstruct-refs-arch not present")
+		t.Skip("no aarch64 binaries")
 	}
 	return bins
 }

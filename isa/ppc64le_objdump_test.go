@@ -132,11 +132,7 @@ func TestDecodePPC64LEObjdump(t *testing.T) {
 	if _, err := exec.LookPath(ppcObjdump); err != nil {
 		t.Skip(ppcObjdump + " not installed")
 	}
-	bins, _ := filepath.Glob(ppcRefBins)
-	if len(bins) == 0 {
-		t.Skip("no ppc64le reference binaries")
-	}
-	for _, bin := range bins {
+	for _, bin := range crossBinaries(t, "ppc64le", "ppc64le") {
 		insts := objdumpCode(t, bin)
 		branches, bad := 0, 0
 		for _, o := range insts {

@@ -20,8 +20,19 @@ const (
 	corpusGolden = "../testdata/golden"
 )
 
+// corpus is one directory of corpus binaries and the one of their goldens.
+type corpus struct{ bin, golden string }
+
+// corpora are the x86-64 corpus and the cross corpus: the same programs
+// built for arm64 and ppc64le (testdata/Makefile TARGET=...).
+var corpora = []corpus{
+	{corpusBin, corpusGolden},
+	{"../testdata/bin-arm64", "../testdata/golden-arm64"},
+	{"../testdata/bin-ppc64le", "../testdata/golden-ppc64le"},
+}
+
 // corpusStructure runs bloop on one corpus binary with the module path set
-// to "testdata/bin/<name>", so the output does not depend on where the
+// to "testdata/<dir>/<name>", so the output does not depend on where the
 // repository is checked out.
 func corpusStructure(t *testing.T, bin string) (xml, js []byte) {
 	img, err := loader.Open(bin, loader.Options{})
@@ -29,7 +40,8 @@ func corpusStructure(t *testing.T, bin string) (xml, js []byte) {
 		t.Fatal(err)
 	}
 	name := filepath.Base(bin)
-	img.Path = "testdata/bin/" + name
+	rel := "testdata/" + filepath.Base(filepath.Dir(bin)) + "/" + name
+	img.Path = rel
 	// The DWARF engine (or the thesis engine for binaries without DWARF
 	// procedures): the default hybrid mode also reads the sources the line
 	// table names, which would make the goldens depend on the machine's
@@ -42,7 +54,7 @@ func corpusStructure(t *testing.T, bin string) (xml, js []byte) {
 	for _, e := range errs {
 		t.Errorf("%s: %v", name, e)
 	}
-	mod.Path = "testdata/bin/" + name
+	mod.Path = rel
 	var xb, jb bytes.Buffer
 	if err := scopes.WriteXML(&xb, []*scopes.Module{mod}, false); err != nil {
 		t.Fatal(err)
@@ -86,10 +98,31 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-// corpusBinaries lists the corpus binaries, skipping the test when there
-// are none.
+// corpusBinaries lists the x86-64 corpus binaries, skipping the test when
+// there are none.
 func corpusBinaries(t *testing.T) []string {
-	all, _ := filepath.Glob(filepath.Join(corpusBin, "*"))
+	return binariesIn(t, corpusBin)
+}
+
+// allCorpusBinaries lists the binaries of every corpus, x86-64 and cross.
+func allCorpusBinaries(t *testing.T) []string {
+	var bins []string
+	for _, c := range corpora {
+		all, _ := filepath.Glob(filepath.Join(c.bin, "*"))
+		for _, b := range all {
+			if filepath.Base(b) != "SHA256SUMS" {
+				bins = append(bins, b)
+			}
+		}
+	}
+	if len(bins) == 0 {
+		t.Skip("no corpus binaries")
+	}
+	return bins
+}
+
+func binariesIn(t *testing.T, dir string) []string {
+	all, _ := filepath.Glob(filepath.Join(dir, "*"))
 	var bins []string
 	for _, b := range all {
 		if filepath.Base(b) != "SHA256SUMS" {
@@ -113,9 +146,15 @@ func corpusBinaries(t *testing.T) []string {
 // to rewrite them after a deliberate change, then review the diff (bloop
 // diff old new) and update the review in testdata/README.md if needed.
 func TestCorpusGolden(t *testing.T) {
-	bins := corpusBinaries(t)
+	for _, c := range corpora {
+		t.Run(filepath.Base(c.bin), func(t *testing.T) { corpusGolden1(t, c) })
+	}
+}
+
+func corpusGolden1(t *testing.T, c corpus) {
+	bins := binariesIn(t, c.bin)
 	if *update {
-		if err := os.MkdirAll(corpusGolden, 0o755); err != nil {
+		if err := os.MkdirAll(c.golden, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -124,7 +163,7 @@ func TestCorpusGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			xml, js := corpusStructure(t, b)
 			check := func(ext string, got []byte) {
-				path := filepath.Join(corpusGolden, name+ext)
+				path := filepath.Join(c.golden, name+ext)
 				if *update {
 					if err := os.WriteFile(path, got, 0o644); err != nil {
 						t.Fatal(err)
@@ -146,11 +185,11 @@ func TestCorpusGolden(t *testing.T) {
 	}
 	if !*update {
 		// A golden without a binary is stale.
-		files, _ := filepath.Glob(filepath.Join(corpusGolden, "*"))
+		files, _ := filepath.Glob(filepath.Join(c.golden, "*"))
 		for _, f := range files {
 			base := filepath.Base(f)
 			name := strings.TrimSuffix(strings.TrimSuffix(base, ".hpcstruct"), ".json")
-			if _, err := os.Stat(filepath.Join(corpusBin, name)); err != nil || name == base {
+			if _, err := os.Stat(filepath.Join(c.bin, name)); err != nil || name == base {
 				t.Errorf("%s has no corpus binary", f)
 			}
 		}
