@@ -104,23 +104,6 @@ func corpusBinaries(t *testing.T) []string {
 	return binariesIn(t, corpusBin)
 }
 
-// allCorpusBinaries lists the binaries of every corpus, x86-64 and cross.
-func allCorpusBinaries(t *testing.T) []string {
-	var bins []string
-	for _, c := range corpora {
-		all, _ := filepath.Glob(filepath.Join(c.bin, "*"))
-		for _, b := range all {
-			if filepath.Base(b) != "SHA256SUMS" {
-				bins = append(bins, b)
-			}
-		}
-	}
-	if len(bins) == 0 {
-		t.Skip("no corpus binaries")
-	}
-	return bins
-}
-
 func binariesIn(t *testing.T, dir string) []string {
 	all, _ := filepath.Glob(filepath.Join(dir, "*"))
 	var bins []string
