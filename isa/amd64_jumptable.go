@@ -9,9 +9,6 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 )
 
-// maxTable bounds a jump table whose size no compare gives.
-const maxTable = 4096
-
 // JumpTable resolves the jump-table idioms of gcc and clang:
 //
 //	jmp *table(,%idx,8)                      non-PIC: absolute 8-byte entries
@@ -348,30 +345,13 @@ var flagNeutral = func() map[x86asm.Op]bool {
 	return m
 }()
 
+// readTable reads a table of absolute 8-byte targets, or of 4-byte
+// offsets from rel.
 func readTable(mem Memory, table uint64, size int, rel uint64, bound int, to Targets) []uint64 {
-	limit := bound
-	if limit == 0 {
-		limit = maxTable
-	}
-	var out []uint64
-	for k := 0; k < limit; k++ {
-		b := mem.ReadData(table+uint64(k*size), size)
-		if b == nil {
-			break
-		}
-		var t uint64
+	return readEntries(mem, table, size, bound, func(b []byte) uint64 {
 		if size == 8 {
-			t = binary.LittleEndian.Uint64(b)
-		} else {
-			t = uint64(int64(rel) + int64(int32(binary.LittleEndian.Uint32(b))))
+			return binary.LittleEndian.Uint64(b)
 		}
-		if bound == 0 && !(to.Valid(t) && to.Start(t)) {
-			break
-		}
-		if !to.Valid(t) {
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
+		return uint64(int64(rel) + int64(int32(binary.LittleEndian.Uint32(b))))
+	}, to)
 }

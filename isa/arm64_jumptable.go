@@ -207,26 +207,7 @@ func (e tableEntry) read(mem Memory, xs []a64, load, idx int, to Targets) []uint
 	if to.Dyninst && !direct {
 		return nil
 	}
-	limit := bound
-	if limit == 0 {
-		limit = maxTable
-	}
-	var out []uint64
-	for k := 0; k < limit; k++ {
-		b := mem.ReadData(e.table+uint64(k*e.size), e.size)
-		if b == nil {
-			break
-		}
-		t := e.value(b)
-		if bound == 0 && !(to.Valid(t) && to.Start(t)) {
-			break
-		}
-		if !to.Valid(t) {
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
+	return readEntries(mem, e.table, e.size, bound, e.value, to)
 }
 
 // constAddr is the address register r holds before xs[i] when an adr,

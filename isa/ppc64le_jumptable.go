@@ -113,16 +113,7 @@ func (st *jtState) table(mem Memory, to Targets) []uint64 {
 		// x + b.v.c runs over 0..count-1: the first entry is where x = -b.v.c.
 		first, count = t.addr.c-b.v.c*t.addr.s, b.count
 	}
-	limit := count
-	if limit == 0 {
-		limit = maxTable
-	}
-	var out []uint64
-	for k := int64(0); k < limit; k++ {
-		b := mem.ReadData(uint64(first+k*int64(t.size)), t.size)
-		if b == nil {
-			break
-		}
+	return readEntries(mem, uint64(first), t.size, int(count), func(b []byte) uint64 {
 		var e int64
 		switch {
 		case t.size == 8:
@@ -132,15 +123,8 @@ func (st *jtState) table(mem Memory, to Targets) []uint64 {
 		default:
 			e = int64(binary.LittleEndian.Uint32(b))
 		}
-		target := uint64(t.c + e)
-		if count == 0 && !(to.Valid(target) && to.Start(target)) {
-			break
-		}
-		if to.Valid(target) {
-			out = append(out, target)
-		}
-	}
-	return out
+		return uint64(t.c + e)
+	}, to)
 }
 
 func (st *jtState) get(a ppc64asm.Arg) val {

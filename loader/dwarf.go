@@ -3,7 +3,6 @@ package loader
 import (
 	"fmt"
 	"path"
-	"sort"
 	"sync"
 
 	"bloop/dwarfscan"
@@ -96,7 +95,7 @@ func (p *Subprogram) InlineChainUntil(addr uint64, buf []*Inline) ([]*Inline, ui
 		// The choice at this level can change only where some sibling's
 		// ranges begin or end.
 		for _, in := range list {
-			b, inside := boundary(in.Ranges, addr)
+			b, inside := Boundary(in.Ranges, addr)
 			until = min(until, b)
 			if inside && next == nil {
 				next = in
@@ -108,19 +107,6 @@ func (p *Subprogram) InlineChainUntil(addr uint64, buf []*Inline) ([]*Inline, ui
 		buf = append(buf, next)
 		list = next.Children
 	}
-}
-
-// boundary is the first address above a where membership in the sorted,
-// disjoint rs changes, and whether rs holds a.
-func boundary(rs []Range, a uint64) (uint64, bool) {
-	i := sort.Search(len(rs), func(i int) bool { return rs[i].Hi > a })
-	switch {
-	case i == len(rs):
-		return ^uint64(0), false
-	case rs[i].Lo <= a:
-		return rs[i].Hi, true
-	}
-	return rs[i].Lo, false
 }
 
 // InlineChain returns the inlined calls that cover addr, outermost first.

@@ -3,6 +3,7 @@ package loader
 import (
 	"cmp"
 	"slices"
+	"sort"
 )
 
 // Range is a half-open address interval [Lo, Hi).
@@ -26,4 +27,17 @@ func MergeRanges(rs []Range) []Range {
 		out = append(out, r)
 	}
 	return out
+}
+
+// Boundary is the first address above a where membership in the sorted,
+// disjoint rs changes, and whether rs holds a.
+func Boundary(rs []Range, a uint64) (uint64, bool) {
+	i := sort.Search(len(rs), func(i int) bool { return rs[i].Hi > a })
+	switch {
+	case i == len(rs):
+		return ^uint64(0), false
+	case rs[i].Lo <= a:
+		return rs[i].Hi, true
+	}
+	return rs[i].Lo, false
 }

@@ -190,29 +190,16 @@ func (b *builder) line(addr uint64) stmtKey {
 // inline tree, as it looks inlined code up by address.
 func (b *builder) subAt(addr uint64) (*loader.Subprogram, uint64) {
 	own := b.in.Sub
-	hi, inside := rangeBoundary(own.Ranges, addr)
+	hi, inside := loader.Boundary(own.Ranges, addr)
 	if inside {
 		return own, hi
 	}
 	if o := b.in.Img.SubprogramAt(addr); o != nil {
-		if ohi, ok := rangeBoundary(o.Ranges, addr); ok {
+		if ohi, ok := loader.Boundary(o.Ranges, addr); ok {
 			return o, min(hi, ohi)
 		}
 	}
 	return own, addr + 1 // another procedure's code may start at the next address
-}
-
-// rangeBoundary is the first address above a where membership in the
-// sorted, disjoint rs changes, and whether rs holds a.
-func rangeBoundary(rs []loader.Range, a uint64) (uint64, bool) {
-	i := sort.Search(len(rs), func(i int) bool { return rs[i].Hi > a })
-	switch {
-	case i == len(rs):
-		return ^uint64(0), false
-	case rs[i].Lo <= a:
-		return rs[i].Hi, true
-	}
-	return rs[i].Lo, false
 }
 
 // samePath reports whether two paths are the same slice (path returns one
