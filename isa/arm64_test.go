@@ -72,13 +72,6 @@ func TestDecodeARM64(t *testing.T) {
 // TestPLTSlotARM64 reads the GOT slot of PLT entries as binutils 2.40 lays
 // them out (ctrl-aarch64-gcc12-O2's .plt), with and without bti c.
 func TestPLTSlotARM64(t *testing.T) {
-	words := func(ws ...uint32) []byte {
-		var b []byte
-		for _, w := range ws {
-			b = binary.LittleEndian.AppendUint32(b, w)
-		}
-		return b
-	}
 	for _, tc := range []struct {
 		name string
 		addr uint64

@@ -78,13 +78,6 @@ func TestDecodePPC64LEShort(t *testing.T) {
 // TestPLTSlotPPC64LE covers the call stub shapes of ELFv2 linkers.
 func TestPLTSlotPPC64LE(t *testing.T) {
 	const toc = 0x27f00
-	words := func(ws ...uint32) []byte {
-		var b []byte
-		for _, w := range ws {
-			b = binary.LittleEndian.AppendUint32(b, w)
-		}
-		return b
-	}
 	for _, tc := range []struct {
 		name string
 		code []byte
