@@ -192,14 +192,15 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 		}
 	}()
 	fn := pl.img.Funcs[i]
-	// hpcstruct parses a cubin's control flow only with --gpucfg, which
-	// bloop does not offer: statements and inlined code, no loops.
-	if fn.PLT || pl.img.Arch == loader.CUDA {
+	if fn.PLT {
 		return nil, nil, nil
 	}
 	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat})
 	if errors.Is(err, cfg.ErrArch) {
-		return nil, nil, nil // statements and inlined code still, no loops
+		// Statements and inlined code still, no loops. For cubins that is
+		// hpcstruct's output too: it parses their control flow only with
+		// --gpucfg, which bloop does not offer.
+		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
