@@ -105,3 +105,23 @@ func debugLink(f *elf.File) string {
 	}
 	return ""
 }
+
+// DebugFileOf returns the separate debug file Open would read for path
+// ("" when the binary has its own DWARF or none is found), reading only
+// the ELF headers: a structure cache keys on that file's content too.
+func DebugFileOf(path string, extra []string) (p string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = "", errorf(path, "malformed ELF (%v)", r)
+		}
+	}()
+	f, err := elf.Open(path)
+	if err != nil {
+		return "", errorf(path, "bad ELF: %v", err)
+	}
+	defer f.Close()
+	if hasDWARF(f) {
+		return "", nil
+	}
+	return findDebugFile(path, f, extra), nil
+}

@@ -14,6 +14,7 @@ import (
 	"bloop/normalize"
 	"bloop/procs"
 	"bloop/scopes"
+	"bloop/source"
 )
 
 // Engine selects how inlined code is placed.
@@ -56,6 +57,9 @@ type Options struct {
 	// SourceDirs are where the hybrid mode looks for sources (besides the
 	// paths the line table gives) to put loops on their statement's line.
 	SourceDirs []string
+	// Sources, when set, is the finder the hybrid mode uses (SourceDirs
+	// ignored), so that the caller can see which sources were read.
+	Sources *source.Finder
 	// Procs are the procedures to analyse, from Procedures; nil: Run
 	// computes them.
 	Procs *procs.Table

@@ -51,7 +51,10 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	pl.names = scopes.NewNames(gnu)
 	pl.names.DWARFAliases = opt.Compat
 	if engine == Hybrid {
-		pl.hybrid = &source.Finder{Dirs: opt.SourceDirs}
+		pl.hybrid = opt.Sources
+		if pl.hybrid == nil {
+			pl.hybrid = &source.Finder{Dirs: opt.SourceDirs}
+		}
 	}
 	if engine == Heuristic {
 		pl.bounds = heuristic.NewBounds(img)

@@ -7,6 +7,7 @@ package source
 import (
 	"bufio"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,10 +19,15 @@ import (
 // Finder maps line-table file names to readable sources and caches the
 // loop header lines found in them.
 type Finder struct {
-	Dirs []string // extra directories to look in (by path suffix and base name)
+	// Dirs are extra directories to look in, by path suffix and base
+	// name; one that ends in "/*" is searched recursively by base name
+	// (hpcstruct's -I spelling).
+	Dirs []string
 
-	mu    sync.Mutex
-	cache map[string]*loops
+	mu     sync.Mutex
+	cache  map[string]*loops
+	probed map[string]bool              // paths looked at -> found
+	trees  map[string]map[string]string // recursive root -> base name -> first path
 }
 
 // loops are the loop statements of one source file.
@@ -59,16 +65,64 @@ func (f *Finder) loops(file string) *loops {
 }
 
 func (f *Finder) find(file string) string {
+	if f.probed == nil {
+		f.probed = map[string]bool{}
+	}
 	cands := []string{file}
 	for _, d := range f.Dirs {
+		if root, ok := strings.CutSuffix(d, "/*"); ok {
+			if p := f.tree(root)[filepath.Base(file)]; p != "" {
+				cands = append(cands, p)
+			}
+			continue
+		}
 		cands = append(cands, filepath.Join(d, file), filepath.Join(d, filepath.Base(file)))
 	}
 	for _, c := range cands {
-		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
+		st, err := os.Stat(c)
+		found := err == nil && st.Mode().IsRegular()
+		f.probed[c] = found
+		if found {
 			return c
 		}
 	}
 	return ""
+}
+
+// tree indexes the regular files under root by base name, the first in
+// lexical walk order winning, once per root.
+func (f *Finder) tree(root string) map[string]string {
+	if f.trees == nil {
+		f.trees = map[string]map[string]string{}
+	}
+	if t, ok := f.trees[root]; ok {
+		return t
+	}
+	t := map[string]string{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if _, ok := t[d.Name()]; !ok {
+				t[d.Name()] = p
+			}
+		}
+		return nil
+	})
+	f.trees[root] = t
+	return t
+}
+
+// Probed returns the paths the finder looked at, sorted: the sources it
+// read and the candidates that did not exist. An output that depends on
+// the sources is stale when any of them changes, appears or disappears.
+func (f *Finder) Probed() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ps []string
+	for p := range f.probed {
+		ps = append(ps, p)
+	}
+	sort.Strings(ps)
+	return ps
 }
 
 var (

@@ -12,16 +12,17 @@ func runDiff(args []string) int {
 	fs := newFlagSet("diff", "usage: bloop diff [flags] A.hpcstruct B.hpcstruct\n")
 	addrs := fs.Bool("addresses", false, "also compare address ranges")
 	asJSON := fs.Bool("json", false, "write the report as JSON")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	operands, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
-	if fs.NArg() != 2 {
+	if len(operands) != 2 {
 		fs.Usage()
 		return 2
 	}
 	var docs [2]*golden.Doc
 	for i := range docs {
-		d, err := golden.ParseFile(fs.Arg(i))
+		d, err := golden.ParseFile(operands[i])
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
 			return 2

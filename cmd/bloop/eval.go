@@ -22,16 +22,17 @@ func runEval(args []string) int {
 	jobs := fs.Int("j", 0, "worker threads (default: all cores)")
 	misses := fs.Bool("misses", false, "also list each loop placed in the wrong context")
 	source := fs.String("source", "", "source file: compare every mode's loop header lines with the loops written in it")
-	if err := fs.Parse(splitShortInts(args)); err != nil {
-		return 2
+	operands, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
-	if fs.NArg() == 0 {
+	if len(operands) == 0 {
 		fs.Usage()
 		return 2
 	}
 	if *source != "" {
-		code := 0
-		for _, b := range fs.Args() {
+		code = 0
+		for _, b := range operands {
 			rs, err := eval.SourceEval(*source, b, *jobs)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "bloop eval: %v\n", err)
@@ -43,8 +44,8 @@ func runEval(args []string) int {
 		return code
 	}
 	var rs []*eval.Result
-	code := 0
-	for _, b := range fs.Args() {
+	code = 0
+	for _, b := range operands {
 		r, err := eval.Binary(b, *jobs)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "bloop eval: %v\n", err)

@@ -3,55 +3,84 @@
 package main
 
 import (
-	"flag"
 	"fmt"
+	"io"
 	"os"
 )
 
-const usage = `usage: bloop <command> [arguments]
-
-commands:
-  struct   write the structure file (hpcstruct format or JSON) of a binary
-  diff     compare two structure files structurally
-  record   run a program and sample its call stacks (perf_event_open)
-  report   attribute a recording to call paths, inlined code and loops
-  eval     measure the thesis engine against DWARF inline records
-
-Run 'bloop <command> -h' for a command's flags.
-`
-
-func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(1)
-	}
-	var code int
-	switch os.Args[1] {
-	case "struct":
-		code = runStruct(os.Args[2:])
-	case "diff":
-		code = runDiff(os.Args[2:])
-	case "record":
-		code = runRecord(os.Args[2:])
-	case "report":
-		code = runReport(os.Args[2:])
-	case "eval":
-		code = runEval(os.Args[2:])
-	case "-h", "--help", "help":
-		fmt.Print(usage)
-	default:
-		fmt.Fprintf(os.Stderr, "bloop: unknown command %q\n%s", os.Args[1], usage)
-		code = 1
-	}
-	os.Exit(code)
+// A command is one of bloop's subcommands.
+type command struct {
+	name, summary string
+	run           func(args []string) int
 }
 
-// newFlagSet returns a subcommand's flags; -h prints usage, then the flags.
-func newFlagSet(name, usage string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usage)
-		fs.PrintDefaults()
+var commands []command
+
+// init fills commands: help refers to the table, so it cannot be a
+// variable's initializer.
+func init() {
+	commands = []command{
+		{"struct", "write the structure file (hpcstruct format or JSON) of a binary or of an hpcrun measurement directory", runStruct},
+		{"diff", "compare two structure files structurally", runDiff},
+		{"record", "run a program and sample its call stacks (perf_event_open)", runRecord},
+		{"report", "attribute a recording to call paths, inlined code and loops", runReport},
+		{"eval", "measure the thesis engine against DWARF inline records", runEval},
+		{"version", "print bloop's version", runVersion},
+		{"help", "show a command's flags: bloop help COMMAND", runHelp},
 	}
-	return fs
+}
+
+func writeUsage(w io.Writer) {
+	fmt.Fprint(w, "usage: bloop <command> [arguments]\n\ncommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, "\nRun 'bloop help <command>' or 'bloop <command> -h' for a command's flags.\n")
+}
+
+func main() { os.Exit(dispatch(os.Args[1:])) }
+
+// dispatch runs the command args name; it returns the exit status.
+func dispatch(args []string) int {
+	if len(args) == 0 {
+		writeUsage(os.Stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		writeUsage(os.Stdout)
+		return 0
+	case "-V", "-version", "--version":
+		return runVersion(nil)
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(args[1:])
+		}
+	}
+	fmt.Fprintf(os.Stderr, "bloop: unknown command %q (see bloop -h)\n", args[0])
+	return 2
+}
+
+// runHelp prints a command's usage and flags, as its -h does.
+func runHelp(args []string) int {
+	if len(args) == 0 {
+		writeUsage(os.Stdout)
+		return 0
+	}
+	if len(args) > 1 {
+		fmt.Fprintln(os.Stderr, "bloop help: one command at a time (see bloop -h)")
+		return 2
+	}
+	for _, c := range commands {
+		if c.name == args[0] && c.name != "help" {
+			return c.run([]string{"-h"})
+		}
+	}
+	if args[0] == "help" {
+		writeUsage(os.Stdout)
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "bloop help: unknown command %q (see bloop -h)\n", args[0])
+	return 2
 }

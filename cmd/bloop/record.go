@@ -15,10 +15,11 @@ func runRecord(args []string) int {
 	out := fs.String("o", "bloop.rec", "output file")
 	event := fs.String("e", "cpu-clock", "event: cpu-clock, task-clock, cycles, instructions")
 	stack := fs.Int("stack", sample.MaxStack, "bytes of user stack copied per sample (multiple of 8)")
-	if err := fs.Parse(args); err != nil {
-		return 1
+	fs.interspersed = false
+	argv, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
-	argv := fs.Args()
 	if len(argv) == 0 {
 		fs.Usage()
 		return 1

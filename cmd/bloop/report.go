@@ -19,12 +19,13 @@ func runReport(args []string) int {
 	var structs, debugDirs multiFlag
 	fs.Var(&structs, "struct", "structure file to use for the module it describes (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		return 1
+	operands, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
-	if fs.NArg() != 1 {
+	if len(operands) != 1 {
 		fs.Usage()
-		return 1
+		return 2
 	}
 	if *view != "top-down" && *view != "bottom-up" && *view != "flat" {
 		fmt.Fprintf(os.Stderr, "bloop: unknown view %q (want top-down, bottom-up or flat)\n", *view)
@@ -34,7 +35,7 @@ func runReport(args []string) int {
 	if *noAnalysis {
 		opt.Analyze = func(string) bool { return false }
 	}
-	p, err := profile.Build(fs.Arg(0), opt)
+	p, err := profile.Build(operands[0], opt)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1

@@ -11,12 +11,15 @@ import (
 	"syscall"
 	"time"
 
+	"bloop/cache"
 	"bloop/isa"
 	"bloop/loader"
+	"bloop/meas"
 	"bloop/normalize"
 	"bloop/pipeline"
 	"bloop/procs"
-	"bloop/scopes"
+	"bloop/progress"
+	"bloop/structfile"
 )
 
 type multiFlag []string
@@ -24,79 +27,238 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-func runStruct(args []string) int {
-	fs := newFlagSet("struct", "usage: bloop struct [flags] BINARY\n")
-	out := fs.String("o", "", "output file (default <basename>.hpcstruct or .json; - for stdout)")
-	jobs := fs.Int("j", 0, "worker threads (default: all cores)")
-	pretty := fs.Bool("pretty-print", false, "indent the XML")
-	timing := fs.Bool("time", false, "print per-phase wall time and peak memory on stderr")
-	verbose := fs.Bool("v", false, "verbose: report warnings and per-procedure problems")
-	format := fs.String("format", "xml", "output format: xml (hpcstruct) or json")
-	inline := fs.String("inline", "auto", "inline placement: auto (hybrid when the binary has DWARF procedures, else heuristic), dwarf, heuristic (the thesis engine) or hybrid (dwarf, with loops on their statement's line when the source is readable)")
-	norm := fs.String("N", "", "normalization passes: all, safe or none (default: all for the heuristic engine, none otherwise)")
-	compat := fs.String("compat", "", "hpcstruct: reproduce real hpcstruct's tree exactly")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the whole run to `FILE`")
-	memProfile := fs.String("memprofile", "", "write a heap profile (go tool pprof) at the end of the run to `FILE`")
-	var debugDirs, sourceDirs multiFlag
-	fs.Var(&sourceDirs, "source-dir", "directory to look for sources in, besides the paths in the line table (repeatable; hybrid mode)")
-	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
-	if err := fs.Parse(splitShortInts(args)); err != nil {
-		return 1
+const structUsage = `usage: bloop struct [flags] BINARY
+       bloop struct [flags] MEASUREMENTS_DIR
+
+Writes the structure file of BINARY (procedures, inlined code, loops and
+statements with their addresses), by default to <basename>.hpcstruct.
+
+Given an hpcrun measurement directory, analyses every load module its
+profiles flagged and writes MEASUREMENTS_DIR/structs/<basename>.hpcstruct,
+which hpcprof MEASUREMENTS_DIR reads:
+
+    hpcrun -o m ./prog; bloop struct m; hpcprof m
+
+Results are cached by content (binary, debug file, bloop, options) in
+$HPCTOOLKIT_HPCSTRUCT_CACHE, else ~/.cache/bloop; --nocache turns it off.
+`
+
+// structFlags are bloop struct's options, hpcstruct's spellings included.
+type structFlags struct {
+	fs                          *flagSet
+	out, cacheDir, measDir      *string
+	jobs                        *int
+	pretty, timing, verbose     *bool
+	quiet, noCache, showVersion *bool
+	format, inline, norm        *string
+	compat, cpuProfile, memProf *string
+	sourceDirs, debugDirs, repl multiFlag
+}
+
+func newStructFlags() *structFlags {
+	f := &structFlags{fs: newFlagSet("struct", structUsage)}
+	fs := f.fs
+	f.out = fs.String("o", "", "output `file` (default <basename>.hpcstruct or .json; - for stdout)")
+	fs.alias("o", "output")
+	f.jobs = fs.Int("j", 0, "worker threads (default: all cores)")
+	fs.alias("j", "jobs")
+	f.cacheDir = fs.String("c", "", "structure cache `dir` (default $"+cache.EnvVar+", else ~/.cache/bloop)")
+	fs.alias("c", "cache")
+	f.noCache = fs.Bool("nocache", false, "neither read nor write the structure cache")
+	fs.Var(&f.sourceDirs, "I", "also look for sources in `dir`; dir/* searches its tree by base name (repeatable; hybrid mode)")
+	fs.alias("I", "include")
+	fs.alias("I", "source-dir")
+	fs.Var(&f.repl, "R", "write source paths starting with `old=new`'s old with new instead (repeatable; \\= is a literal =)")
+	fs.alias("R", "replace-path")
+	f.measDir = fs.String("M", "", "measurement `dir`: analyse its modules, or write BINARY's file to dir/structs")
+	fs.alias("M", "meas_dir")
+	f.pretty = fs.Bool("pretty-print", false, "indent the XML")
+	f.timing = fs.Bool("time", false, "print per-phase wall time and peak memory on stderr")
+	f.verbose = fs.Bool("v", false, "verbose: report warnings and per-procedure problems")
+	fs.alias("v", "verbose")
+	f.quiet = fs.Bool("q", false, "quiet: no progress line and no summary, only errors and warnings")
+	fs.alias("q", "quiet")
+	f.showVersion = fs.Bool("V", false, "print bloop's version and exit")
+	fs.alias("V", "version")
+	f.format = fs.String("format", "xml", "output format: xml (hpcstruct) or json")
+	f.inline = fs.String("inline", "auto", "inline placement: auto (hybrid when the binary has DWARF procedures, else heuristic), dwarf, heuristic (the thesis engine) or hybrid (dwarf, with loops on their statement's line when the source is readable)")
+	f.norm = fs.String("N", "", "normalization passes: all, safe or none (default: all for the heuristic engine, none otherwise)")
+	f.compat = fs.String("compat", "", "hpcstruct: reproduce real hpcstruct's tree exactly")
+	f.cpuProfile = fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the whole run to `file`")
+	f.memProf = fs.String("memprofile", "", "write a heap profile (go tool pprof) at the end of the run to `file`")
+	fs.Var(&f.debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
+	return f
+}
+
+// options turns the flags into what structfile needs.
+func (f *structFlags) options() (structfile.Options, error) {
+	var o structfile.Options
+	if *f.format != "xml" && *f.format != "json" {
+		return o, fmt.Errorf("unknown format %q (want xml or json)", *f.format)
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return 1
-	}
-	if *format != "xml" && *format != "json" {
-		fmt.Fprintf(os.Stderr, "bloop: unknown format %q (want xml or json)\n", *format)
-		return 1
-	}
-	popt := pipeline.Options{Workers: *jobs, SourceDirs: sourceDirs}
+	o.JSON, o.Pretty = *f.format == "json", *f.pretty
+	o.Load = loader.Options{DebugDirs: f.debugDirs, Workers: *f.jobs}
+	o.Pipeline = pipeline.Options{Workers: *f.jobs, SourceDirs: f.sourceDirs}
 	var err error
-	if popt.Engine, err = pipeline.ParseEngine(*inline); err != nil {
-		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
-		return 1
+	if o.Pipeline.Engine, err = pipeline.ParseEngine(*f.inline); err != nil {
+		return o, err
 	}
-	if *norm != "" {
-		lvl, err := normalize.ParseLevel(*norm)
+	if *f.norm != "" {
+		lvl, err := normalize.ParseLevel(*f.norm)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
-			return 1
+			return o, err
 		}
-		popt.Normalize = &lvl
+		o.Pipeline.Normalize = &lvl
 	}
-	switch *compat {
+	switch *f.compat {
 	case "":
 	case "hpcstruct":
-		popt.Compat = true
+		o.Pipeline.Compat = true
 	default:
-		fmt.Fprintf(os.Stderr, "bloop: unknown --compat %q (want hpcstruct)\n", *compat)
-		return 1
+		return o, fmt.Errorf("unknown --compat %q (want hpcstruct)", *f.compat)
 	}
-	bin := fs.Arg(0)
-	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+	for _, r := range f.repl {
+		rp, err := structfile.ParseReplacement(r)
+		if err != nil {
+			return o, err
+		}
+		o.Replace = append(o.Replace, rp)
+	}
+	return o, nil
+}
+
+// openCache returns the cache the flags ask for, nil for none. A cache
+// that cannot be created is a warning: the run goes on without it.
+func (f *structFlags) openCache() *cache.Cache {
+	if *f.noCache {
+		return nil
+	}
+	dir := *f.cacheDir
+	if dir == "" {
+		dir = cache.DefaultDir()
+	}
+	if dir == "" {
+		return nil
+	}
+	c, err := cache.Open(dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: warning: %v; running without the cache\n", err)
+		return nil
+	}
+	return c
+}
+
+func runStruct(args []string) int {
+	f := newStructFlags()
+	operands, code, ok := f.fs.parse(args)
+	if !ok {
+		return code
+	}
+	if *f.showVersion {
+		fmt.Println(versionString())
+		return 0
+	}
+	if len(operands) > 1 || len(operands) == 0 && *f.measDir == "" {
+		if len(operands) > 1 {
+			fmt.Fprintf(os.Stderr, "bloop struct: one binary or measurement directory at a time, got %d operands (see bloop struct -h)\n", len(operands))
+		} else {
+			fmt.Fprintln(os.Stderr, "bloop struct: no binary or measurement directory given (see bloop struct -h)")
+		}
+		return 2
+	}
+	opt, err := f.options()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop struct: %v\n", err)
+		return 2
+	}
+	if *f.cpuProfile != "" {
+		stop, err := startCPUProfile(*f.cpuProfile)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 			return 1
 		}
 		defer stop()
 	}
-	if *memProfile != "" {
-		defer writeHeapProfile(*memProfile)
+	if *f.memProf != "" {
+		defer writeHeapProfile(*f.memProf)
 	}
-	t0 := time.Now()
-	if *jobs > 0 {
+	if *f.jobs > 0 {
 		// -j bounds the threads of the whole run, loading included, so
 		// that -j1 is what one core does.
-		runtime.GOMAXPROCS(*jobs)
+		runtime.GOMAXPROCS(*f.jobs)
 	}
-	img, err := pipeline.Open(bin, loader.Options{DebugDirs: debugDirs, Workers: *jobs}, popt)
+	target := *f.measDir
+	if len(operands) == 1 {
+		target = operands[0]
+	}
+	if st, err := os.Stat(target); err == nil && st.IsDir() {
+		return structMeasurements(f, opt, target)
+	}
+	if *f.measDir != "" && *f.out == "" {
+		dest := filepath.Join(meas.StructsDir(*f.measDir), filepath.Base(target)+".hpcstruct")
+		f.out = &dest
+		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+			return 1
+		}
+	}
+	return structBinary(f, opt, target)
+}
+
+// structBinary writes one binary's structure file.
+func structBinary(f *structFlags, opt structfile.Options, bin string) int {
+	t0 := time.Now()
+	dest := *f.out
+	if dest == "" {
+		ext := ".hpcstruct"
+		if opt.JSON {
+			ext = ".json"
+		}
+		dest = filepath.Base(bin) + ext
+	}
+	bar := progress.Start("bloop: "+filepath.Base(bin), *f.quiet)
+	bar.Phase("loading", 0)
+	opt.Progress = func(done, total int) {
+		bar.Phase("analysing procedures", total)
+		bar.Set(done, total)
+	}
+	c := f.openCache()
+	var r *structfile.Result
+	err := writeAtomic(dest, func(w io.Writer) error {
+		var err error
+		r, err = structfile.Cached(c, bin, opt, w)
+		return err
+	})
+	bar.Close()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
 	}
-	tLoad := time.Since(t0)
+	reportResult(f, bin, r)
+	if *f.timing {
+		fmt.Fprintf(os.Stderr, "load      %8.3fs\nanalyze   %8.3fs (and write)\ntotal     %8.3fs\npeak RSS  %8.1f MiB\n",
+			r.Load.Seconds(), r.Analyze.Seconds(), time.Since(t0).Seconds(), peakRSSMiB())
+	}
+	if dest != "-" && !*f.quiet && progress.IsTerminal(os.Stderr) {
+		from := ""
+		if r.Cached {
+			from = " (from the cache)"
+		}
+		fmt.Fprintf(os.Stderr, "bloop: wrote %s%s\n", dest, from)
+	}
+	return 0
+}
+
+// reportResult prints a run's warnings and, under -v, its problems and
+// counts. A file from the cache has none: they were shown when it was made.
+func reportResult(f *structFlags, bin string, r *structfile.Result) {
+	img := r.Image
+	if img == nil {
+		if *f.verbose {
+			fmt.Fprintf(os.Stderr, "bloop: %s: structure file from the cache\n", bin)
+		}
+		return
+	}
 	// Cubins get no loops from hpcstruct either (without --gpucfg).
 	if isa.For(img.Machine) == nil && img.Arch != loader.CUDA {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s: %s has no control-flow analysis yet: procedures, statements and inlined code only, no loops\n", bin, img.Arch)
@@ -104,74 +266,14 @@ func runStruct(args []string) int {
 	for _, w := range img.Warnings {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
 	}
-	if abs, err := filepath.Abs(img.Path); err == nil {
-		img.Path = abs // the module as hpcrun records it: absolute, links resolved
-	}
-	dest := *out
-	if dest == "" {
-		ext := ".hpcstruct"
-		if *format == "json" {
-			ext = ".json"
-		}
-		dest = filepath.Base(bin) + ext
-	}
-	// Analysis and writing are one streaming phase: procedures are written
-	// in order as they are finished.
-	t1 := time.Now()
-	popt.Procs = pipeline.Procedures(img)
-	var probs []*pipeline.Problem
-	nprocs, nfiles := 0, 0
-	write := func(w io.Writer) error {
-		var sw structWriter = scopes.NewXMLWriter(w, *pretty)
-		if *format == "json" {
-			sw = scopes.NewJSONWriter(w)
-		}
-		sw.BeginModule(img.Path, img.Name)
-		last := ""
-		var err error
-		probs, err = pipeline.Run(img, popt, func(file string, p *scopes.Scope) error {
-			if nprocs == 0 || file != last {
-				nfiles++
-				last = file
-			}
-			if p != nil {
-				nprocs++
-			}
-			sw.Proc(file, p)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		sw.EndModule()
-		return sw.Close()
-	}
-	if err := writeAtomic(dest, write); err != nil {
-		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
-		return 1
-	}
-	tAnalyze := time.Since(t1)
-	reportProblems(bin, probs, *verbose)
-	if *verbose {
+	reportProblems(bin, r.Problems, *f.verbose)
+	if *f.verbose {
 		if n := img.Lines.Overlaps; n > 0 {
 			fmt.Fprintf(os.Stderr, "bloop: %s: %d line rows overlapped a later row and were cut at its start\n", bin, n)
 		}
-		fmt.Fprintf(os.Stderr, "bloop: %s: %d procedures, %d files, 0 skipped\n", bin, nprocs, nfiles)
-		reportSources(os.Stderr, bin, img, popt.Procs)
+		fmt.Fprintf(os.Stderr, "bloop: %s: %d procedures, %d files, 0 skipped\n", bin, r.NumProcs, r.NumFiles)
+		reportSources(os.Stderr, bin, img, r.Procs)
 	}
-	if *timing {
-		fmt.Fprintf(os.Stderr, "load      %8.3fs\nanalyze   %8.3fs (and write)\ntotal     %8.3fs\npeak RSS  %8.1f MiB\n",
-			tLoad.Seconds(), tAnalyze.Seconds(), time.Since(t0).Seconds(), peakRSSMiB())
-	}
-	return 0
-}
-
-// structWriter is what bloop struct needs of an output format.
-type structWriter interface {
-	BeginModule(path, name string)
-	Proc(file string, p *scopes.Scope)
-	EndModule()
-	Close() error
 }
 
 // reportProblems lists the problems bloop worked around under -v, with a
@@ -240,9 +342,11 @@ func writeAtomic(dest string, write func(io.Writer) error) error {
 		return fmt.Errorf("cannot write %s: %v", dest, err)
 	}
 	defer os.Remove(tmp.Name())
+	// write's own errors name their file (the binary, or the temporary
+	// file on a full disk).
 	if err := write(tmp); err != nil {
 		tmp.Close()
-		return fmt.Errorf("writing %s: %v", dest, err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing %s: %v", dest, err)
@@ -263,17 +367,4 @@ func peakRSSMiB() float64 {
 	}
 	_ = runtime.GOOS
 	return float64(ru.Maxrss) / 1024
-}
-
-// splitShortInts accepts hpcstruct's -j4 spelling as -j 4.
-func splitShortInts(args []string) []string {
-	var out []string
-	for _, a := range args {
-		if len(a) > 2 && a[0] == '-' && a[1] == 'j' && a[2] >= '0' && a[2] <= '9' {
-			out = append(out, "-j", a[2:])
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
 }

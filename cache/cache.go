@@ -1,0 +1,208 @@
+// Package cache stores finished output files under a key computed from
+// everything that decides their content, so that a second analysis of the
+// same binary with the same options is a file copy. Entries are written to
+// a temporary file and renamed into place: a concurrent reader sees a
+// whole entry or none.
+//
+// An entry may also depend on files found only during the computation
+// (sources read by the hybrid mode); those are listed in the entry with
+// their content hash, or as absent, and a lookup whose list no longer
+// holds is a miss.
+package cache
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// layout names the directory of this entry format inside the cache root,
+// so that another tool's (or an older bloop's) files are never read.
+const layout = "bloop-v1"
+
+// EnvVar names the cache root when neither --cache nor --nocache is given;
+// hpcstruct reads the same variable.
+const EnvVar = "HPCTOOLKIT_HPCSTRUCT_CACHE"
+
+// Cache is a directory of entries.
+type Cache struct {
+	dir string
+}
+
+// Open returns the cache rooted at dir, creating it.
+func Open(dir string) (*Cache, error) {
+	d := filepath.Join(dir, layout)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return nil, fmt.Errorf("cache %s: %w", dir, err)
+	}
+	return &Cache{dir: d}, nil
+}
+
+// DefaultDir is $HPCTOOLKIT_HPCSTRUCT_CACHE, else bloop's directory in the
+// user's cache directory (~/.cache/bloop); "" when there is neither.
+func DefaultDir() string {
+	if d := os.Getenv(EnvVar); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "bloop")
+	}
+	return ""
+}
+
+// Dir is where entries are stored.
+func (c *Cache) Dir() string { return c.dir }
+
+// Key hashes the parts that decide an entry's content.
+func Key(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s\n", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (c *Cache) paths(key string) (out, deps string) {
+	base := filepath.Join(c.dir, key[:2], key)
+	return base + "-o", base + "-d"
+}
+
+// Get opens the entry of key, or returns nil when there is none or a file
+// it depends on changed. The caller closes the file.
+func (c *Cache) Get(key string) *os.File {
+	out, deps := c.paths(key)
+	if !c.depsHold(deps) {
+		return nil
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return nil
+	}
+	// The modification time records use, for Trim; refreshing it once an
+	// hour keeps hits from writing to the disk each time.
+	if st, err := f.Stat(); err == nil && time.Since(st.ModTime()) > time.Hour {
+		now := time.Now()
+		os.Chtimes(out, now, now)
+	}
+	return f
+}
+
+// depsHold reports whether every file the entry lists still has the
+// recorded content, and every file recorded absent is still absent.
+func (c *Cache) depsHold(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			return false
+		}
+		got := "-"
+		if h, err := c.FileHash(name); err == nil {
+			got = h
+		} else if !os.IsNotExist(err) {
+			return false
+		}
+		if got != sum {
+			return false
+		}
+	}
+	return sc.Err() == nil
+}
+
+// Entry is an entry being written.
+type Entry struct {
+	c    *Cache
+	key  string
+	tmp  *os.File
+	deps []string
+}
+
+// Create starts writing the entry of key.
+func (c *Cache) Create(key string) (*Entry, error) {
+	out, _ := c.paths(key)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return nil, fmt.Errorf("cache %s: %w", c.dir, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: %w", c.dir, err)
+	}
+	return &Entry{c: c, key: key, tmp: tmp}, nil
+}
+
+// Write appends to the entry's content.
+func (e *Entry) Write(p []byte) (int, error) { return e.tmp.Write(p) }
+
+// DependsOn records that the content depends on the file name: on its
+// content when it exists, on its absence when it does not.
+func (e *Entry) DependsOn(name string) error {
+	sum := "-"
+	if h, err := e.c.FileHash(name); err == nil {
+		sum = h
+	} else if !os.IsNotExist(err) {
+		return err
+	}
+	e.deps = append(e.deps, sum+" "+name)
+	return nil
+}
+
+// Commit makes the entry visible. Its dependency list is renamed into
+// place first, so that a reader never pairs new content with no list.
+func (e *Entry) Commit() error {
+	out, deps := e.c.paths(e.key)
+	defer os.Remove(e.tmp.Name())
+	if err := e.tmp.Close(); err != nil {
+		return fmt.Errorf("cache %s: %w", e.c.dir, err)
+	}
+	var list strings.Builder
+	for _, d := range e.deps {
+		list.WriteString(d + "\n")
+	}
+	if err := writeAtomic(deps, []byte(list.String())); err != nil {
+		return fmt.Errorf("cache %s: %w", e.c.dir, err)
+	}
+	if err := os.Chmod(e.tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("cache %s: %w", e.c.dir, err)
+	}
+	if err := os.Rename(e.tmp.Name(), out); err != nil {
+		return fmt.Errorf("cache %s: %w", e.c.dir, err)
+	}
+	e.c.maybeTrim()
+	return nil
+}
+
+// Abort drops the entry.
+func (e *Entry) Abort() {
+	e.tmp.Close()
+	os.Remove(e.tmp.Name())
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bloop/golden"
+	"bloop/meas"
+)
+
+const measSample = "../../../shared/hpcrun-meas"
+
+// measDir builds a measurement directory from the real hpcrun profile in
+// ../shared/hpcrun-meas, its load map pointed at a copy of the sample's
+// prog (the recorded /opt/demo/prog is not on this machine) and with
+// libm flagged too, so that two modules are analysed. libmonitor stays
+// at its recorded path, which does not exist: it must be skipped.
+func measDir(t *testing.T) (dir, prog string) {
+	t.Helper()
+	profs, _ := filepath.Glob(filepath.Join(measSample, "measurements", "*.hpcrun"))
+	if len(profs) != 1 {
+		t.Skip("../shared/hpcrun-meas missing")
+	}
+	root := t.TempDir()
+	prog = filepath.Join(root, "opt", "demo", "prog")
+	data, err := os.ReadFile(filepath.Join(measSample, "prog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(prog), 0o755)
+	if err := os.WriteFile(prog, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(profs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := meas.ReadLoadMap(profs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range es {
+		switch {
+		case es[i].Path == "/opt/demo/prog":
+			es[i].Path = prog
+		case strings.HasSuffix(es[i].Path, "/libm.so.6"):
+			if _, err := os.Stat(es[i].Path); err != nil {
+				t.Skipf("%s missing", es[i].Path)
+			}
+			es[i].Flags |= meas.FlagAnalyze
+		}
+	}
+	hdr, err := meas.ReadHeader(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(root, "m")
+	os.MkdirAll(dir, 0o755)
+	var b bytes.Buffer
+	if err := meas.WriteProfile(&b, hdr, es); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, filepath.Base(profs[0])), b.Bytes(), 0o644)
+	return dir, prog
+}
+
+// TestStructMeasurementDir runs bloop struct on a measurement directory:
+// the modules hpcstruct would choose are analysed, each into
+// structs/<basename>.hpcstruct equal to bloop struct of that module, and
+// a module that no longer exists is skipped without failing the run.
+func TestStructMeasurementDir(t *testing.T) {
+	dir, prog := measDir(t)
+	out := filepath.Join(t.TempDir(), "o")
+	for _, mode := range [][]string{nil, {"--compat", "hpcstruct"}} {
+		os.RemoveAll(meas.StructsDir(dir))
+		args := append(append([]string{"-q"}, mode...), dir)
+		if code := runStruct(args); code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		ents, _ := os.ReadDir(meas.StructsDir(dir))
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		if strings.Join(names, " ") != "libm.so.6.hpcstruct prog.hpcstruct" {
+			t.Fatalf("%v: structs/ holds %q", mode, names)
+		}
+		for _, bin := range []string{prog, "/usr/lib/x86_64-linux-gnu/libm.so.6"} {
+			if code := runStruct(append(append([]string{"-q", "--nocache", "-o", out}, mode...), bin)); code != 0 {
+				t.Fatalf("struct %s: exit %d", bin, code)
+			}
+			want, _ := os.ReadFile(out)
+			got, _ := os.ReadFile(filepath.Join(meas.StructsDir(dir), filepath.Base(bin)+".hpcstruct"))
+			if len(want) == 0 || !bytes.Equal(got, want) {
+				t.Errorf("%v: structs/%s differs from bloop struct %s", mode, filepath.Base(bin), bin)
+			}
+			if !bytes.Contains(got, []byte(`<LM i="2" n="`+bin+`"`)) {
+				t.Errorf("%v: structs/%s does not name the module as hpcrun recorded it", mode, filepath.Base(bin))
+			}
+		}
+	}
+	// The compat file is hpcstruct's own output for prog, but for the
+	// module path.
+	got, err := golden.ParseFile(filepath.Join(meas.StructsDir(dir), "prog.hpcstruct"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := golden.ParseFile(filepath.Join(measSample, "hpcstruct-output", "structs", "prog.hpcstruct"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if eq, diffs := golden.Equal(ref, got); !eq {
+		t.Errorf("compat structs/prog.hpcstruct differs from hpcstruct's: %v", diffs)
+	}
+}
+
+// TestStructMeasurementDirErrors checks the one-line refusals.
+func TestStructMeasurementDirErrors(t *testing.T) {
+	dir, _ := measDir(t)
+	for _, args := range [][]string{
+		{"-o", "x.hpcstruct", dir},
+		{"--format", "json", dir},
+		{t.TempDir()}, // a directory without profiles
+	} {
+		if code := runStruct(args); code == 0 {
+			t.Errorf("%v: exit 0", args)
+		}
+	}
+	// -M with a binary writes into the measurement directory.
+	bin := "../../testdata/bin/loops-gcc12-O2"
+	if code := runStruct([]string{"-q", "-M", dir, bin}); code != 0 {
+		t.Fatalf("-M DIR BINARY: exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(meas.StructsDir(dir), "loops-gcc12-O2.hpcstruct")); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"bloop/cache"
+)
+
+// TestMain gives the tests a cache of their own, so that they neither
+// read nor fill the user's.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "bloop-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv(cache.EnvVar, dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
