@@ -116,8 +116,9 @@ func ParseFile(path string) (*Doc, error) {
 	return Parse(f, path)
 }
 
-// Parse reads a structure file from r; name is used in error messages and
-// stored in Doc.Name.
+// Parse reads a structure file from r, hpcstruct XML or bloop's JSON,
+// told apart by the first non-blank byte ('<' or '{'); both give the same
+// Doc. name is used in error messages and stored in Doc.Name.
 func Parse(r io.Reader, name string) (*Doc, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -127,9 +128,18 @@ func Parse(r io.Reader, name string) (*Doc, error) {
 	if len(trimmed) == 0 {
 		return nil, &ParseError{File: name, Msg: "empty file"}
 	}
-	if trimmed[0] != '<' {
-		return nil, &ParseError{File: name, Line: 1, Msg: "not XML: does not start with '<'"}
+	switch trimmed[0] {
+	case '<':
+		return parseXML(data, name)
+	case '{':
+		return parseJSON(data, name)
 	}
+	return nil, &ParseError{File: name, Line: 1 + bytes.Count(data[:len(data)-len(trimmed)], []byte("\n")),
+		Msg: "not a structure file: starts with neither '<' (hpcstruct XML) nor '{' (bloop JSON)"}
+}
+
+// parseXML parses an hpcstruct XML document.
+func parseXML(data []byte, name string) (*Doc, error) {
 	// The validating scan gives precise, line-numbered messages (etree only
 	// says "invalid XML format") and records the line of every start tag.
 	lines, perr := scan(data, name)

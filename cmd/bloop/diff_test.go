@@ -256,9 +256,9 @@ func TestDiffJSON(t *testing.T) {
 	}
 }
 
-// TestDiffBadInput: a truncated structure file, a file that is not a
-// structure file (the JSON golden, a binary) and a missing file give exit 2,
-// nothing on stdout, and a message naming the file.
+// TestDiffBadInput: a truncated structure file (XML or JSON), a file that
+// is not a structure file (a binary, JSON of something else) and a missing
+// file give exit 2, nothing on stdout, and a one-line message naming the file.
 func TestDiffBadInput(t *testing.T) {
 	good := goldenFile(t, "switch-gcc12-O2")
 	data, err := os.ReadFile(good)
@@ -277,11 +277,27 @@ func TestDiffBadInput(t *testing.T) {
 	}
 	empty := filepath.Join(dir, "empty.hpcstruct")
 	os.WriteFile(empty, nil, 0o644)
+	js, err := os.ReadFile(filepath.Join(goldenDir, "switch-gcc12-O2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncJSON := filepath.Join(dir, "truncated.json")
+	// Cut inside the scope tree, mid-string.
+	cut = bytes.Index(js, []byte(`"kind": "L"`))
+	if cut < 0 {
+		t.Fatal("no loop in the JSON golden")
+	}
+	if err := os.WriteFile(truncJSON, js[:cut+5], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.json")
+	os.WriteFile(other, []byte(`{"name": "not a structure file"}`+"\n"), 0o644)
 	cases := []struct{ file, msg string }{
-		{trunc, "truncated"},
+		{trunc, "truncated XML"},
+		{truncJSON, "truncated JSON"},
 		{empty, "empty file"},
-		{filepath.Join(goldenDir, "switch-gcc12-O2.json"), "not XML"},
-		{"../../testdata/bin/switch-gcc12-O2", "not XML"},
+		{other, `not a bloop JSON structure file: no "version"`},
+		{"../../testdata/bin/switch-gcc12-O2", "not a structure file"},
 		{filepath.Join(dir, "missing.hpcstruct"), "no such file"},
 	}
 	for _, c := range cases {
