@@ -1,7 +1,8 @@
-// Package golden reads HPCToolkit structure files (.hpcstruct), puts them in
-// the canonical form HPCToolkit's own tests compare, and compares or diffs
-// two of them (exact equality, byte-level scope-path agreement, and a
-// structural report of loop / inline / statement differences).
+// Package golden reads HPCToolkit structure files (.hpcstruct, or bloop's
+// JSON form of the same tree), puts them in the canonical form HPCToolkit's
+// own tests compare, and compares or diffs two of them (exact equality,
+// byte-level scope-path agreement, and a structural report of loop /
+// inline / statement differences).
 package golden
 
 import (
@@ -106,7 +107,7 @@ var allowedChildren = map[string]string{
 	"C":     "C",
 }
 
-// ParseFile reads and parses the structure file at path.
+// ParseFile reads and parses the structure file at path, XML or JSON (see Parse).
 func ParseFile(path string) (*Doc, error) {
 	f, err := os.Open(path)
 	if err != nil {
