@@ -1,7 +1,8 @@
-// Package golden reads HPCToolkit structure files (.hpcstruct), puts them in
-// the canonical form HPCToolkit's own tests compare, and compares or diffs
-// two of them (exact equality, byte-level scope-path agreement, and a
-// structural report of loop / inline / statement differences).
+// Package golden reads HPCToolkit structure files (.hpcstruct, or bloop's
+// JSON form of the same tree), puts them in the canonical form HPCToolkit's
+// own tests compare, and compares or diffs two of them (exact equality,
+// byte-level scope-path agreement, and a structural report of loop /
+// inline / statement differences).
 package golden
 
 import (
@@ -106,7 +107,7 @@ var allowedChildren = map[string]string{
 	"C":     "C",
 }
 
-// ParseFile reads and parses the structure file at path.
+// ParseFile reads and parses the structure file at path, XML or JSON (see Parse).
 func ParseFile(path string) (*Doc, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -116,8 +117,9 @@ func ParseFile(path string) (*Doc, error) {
 	return Parse(f, path)
 }
 
-// Parse reads a structure file from r; name is used in error messages and
-// stored in Doc.Name.
+// Parse reads a structure file from r, hpcstruct XML or bloop's JSON,
+// told apart by the first non-blank byte ('<' or '{'); both give the same
+// Doc. name is used in error messages and stored in Doc.Name.
 func Parse(r io.Reader, name string) (*Doc, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -127,9 +129,18 @@ func Parse(r io.Reader, name string) (*Doc, error) {
 	if len(trimmed) == 0 {
 		return nil, &ParseError{File: name, Msg: "empty file"}
 	}
-	if trimmed[0] != '<' {
-		return nil, &ParseError{File: name, Line: 1, Msg: "not XML: does not start with '<'"}
+	switch trimmed[0] {
+	case '<':
+		return parseXML(data, name)
+	case '{':
+		return parseJSON(data, name)
 	}
+	return nil, &ParseError{File: name, Line: 1 + bytes.Count(data[:len(data)-len(trimmed)], []byte("\n")),
+		Msg: "not a structure file: starts with neither '<' (hpcstruct XML) nor '{' (bloop JSON)"}
+}
+
+// parseXML parses an hpcstruct XML document.
+func parseXML(data []byte, name string) (*Doc, error) {
 	// The validating scan gives precise, line-numbered messages (etree only
 	// says "invalid XML format") and records the line of every start tag.
 	lines, perr := scan(data, name)

@@ -98,9 +98,9 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"empty", "", "empty file"},
 		{"blank", "  \n\t\n", "empty file"},
-		{"text", "hello world", "not XML"},
-		{"elf", "\x7fELF\x02\x01\x01", "not XML"},
-		{"json", `{"a": 1}`, "not XML"},
+		{"text", "hello world", "not a structure file: starts with neither '<' (hpcstruct XML) nor '{' (bloop JSON)"},
+		{"elf", "\x7fELF\x02\x01\x01", "not a structure file"},
+		{"json", `{"a": 1}`, `not a bloop JSON structure file: no "version"`},
 		{"mismatched", head + `<F n="x"><P n="p"></F>` + tail, "end tag </F> does not match <P> opened at line 1"},
 		{"bad-syntax", `<HPCToolkitStructure i="0></HPCToolkitStructure>`, "not well-formed XML: unescaped <"},
 		{"bad-token", `<HPCToolkitStructure i=0></HPCToolkitStructure>`, "not well-formed XML"},

@@ -7,9 +7,39 @@ import (
 	"bloop/golden"
 )
 
+// diffNotes follows the flag list in -h: which files diff reads, and how
+// its report writes scope paths (built in golden/scopes.go).
+const diffNotes = `
+A and B are hpcstruct XML or bloop JSON (struct --format json), told apart by
+content; the two forms of one structure compare equal. Exit 0 equal,
+1 different, 2 error.
+
+Report paths name a scope inside the procedure of their section, outermost
+first, joined by "/" (B's scopes for additions, A's otherwise; files are
+basenames; line 0 or file <unknown>: not known):
+  L(file:line)                  loop and its header line
+  A(file:line:)/A(file:line:f)  inlined call of f: the call site (third
+                                field empty), then f's file and first line
+  S(file:line)                  that line's statements directly in the
+                                scope (--addresses)
+  file:line                     a line moving into or out of loops
+  (procedure)                   the procedure itself (--addresses)
+Guard aliens (n="<inline>") are not shown; siblings with the same path are
+not numbered but paired in address order. Example, in procedure inline_poly:
+  loop removed  L(inline.c:53)/A(inline.c:54:)/A(inline_helpers.h:12:poly_eval)/L(inline_helpers.h:12)
+A's loop at inline_helpers.h:12, in poly_eval inlined at inline.c:54 inside
+the loop at inline.c:53, is not in B.
+`
+
 // runDiff compares two structure files; exit 0 equal, 1 different, 2 error, like diff(1).
 func runDiff(args []string) int {
 	fs := newFlagSet("diff", "usage: bloop diff [flags] A.hpcstruct B.hpcstruct\n")
+	// The notes go after newFlagSet's usage line and flag list.
+	flagsUsage := fs.Usage
+	fs.Usage = func() {
+		flagsUsage()
+		fmt.Fprint(fs.Output(), diffNotes)
+	}
 	addrs := fs.Bool("addresses", false, "also compare address ranges")
 	asJSON := fs.Bool("json", false, "write the report as JSON")
 	operands, code, ok := fs.parse(args)

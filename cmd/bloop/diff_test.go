@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,9 +257,9 @@ func TestDiffJSON(t *testing.T) {
 	}
 }
 
-// TestDiffBadInput: a truncated structure file, a file that is not a
-// structure file (the JSON golden, a binary) and a missing file give exit 2,
-// nothing on stdout, and a message naming the file.
+// TestDiffBadInput: a truncated structure file (XML or JSON), a file that
+// is not a structure file (a binary, JSON of something else) and a missing
+// file give exit 2, nothing on stdout, and a one-line message naming the file.
 func TestDiffBadInput(t *testing.T) {
 	good := goldenFile(t, "switch-gcc12-O2")
 	data, err := os.ReadFile(good)
@@ -277,11 +278,27 @@ func TestDiffBadInput(t *testing.T) {
 	}
 	empty := filepath.Join(dir, "empty.hpcstruct")
 	os.WriteFile(empty, nil, 0o644)
+	js, err := os.ReadFile(filepath.Join(goldenDir, "switch-gcc12-O2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncJSON := filepath.Join(dir, "truncated.json")
+	// Cut inside the scope tree, mid-string.
+	cut = bytes.Index(js, []byte(`"kind": "L"`))
+	if cut < 0 {
+		t.Fatal("no loop in the JSON golden")
+	}
+	if err := os.WriteFile(truncJSON, js[:cut+5], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.json")
+	os.WriteFile(other, []byte(`{"name": "not a structure file"}`+"\n"), 0o644)
 	cases := []struct{ file, msg string }{
-		{trunc, "truncated"},
+		{trunc, "truncated XML"},
+		{truncJSON, "truncated JSON"},
 		{empty, "empty file"},
-		{filepath.Join(goldenDir, "switch-gcc12-O2.json"), "not XML"},
-		{"../../testdata/bin/switch-gcc12-O2", "not XML"},
+		{other, `not a bloop JSON structure file: no "version"`},
+		{"../../testdata/bin/switch-gcc12-O2", "not a structure file"},
 		{filepath.Join(dir, "missing.hpcstruct"), "no such file"},
 	}
 	for _, c := range cases {
@@ -322,5 +339,97 @@ func TestDiffGccVsClangCallSites(t *testing.T) {
 	}
 	if r.Summary.LoopsSplit != 2 {
 		t.Errorf("summary %+v, want main's and normal's loops split", r.Summary)
+	}
+}
+
+// structBoth writes the structure of corpus binary bin with bloop struct,
+// as XML and as JSON, into dir; it returns the two files.
+func structBoth(t *testing.T, dir, bin string) (xml, js string) {
+	t.Helper()
+	in := filepath.Join("../../testdata/bin", bin)
+	if _, err := os.Stat(in); err != nil {
+		t.Skipf("corpus binary %s missing", in)
+	}
+	xml, js = filepath.Join(dir, bin+".hpcstruct"), filepath.Join(dir, bin+".json")
+	if code := runStruct([]string{"-o", xml, in}); code != 0 {
+		t.Fatalf("struct %s: exit %d", bin, code)
+	}
+	if code := runStruct([]string{"--format", "json", "-o", js, in}); code != 0 {
+		t.Fatalf("struct --format json %s: exit %d", bin, code)
+	}
+	return xml, js
+}
+
+// withoutNames replaces the file names a and b in a report by "A" and "B",
+// so that reports on the XML and the JSON of the same binaries compare.
+func withoutNames(report, a, b string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(report, a, "A"), b, "B")
+}
+
+// TestDiffJSONInput: bloop diff reads the JSON that bloop struct writes.
+// The XML and the JSON of one binary are equal, in either order, also
+// with --addresses; and two binaries give the same report whichever form
+// each side is in.
+func TestDiffJSONInput(t *testing.T) {
+	bins := []string{"loops-gcc12-O2", "loops-clang14-O2", "stl-gcc12-O3", "stl-clang14-O3", "irred-gcc12-O2", "irred-clang14-O2"}
+	dir := t.TempDir()
+	files := map[string][2]string{} // binary -> XML, JSON
+	for _, b := range bins {
+		x, j := structBoth(t, dir, b)
+		files[b] = [2]string{x, j}
+	}
+	for _, b := range bins {
+		x, j := files[b][0], files[b][1]
+		for _, args := range [][]string{{x, j}, {j, x}, {"--addresses", x, j}, {"--addresses", j, x}} {
+			code, out, errOut := diffCaptured(t, args...)
+			if code != 0 || !strings.Contains(out, "\n0 procedures differ:") {
+				t.Errorf("%v: exit %d, want 0 and no difference; stderr %q\n%s", args, code, errOut, out)
+			}
+		}
+	}
+	cross := [][2]string{
+		{"loops-gcc12-O2", "loops-clang14-O2"},
+		{"stl-gcc12-O3", "stl-clang14-O3"},
+		{"irred-gcc12-O2", "irred-clang14-O2"},
+	}
+	for _, c := range cross {
+		for _, flags := range [][]string{nil, {"--addresses"}, {"--json"}} {
+			// All four combinations of forms; the first, XML vs XML, is the reference.
+			var want string
+			for k, form := range [][2]int{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
+				a, b := files[c[0]][form[0]], files[c[1]][form[1]]
+				code, out, errOut := diffCaptured(t, append(slices.Clone(flags), a, b)...)
+				if code != 1 {
+					t.Errorf("%v %s %s: exit %d, want 1; stderr %q", flags, a, b, code, errOut)
+				}
+				got := withoutNames(out, a, b)
+				if k == 0 {
+					want = got
+					if !strings.Contains(got, "procedure") {
+						t.Errorf("%v %s %s: no procedure in the report:\n%s", flags, a, b, got)
+					}
+				} else if got != want {
+					t.Errorf("%v %s %s: report differs from XML vs XML:\n%s\nwant:\n%s", flags, a, b, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestDiffUsage: -h explains the input forms and the path notation, and
+// its example is a change diff really reports on the corpus goldens.
+func TestDiffUsage(t *testing.T) {
+	code, out, errOut := diffCaptured(t, "-h")
+	if code != 2 || out != "" {
+		t.Errorf("-h: exit %d, stdout %q", code, out)
+	}
+	wantLines(t, errOut, "usage: bloop diff", "-addresses", "JSON",
+		"L(file:line)", "A(file:line:)/A(file:line:f)", "S(file:line)", "(procedure)")
+	const example = "loop removed  L(inline.c:53)/A(inline.c:54:)/A(inline_helpers.h:12:poly_eval)/L(inline_helpers.h:12)"
+	wantLines(t, errOut, example, "procedure inline_poly")
+	r := goldenReport(t, "inline-gcc12-O2", "inline-gcc12-O3")
+	path := strings.TrimPrefix(example, "loop removed  ")
+	if !hasChange(r, "inline_poly", golden.LoopRemoved, path) {
+		t.Errorf("the usage example %s is not in the report: %+v", path, r.Procedures)
 	}
 }
