@@ -16,7 +16,7 @@ import (
 
 // delay is how long a run goes before progress is shown: shorter runs
 // would only flicker.
-const delay = time.Second
+var delay = time.Second
 
 // refresh is how often the line is redrawn.
 const refresh = 200 * time.Millisecond

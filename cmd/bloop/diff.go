@@ -7,7 +7,7 @@ import (
 	"bloop/golden"
 )
 
-// diffNotes follows the flag list in -h: which files diff reads, and how
+// diffNotes follow the usage line in -h: which files diff reads, and how
 // its report writes scope paths (built in golden/scopes.go).
 const diffNotes = `
 A and B are hpcstruct XML or bloop JSON (struct --format json), told apart by
@@ -33,13 +33,7 @@ the loop at inline.c:53, is not in B.
 
 // runDiff compares two structure files; exit 0 equal, 1 different, 2 error, like diff(1).
 func runDiff(args []string) int {
-	fs := newFlagSet("diff", "usage: bloop diff [flags] A.hpcstruct B.hpcstruct\n")
-	// The notes go after newFlagSet's usage line and flag list.
-	flagsUsage := fs.Usage
-	fs.Usage = func() {
-		flagsUsage()
-		fmt.Fprint(fs.Output(), diffNotes)
-	}
+	fs := newFlagSet("diff", "usage: bloop diff [flags] A B\n"+diffNotes)
 	addrs := fs.Bool("addresses", false, "also compare address ranges")
 	asJSON := fs.Bool("json", false, "write the report as JSON")
 	operands, code, ok := fs.parse(args)

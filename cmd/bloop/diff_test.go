@@ -30,26 +30,7 @@ func goldenFile(t *testing.T, name string) string {
 // returns the exit code and both outputs.
 func diffCaptured(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	dir := t.TempDir()
-	out, err := os.Create(filepath.Join(dir, "stdout"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	errf, err := os.Create(filepath.Join(dir, "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	saveOut, saveErr := os.Stdout, os.Stderr
-	os.Stdout, os.Stderr = out, errf
-	func() {
-		defer func() { os.Stdout, os.Stderr = saveOut, saveErr }()
-		code = runDiff(args)
-	}()
-	out.Close()
-	errf.Close()
-	o, _ := os.ReadFile(out.Name())
-	e, _ := os.ReadFile(errf.Name())
-	return code, string(o), string(e)
+	return captured(t, runDiff, args...)
 }
 
 // goldenReport is golden.Diff of two corpus goldens.
@@ -420,13 +401,13 @@ func TestDiffJSONInput(t *testing.T) {
 // its example is a change diff really reports on the corpus goldens.
 func TestDiffUsage(t *testing.T) {
 	code, out, errOut := diffCaptured(t, "-h")
-	if code != 2 || out != "" {
-		t.Errorf("-h: exit %d, stdout %q", code, out)
+	if code != 0 || errOut != "" {
+		t.Errorf("-h: exit %d, stderr %q", code, errOut)
 	}
-	wantLines(t, errOut, "usage: bloop diff", "-addresses", "JSON",
+	wantLines(t, out, "usage: bloop diff", "-addresses", "JSON",
 		"L(file:line)", "A(file:line:)/A(file:line:f)", "S(file:line)", "(procedure)")
 	const example = "loop removed  L(inline.c:53)/A(inline.c:54:)/A(inline_helpers.h:12:poly_eval)/L(inline_helpers.h:12)"
-	wantLines(t, errOut, example, "procedure inline_poly")
+	wantLines(t, out, example, "procedure inline_poly")
 	r := goldenReport(t, "inline-gcc12-O2", "inline-gcc12-O3")
 	path := strings.TrimPrefix(example, "loop removed  ")
 	if !hasChange(r, "inline_poly", golden.LoopRemoved, path) {

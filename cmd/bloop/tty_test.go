@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY returns a pseudo-terminal's two ends.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		m.Close()
+		t.Skipf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		m.Close()
+		t.Skipf("ptsname: %v", err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		t.Skipf("open pts: %v", err)
+	}
+	return m, s
+}
+
+// onTerminal runs struct with stderr on a terminal and returns what the
+// terminal showed.
+func onTerminal(t *testing.T, args ...string) (int, string) {
+	m, s := openPTY(t)
+	defer m.Close()
+	got := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(m) // ends with EIO once the slave is closed
+		got <- string(b)
+	}()
+	saved := os.Stderr
+	os.Stderr = s
+	code := runStruct(args)
+	os.Stderr = saved
+	s.Close()
+	return code, <-got
+}
+
+// TestStructSaysWhereOnTerminal: on a terminal, struct ends with one line
+// naming the file it wrote; -q and non-terminals get nothing.
+func TestStructSaysWhereOnTerminal(t *testing.T) {
+	if _, err := os.Stat(example); err != nil {
+		t.Skip("testdata binary missing")
+	}
+	dest := filepath.Join(t.TempDir(), "x.hpcstruct")
+	code, tty := onTerminal(t, "--nocache", "-o", dest, example)
+	if code != 0 || !strings.Contains(tty, "bloop: wrote "+dest) {
+		t.Errorf("terminal: exit %d, showed %q", code, tty)
+	}
+	if code, tty = onTerminal(t, "-q", "--nocache", "-o", dest, example); code != 0 || tty != "" {
+		t.Errorf("-q on a terminal: exit %d, showed %q", code, tty)
+	}
+	if code, _, errOut := captured(t, runStruct, "--nocache", "-o", dest, example); code != 0 || errOut != "" {
+		t.Errorf("not a terminal: exit %d, stderr %q", code, errOut)
+	}
+}
