@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"sort"
 
+	"bloop/cache"
 	"bloop/golden"
 	"bloop/loader"
-	"bloop/pipeline"
 	"bloop/sample"
 	"bloop/scopes"
 )
@@ -67,6 +67,8 @@ type Options struct {
 	// samples and no structure file).
 	Analyze   func(path string) bool
 	DebugDirs []string
+	// Cache, when set, keeps each module's analysis between reports.
+	Cache *cache.Cache
 }
 
 // Profile is an attributed recording.
@@ -296,10 +298,7 @@ func (p *Profile) structure(m *Module) *scopeIndex {
 		if m.Img == nil || p.opt.Analyze != nil && !p.opt.Analyze(m.Path) {
 			return
 		}
-		mod, _ := pipeline.Analyze(m.Img, pipeline.Options{})
-		if mod != nil {
-			m.index = indexModule(mod, m.Name)
-		}
+		m.index = analyzeModule(p.opt.Cache, m.Img, m.Name)
 	})
 	return m.index
 }

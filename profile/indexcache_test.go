@@ -1,0 +1,50 @@
+package profile
+
+import (
+	"reflect"
+	"testing"
+
+	"bloop/cache"
+	"bloop/loader"
+)
+
+// TestIndexCacheRoundTrip: the index a report reads from the cache is the
+// one the analysis built, entry for entry.
+func TestIndexCacheRoundTrip(t *testing.T) {
+	for _, bin := range []string{"../testdata/bin/inline-gcc12-O2", "../testdata/bin/stl-clang14-O3"} {
+		img, err := loader.Open(bin, loader.Options{})
+		if err != nil {
+			t.Skip(err)
+		}
+		c, err := cache.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := analyzeModule(nil, img, img.Name)
+		miss := analyzeModule(c, img, img.Name)
+		hit := analyzeModule(c, img, img.Name)
+		if fresh == nil || len(fresh.entries) == 0 {
+			t.Fatalf("%s: empty index", bin)
+		}
+		for _, x := range []*scopeIndex{miss, hit} {
+			if len(x.entries) != len(fresh.entries) {
+				t.Fatalf("%s: %d entries, want %d", bin, len(x.entries), len(fresh.entries))
+			}
+			for i, e := range fresh.entries {
+				g := x.entries[i]
+				if g.lo != e.lo || g.hi != e.hi || len(g.path) != len(e.path) {
+					t.Fatalf("%s: entry %d differs", bin, i)
+				}
+				for k := range e.path {
+					if !reflect.DeepEqual(*g.path[k], *e.path[k]) {
+						t.Fatalf("%s: entry %d element %d: %+v, want %+v", bin, i, k, *g.path[k], *e.path[k])
+					}
+				}
+			}
+		}
+		// Elements shared by paths stay shared: the views key on them.
+		if len(hit.entries) > 1 && hit.entries[0].path[0] != hit.entries[1].path[0] && fresh.entries[0].path[0] == fresh.entries[1].path[0] {
+			t.Errorf("%s: a shared procedure element was duplicated", bin)
+		}
+	}
+}
