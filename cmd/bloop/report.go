@@ -1,11 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"bloop/profile"
 )
+
+// defaultRecording is what report reads without an argument: the file
+// record writes without -o, as perf report reads perf.data.
+const defaultRecording = "bloop.rec"
 
 func runReport(args []string) int {
 	fs := newFlagSet("report", "usage: bloop report [flags] RECORDING\n")
@@ -22,8 +27,15 @@ func runReport(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 1
 	}
-	if fs.NArg() != 1 {
+	if fs.NArg() > 1 {
 		fs.Usage()
+		return 1
+	}
+	recording := defaultRecording
+	if fs.NArg() == 1 {
+		recording = fs.Arg(0)
+	} else if _, err := os.Stat(recording); errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(os.Stderr, "bloop: no recording %s in this directory: make one with 'bloop record -- PROGRAM [ARGS...]' or name one: bloop report FILE\n", recording)
 		return 1
 	}
 	if *view != "top-down" && *view != "bottom-up" && *view != "flat" {
@@ -34,7 +46,7 @@ func runReport(args []string) int {
 	if *noAnalysis {
 		opt.Analyze = func(string) bool { return false }
 	}
-	p, err := profile.Build(fs.Arg(0), opt)
+	p, err := profile.Build(recording, opt)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
