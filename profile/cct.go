@@ -25,9 +25,11 @@ type Node struct {
 	Parent   *Node
 	Children []*Node
 	kids     map[*Elem]*Node
-	Incl     uint64 // samples in this context, callees included
-	Excl     uint64 // samples in this scope's own frame (callees excluded)
-	Self     uint64 // samples whose innermost scope is this node
+	Incl     uint64 // samples in this context: its scopes and callees included
+	// Excl counts the samples whose innermost scope is this node (in the
+	// views: the innermost scope shown), so a procedure's loops, inlined
+	// calls and lines hold their own samples, not the procedure's.
+	Excl uint64
 }
 
 func (n *Node) child(e *Elem) *Node {
@@ -192,20 +194,16 @@ func (p *Profile) add(s *sample.Sample) {
 	if out != Complete {
 		path = append(path, partial)
 	}
-	leafStart := 0
 	for i := len(frames) - 1; i >= 0; i-- {
-		if i == 0 {
-			leafStart = len(path)
-		}
 		path = append(path, p.scopesOf(frames[i])...)
 	}
-	p.insert(s.Tid, path, leafStart)
+	p.insert(s.Tid, path)
 	p.pprof.add(p, s, frames, path, out)
 }
 
-// insert adds one sample's scope path (outermost first; the innermost
-// frame's scopes start at leafStart) to the merged and the thread's tree.
-func (p *Profile) insert(tid uint32, path []*Elem, leafStart int) {
+// insert adds one sample's scope path (outermost first) to the merged and
+// the thread's tree.
+func (p *Profile) insert(tid uint32, path []*Elem) {
 	tr := p.Threads[tid]
 	if tr == nil {
 		tr = &Node{Label: fmt.Sprintf("thread %d", tid)}
@@ -214,14 +212,11 @@ func (p *Profile) insert(tid uint32, path []*Elem, leafStart int) {
 	for _, root := range []*Node{p.Root, tr} {
 		n := root
 		n.Incl++
-		for k, e := range path {
+		for _, e := range path {
 			n = n.child(e)
 			n.Incl++
-			if k >= leafStart {
-				n.Excl++
-			}
 		}
-		n.Self++
+		n.Excl++
 	}
 }
 

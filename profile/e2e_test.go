@@ -72,6 +72,7 @@ func TestAttribution(t *testing.T) {
 	if p.Outcomes[Complete] != p.Samples {
 		t.Errorf("%d of %d samples unwound", p.Outcomes[Complete], p.Samples)
 	}
+	checkExclConsistent(t, p)
 
 	pb := filepath.Join(t.TempDir(), "p.pb.gz")
 	f, _ := os.Create(pb)
