@@ -179,7 +179,6 @@ func Build(path string, opt Options) (*Profile, error) {
 }
 
 func (p *Profile) add(s *sample.Sample) {
-	p.Samples++
 	frames, out, reason, fp := p.sp.unwindSample(s)
 	p.Outcomes[out]++
 	p.FPOutcomes[p.sp.fpUnwind(s)]++
@@ -190,6 +189,13 @@ func (p *Profile) add(s *sample.Sample) {
 	if reason != "" {
 		p.Reasons[reason]++
 	}
+	p.attribute(s.Tid, frames, out)
+}
+
+// attribute files one unwound sample (frames innermost first) in the
+// calling-context trees and the pprof profile.
+func (p *Profile) attribute(tid uint32, frames []Frame, out Outcome) {
+	p.Samples++
 	var path []*Elem
 	if out != Complete {
 		path = append(path, partial)
@@ -197,8 +203,8 @@ func (p *Profile) add(s *sample.Sample) {
 	for i := len(frames) - 1; i >= 0; i-- {
 		path = append(path, p.scopesOf(frames[i])...)
 	}
-	p.insert(s.Tid, path)
-	p.pprof.add(p, s, frames, path, out)
+	p.insert(tid, path)
+	p.pprof.add(tid, frames, out, p.scopesOf)
 }
 
 // insert adds one sample's scope path (outermost first) to the merged and
