@@ -89,11 +89,14 @@ type Profile struct {
 	Threads map[uint32]*Node // per thread id
 	Comms   map[uint32]string
 	Modules []*Module
+	// Warnings are things the report should say but that did not stop it
+	// (a structure file's LM naming another path than its module's).
+	Warnings []string
 
 	pprof *pprofBuilder
 	sp    *space
-	elems map[elemKey]*Elem // scopes for addresses without structure
-	docs  map[string]*scopeIndex
+	elems map[elemKey]*Elem       // scopes for addresses without structure
+	bound map[*Module]*scopeIndex // structure files' LMs by the module they describe
 	opt   Options
 }
 
@@ -111,16 +114,15 @@ var partial = &Elem{Kind: ElemProc, Name: "<partial call paths>"}
 // Build reads and attributes a recording.
 func Build(path string, opt Options) (*Profile, error) {
 	p := &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}, Comms: map[uint32]string{},
-		Reasons: map[string]uint64{}, elems: map[elemKey]*Elem{}, docs: map[string]*scopeIndex{}, opt: opt,
+		Reasons: map[string]uint64{}, elems: map[elemKey]*Elem{}, bound: map[*Module]*scopeIndex{}, opt: opt,
 		pprof: newPprofBuilder()}
+	var lms []structLM
 	for _, f := range opt.StructFiles {
 		doc, err := golden.ParseFile(f)
 		if err != nil {
 			return nil, err
 		}
-		for lm, x := range indexDoc(doc) {
-			p.docs[lm] = x
-		}
+		lms = append(lms, indexDoc(doc)...)
 	}
 	sp := newSpace(loader.Options{DebugDirs: opt.DebugDirs})
 	p.sp = sp
@@ -163,6 +165,9 @@ func Build(path string, opt Options) (*Profile, error) {
 			sp.fork(forks[j])
 			j++
 		}
+	}
+	if err := p.bindStructures(lms, sp.sortedModules()); err != nil {
+		return nil, err
 	}
 	// Pass 2: unwind and attribute each sample.
 	err = sample.ScanFile(path, func(v any) error {
@@ -284,15 +289,9 @@ func (p *Profile) elem(k elemKey, mk func() *Elem) *Elem {
 // computed by bloop's analysis on first use.
 func (p *Profile) structure(m *Module) *scopeIndex {
 	m.structOnce.Do(func() {
-		if x, ok := p.docs[m.Path]; ok {
+		if x, ok := p.bound[m]; ok {
 			m.index = x
 			return
-		}
-		for lm, x := range p.docs {
-			if base(lm) == m.Name {
-				m.index = x
-				return
-			}
 		}
 		if m.Img == nil || p.opt.Analyze != nil && !p.opt.Analyze(m.Path) {
 			return

@@ -22,7 +22,7 @@ func runReport(args []string) int {
 	pprofOut := fs.String("pprof", "", "also write a pprof profile (gzip'd profile.proto) to this file")
 	noAnalysis := fs.Bool("no-struct", false, "do not analyse modules on the fly (use symbols and line tables, or -struct files)")
 	var structs, debugDirs multiFlag
-	fs.Var(&structs, "struct", "structure file to use for the module it describes (repeatable)")
+	fs.Var(&structs, "struct", "structure file (bloop struct or hpcstruct) to use for the module whose code it matches (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return 1
@@ -50,6 +50,9 @@ func runReport(args []string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
+	}
+	for _, warning := range p.Warnings {
+		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", warning)
 	}
 	w := os.Stdout
 	p.WriteSummary(w)
