@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/beevik/etree v1.8.1
 	github.com/go-delve/delve v1.27.2
+	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 	golang.org/x/arch v0.32.0
 	golang.org/x/sys v0.49.0

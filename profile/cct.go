@@ -25,9 +25,11 @@ type Node struct {
 	Parent   *Node
 	Children []*Node
 	kids     map[*Elem]*Node
-	Incl     uint64 // samples in this context, callees included
-	Excl     uint64 // samples in this scope's own frame (callees excluded)
-	Self     uint64 // samples whose innermost scope is this node
+	Incl     uint64 // samples in this context: its scopes and callees included
+	// Excl counts the samples whose innermost scope is this node (in the
+	// views: the innermost scope shown), so a procedure's loops, inlined
+	// calls and lines hold their own samples, not the procedure's.
+	Excl uint64
 }
 
 func (n *Node) child(e *Elem) *Node {
@@ -89,11 +91,14 @@ type Profile struct {
 	Threads map[uint32]*Node // per thread id
 	Comms   map[uint32]string
 	Modules []*Module
+	// Warnings are things the report should say but that did not stop it
+	// (a structure file's LM naming another path than its module's).
+	Warnings []string
 
 	pprof *pprofBuilder
 	sp    *space
-	elems map[elemKey]*Elem // scopes for addresses without structure
-	docs  map[string]*scopeIndex
+	elems map[elemKey]*Elem       // scopes for addresses without structure
+	bound map[*Module]*scopeIndex // structure files' LMs by the module they describe
 	opt   Options
 }
 
@@ -111,16 +116,15 @@ var partial = &Elem{Kind: ElemProc, Name: "<partial call paths>"}
 // Build reads and attributes a recording.
 func Build(path string, opt Options) (*Profile, error) {
 	p := &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}, Comms: map[uint32]string{},
-		Reasons: map[string]uint64{}, elems: map[elemKey]*Elem{}, docs: map[string]*scopeIndex{}, opt: opt,
+		Reasons: map[string]uint64{}, elems: map[elemKey]*Elem{}, bound: map[*Module]*scopeIndex{}, opt: opt,
 		pprof: newPprofBuilder()}
+	var lms []structLM
 	for _, f := range opt.StructFiles {
 		doc, err := golden.ParseFile(f)
 		if err != nil {
 			return nil, err
 		}
-		for lm, x := range indexDoc(doc) {
-			p.docs[lm] = x
-		}
+		lms = append(lms, indexDoc(doc)...)
 	}
 	sp := newSpace(loader.Options{DebugDirs: opt.DebugDirs})
 	p.sp = sp
@@ -164,6 +168,9 @@ func Build(path string, opt Options) (*Profile, error) {
 			j++
 		}
 	}
+	if err := p.bindStructures(lms, sp.sortedModules()); err != nil {
+		return nil, err
+	}
 	// Pass 2: unwind and attribute each sample.
 	err = sample.ScanFile(path, func(v any) error {
 		if s, ok := v.(*sample.Sample); ok {
@@ -179,7 +186,6 @@ func Build(path string, opt Options) (*Profile, error) {
 }
 
 func (p *Profile) add(s *sample.Sample) {
-	p.Samples++
 	frames, out, reason, fp := p.sp.unwindSample(s)
 	p.Outcomes[out]++
 	p.FPOutcomes[p.sp.fpUnwind(s)]++
@@ -190,24 +196,27 @@ func (p *Profile) add(s *sample.Sample) {
 	if reason != "" {
 		p.Reasons[reason]++
 	}
+	p.attribute(s.Tid, frames, out)
+}
+
+// attribute files one unwound sample (frames innermost first) in the
+// calling-context trees and the pprof profile.
+func (p *Profile) attribute(tid uint32, frames []Frame, out Outcome) {
+	p.Samples++
 	var path []*Elem
 	if out != Complete {
 		path = append(path, partial)
 	}
-	leafStart := 0
 	for i := len(frames) - 1; i >= 0; i-- {
-		if i == 0 {
-			leafStart = len(path)
-		}
 		path = append(path, p.scopesOf(frames[i])...)
 	}
-	p.insert(s.Tid, path, leafStart)
-	p.pprof.add(p, s, frames, path, out)
+	p.insert(tid, path)
+	p.pprof.add(tid, frames, out, p.scopesOf)
 }
 
-// insert adds one sample's scope path (outermost first; the innermost
-// frame's scopes start at leafStart) to the merged and the thread's tree.
-func (p *Profile) insert(tid uint32, path []*Elem, leafStart int) {
+// insert adds one sample's scope path (outermost first) to the merged and
+// the thread's tree.
+func (p *Profile) insert(tid uint32, path []*Elem) {
 	tr := p.Threads[tid]
 	if tr == nil {
 		tr = &Node{Label: fmt.Sprintf("thread %d", tid)}
@@ -216,14 +225,11 @@ func (p *Profile) insert(tid uint32, path []*Elem, leafStart int) {
 	for _, root := range []*Node{p.Root, tr} {
 		n := root
 		n.Incl++
-		for k, e := range path {
+		for _, e := range path {
 			n = n.child(e)
 			n.Incl++
-			if k >= leafStart {
-				n.Excl++
-			}
 		}
-		n.Self++
+		n.Excl++
 	}
 }
 
@@ -285,15 +291,9 @@ func (p *Profile) elem(k elemKey, mk func() *Elem) *Elem {
 // computed by bloop's analysis on first use.
 func (p *Profile) structure(m *Module) *scopeIndex {
 	m.structOnce.Do(func() {
-		if x, ok := p.docs[m.Path]; ok {
+		if x, ok := p.bound[m]; ok {
 			m.index = x
 			return
-		}
-		for lm, x := range p.docs {
-			if base(lm) == m.Name {
-				m.index = x
-				return
-			}
 		}
 		if m.Img == nil || p.opt.Analyze != nil && !p.opt.Analyze(m.Path) {
 			return

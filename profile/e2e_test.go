@@ -3,9 +3,12 @@ package profile
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -39,7 +42,8 @@ func onlyModule(bin string) func(string) bool {
 // TestAttribution records hot-gcc12-O2, whose time is in the loop of the
 // static inline hot_loop inlined into main, and checks that the top-down
 // view puts at least 90% of the samples under that loop inside that
-// inlined frame. It also checks the pprof output with go tool pprof.
+// inlined frame, that every view gives each scope the same excl, and the
+// pprof output read back by pprof's library and by go tool pprof -list.
 func TestAttribution(t *testing.T) {
 	bin, _ := filepath.Abs("../testdata/bin/hot-gcc12-O2")
 	path := record(t, bin)
@@ -72,22 +76,52 @@ func TestAttribution(t *testing.T) {
 	if p.Outcomes[Complete] != p.Samples {
 		t.Errorf("%d of %d samples unwound", p.Outcomes[Complete], p.Samples)
 	}
+	checkExclConsistent(t, p)
 
+	checkPprof(t, p, roundTrip(t, p), "main", "hot_loop", "loop at hot.c:7")
+	checkPprofList(t, p, "hot_loop", "../testdata/src")
+}
+
+// checkPprofList runs go tool pprof -list on p's pprof output for the
+// function fn and requires its per-line totals (cum) to be the flat line
+// view's: each sample on its own line, none piled on a loop's header.
+func checkPprofList(t *testing.T, p *Profile, fn, srcDir string) {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go tool for the pprof check")
+	}
 	pb := filepath.Join(t.TempDir(), "p.pb.gz")
-	f, _ := os.Create(pb)
+	f, err := os.Create(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := p.WritePprof(f); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go tool for the pprof check")
-	}
-	out, err := exec.Command("go", "tool", "pprof", "-top", pb).CombinedOutput()
+	// The binaries' DWARF names sources /src/...; -list needs the text.
+	out, err := exec.Command("go", "tool", "pprof", "-sample_index=samples", "-source_path", srcDir, "-trim_path", "/src",
+		"-list", "^"+fn+"$", pb).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go tool pprof: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "hot_loop") || !strings.Contains(string(out), "loop at hot.c") {
-		t.Errorf("pprof -top lacks the inlined frame or the loop:\n%s", out)
+	got := map[int]uint64{}
+	row := regexp.MustCompile(`^\s+(\S+)\s+(\S+)\s+(\d+):`)
+	for _, l := range strings.Split(string(out), "\n") {
+		if m := row.FindStringSubmatch(l); m != nil && m[2] != "." {
+			n, _ := strconv.ParseUint(m[2], 10, 64)
+			line, _ := strconv.Atoi(m[3])
+			got[line] = n
+		}
+	}
+	want := map[int]uint64{}
+	for _, fe := range p.Flat(true) {
+		if fe.Elem.Kind == ElemStmt && fe.Proc == fn {
+			want[fe.Elem.Line] += fe.Incl
+		}
+	}
+	if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pprof -list %s: samples per line %v, flat line view %v\n%s", fn, got, want, out)
 	}
 }
 

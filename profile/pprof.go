@@ -1,30 +1,35 @@
 package profile
 
 import (
-	"compress/gzip"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
-	"bloop/sample"
+	"github.com/google/pprof/profile"
 )
 
-// pprofBuilder collects the profile.proto messages while samples are
-// attributed. Each frame becomes a Location whose Lines are its inlined
-// calls and loops, innermost first (loops appear as functions named
-// "loop at file:line"), so `go tool pprof` shows them.
+// pprofBuilder collects the pprof profile while samples are attributed.
+// Each frame becomes a Location whose Lines are its scopes innermost first:
+// inlined calls as pprof's inline frames, and loops as frames of their own
+// (functions named "loop at file:line") so that flame graphs show them.
+// Every Line carries the sample's own line in that scope (for a caller, the
+// call site), never a loop's header: per-line views (pprof -list) then put
+// each sample on its line, not all of a loop's samples on its first line.
 type pprofBuilder struct {
-	strs    map[string]int64
-	strList []string
-	funcs   map[[2]string]uint64
-	funcMsg [][]byte
-	locs    map[locKey]uint64
-	locMsg  [][]byte
-	maps    map[*Module]uint64
-	mapMods []*Module
+	funcs   map[funcKey]*profile.Function
+	locs    map[locKey]*profile.Location
+	maps    map[*Module]*profile.Mapping
 	samples map[string]*pprofSample
-	order   []string
+	order   []*pprofSample // first-seen order, for a stable output
+
+	funcList []*profile.Function
+	locList  []*profile.Location
+	mapList  []*profile.Mapping
+}
+
+type funcKey struct {
+	name, file string
 }
 
 type locKey struct {
@@ -32,215 +37,150 @@ type locKey struct {
 	addr uint64
 }
 
+// pprofSample is one distinct stack of one thread and its sample count.
 type pprofSample struct {
-	locs  []uint64
+	locs  []*profile.Location
 	tid   uint32
 	count int64
 }
 
 func newPprofBuilder() *pprofBuilder {
-	b := &pprofBuilder{strs: map[string]int64{}, funcs: map[[2]string]uint64{}, locs: map[locKey]uint64{},
-		maps: map[*Module]uint64{}, samples: map[string]*pprofSample{}}
-	b.str("")
-	return b
+	return &pprofBuilder{funcs: map[funcKey]*profile.Function{}, locs: map[locKey]*profile.Location{},
+		maps: map[*Module]*profile.Mapping{}, samples: map[string]*pprofSample{}}
 }
 
-func (b *pprofBuilder) str(s string) int64 {
-	if i, ok := b.strs[s]; ok {
-		return i
+// function returns the one Function of a name and file.
+func (b *pprofBuilder) function(name, file string, line int) *profile.Function {
+	k := funcKey{name, file}
+	if f, ok := b.funcs[k]; ok {
+		return f
 	}
-	i := int64(len(b.strList))
-	b.strs[s] = i
-	b.strList = append(b.strList, s)
-	return i
+	f := &profile.Function{ID: uint64(len(b.funcList) + 1), Name: name, SystemName: name, Filename: file, StartLine: int64(line)}
+	b.funcs[k] = f
+	b.funcList = append(b.funcList, f)
+	return f
 }
 
-func (b *pprofBuilder) function(name, file string) uint64 {
-	k := [2]string{name, file}
-	if id, ok := b.funcs[k]; ok {
-		return id
+// mapping returns the Mapping of a module. Addresses are file addresses,
+// so each mapping spans the whole address range.
+func (b *pprofBuilder) mapping(m *Module) *profile.Mapping {
+	if pm, ok := b.maps[m]; ok {
+		return pm
 	}
-	id := uint64(len(b.funcMsg) + 1)
-	b.funcs[k] = id
-	var m pbuf
-	m.uint(1, id)
-	m.int(2, b.str(name))
-	m.int(3, b.str(name))
-	m.int(4, b.str(file))
-	b.funcMsg = append(b.funcMsg, m.b)
-	return id
+	pm := &profile.Mapping{ID: uint64(len(b.mapList) + 1), Limit: 1 << 63, File: m.Path,
+		HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true}
+	b.maps[m] = pm
+	b.mapList = append(b.mapList, pm)
+	return pm
 }
 
-// location returns the Location of a frame, with one Line per inlined
-// call or loop of its scope path.
-func (b *pprofBuilder) location(f Frame, path []*Elem) uint64 {
+// location returns the Location of a frame, its Lines made from the
+// frame's scope path (outermost first, as scopesOf gives it).
+func (b *pprofBuilder) location(f Frame, scopes func(Frame) []*Elem) *profile.Location {
 	k := locKey{f.Mod, f.Addr}
-	if id, ok := b.locs[k]; ok {
-		return id
+	if l, ok := b.locs[k]; ok {
+		return l
 	}
-	id := uint64(len(b.locMsg) + 1)
-	b.locs[k] = id
-	mid, ok := b.maps[f.Mod]
-	if !ok {
-		mid = uint64(len(b.mapMods) + 1)
-		b.maps[f.Mod] = mid
-		b.mapMods = append(b.mapMods, f.Mod)
-	}
-	var m pbuf
-	m.uint(1, id)
-	m.uint(2, mid)
-	m.uint(3, f.Addr)
+	l := &profile.Location{ID: uint64(len(b.locList) + 1), Mapping: b.mapping(f.Mod), Address: f.Addr,
+		Line: b.lines(scopes(f))}
+	b.locs[k] = l
+	b.locList = append(b.locList, l)
+	return l
+}
+
+// lines turns a scope path into pprof Lines, innermost first. The line
+// of each scope is the sample's line in it: the statement's line, and
+// above an inlined call its call site; a loop passes the line through.
+func (b *pprofBuilder) lines(path []*Elem) []profile.Line {
 	line := 0
 	if n := len(path); n > 0 && path[n-1].Kind == ElemStmt {
 		line = path[n-1].Line
 		path = path[:n-1]
 	}
+	out := make([]profile.Line, 0, len(path))
 	for i := len(path) - 1; i >= 0; i-- {
 		e := path[i]
-		var ln pbuf
-		switch e.Kind {
-		case ElemLoop:
-			ln.uint(1, b.function(e.Label(), e.File))
-			ln.int(2, int64(line))
-			line = e.Line
-		case ElemInline:
-			ln.uint(1, b.function(e.Name, e.File))
-			ln.int(2, int64(line))
-			line = e.CallLine
-		default:
-			ln.uint(1, b.function(e.Name, e.File))
-			ln.int(2, int64(line))
+		name := e.Name
+		if e.Kind == ElemLoop {
+			name = e.Label()
 		}
-		m.msg(4, ln.b)
+		out = append(out, profile.Line{Function: b.function(name, e.File, e.Line), Line: int64(line)})
+		if e.Kind == ElemInline {
+			line = e.CallLine
+		}
 	}
-	b.locMsg = append(b.locMsg, m.b)
-	return id
+	return out
 }
 
-// add records one sample's stack, leaf first.
-func (b *pprofBuilder) add(p *Profile, s *sample.Sample, frames []Frame, _ []*Elem, out Outcome) {
-	locs := make([]uint64, 0, len(frames)+1)
+// partialLocation is the root frame of samples whose unwind stopped early.
+func (b *pprofBuilder) partialLocation() *profile.Location {
+	k := locKey{}
+	if l, ok := b.locs[k]; ok {
+		return l
+	}
+	l := &profile.Location{ID: uint64(len(b.locList) + 1), Line: []profile.Line{{Function: b.function(partial.Name, "", 0)}}}
+	b.locs[k] = l
+	b.locList = append(b.locList, l)
+	return l
+}
+
+// add records one sample's stack (frames innermost first).
+func (b *pprofBuilder) add(tid uint32, frames []Frame, out Outcome, scopes func(Frame) []*Elem) {
+	locs := make([]*profile.Location, 0, len(frames)+1)
 	for _, f := range frames {
-		locs = append(locs, b.location(f, p.scopesOf(f)))
+		locs = append(locs, b.location(f, scopes))
 	}
 	if out != Complete {
-		k := locKey{nil, 0}
-		id, ok := b.locs[k]
-		if !ok {
-			id = uint64(len(b.locMsg) + 1)
-			b.locs[k] = id
-			var m, ln pbuf
-			m.uint(1, id)
-			ln.uint(1, b.function(partial.Name, ""))
-			m.msg(4, ln.b)
-			b.locMsg = append(b.locMsg, m.b)
-		}
-		locs = append(locs, id)
+		locs = append(locs, b.partialLocation())
 	}
-	key := fmt.Sprint(s.Tid, locs)
-	ps := b.samples[key]
+	var key strings.Builder
+	fmt.Fprint(&key, tid)
+	for _, l := range locs {
+		fmt.Fprintf(&key, " %d", l.ID)
+	}
+	ps := b.samples[key.String()]
 	if ps == nil {
-		ps = &pprofSample{locs: locs, tid: s.Tid}
-		b.samples[key] = ps
-		b.order = append(b.order, key)
+		ps = &pprofSample{locs: locs, tid: tid}
+		b.samples[key.String()] = ps
+		b.order = append(b.order, ps)
 	}
 	ps.count++
 }
 
-// WritePprof writes the profile as gzip-compressed profile.proto.
-func (p *Profile) WritePprof(w io.Writer) error {
+// Pprof returns the profile in pprof's form: sample counts and CPU time
+// per stack and thread.
+func (p *Profile) Pprof() *profile.Profile {
 	b := p.pprof
 	period := int64(1_000_000)
 	if p.Meta.Freq > 0 {
 		period = int64(1e9 / float64(p.Meta.Freq))
 	}
-	var out pbuf
-	for _, vt := range [][2]string{{"samples", "count"}, {"cpu", "nanoseconds"}} {
-		var m pbuf
-		m.int(1, b.str(vt[0]))
-		m.int(2, b.str(vt[1]))
-		out.msg(1, m.b)
+	out := &profile.Profile{
+		SampleType:    []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType:    &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+		Period:        period,
+		TimeNanos:     int64(p.Meta.StartNanos),
+		DurationNanos: int64(p.Stats.DurationNanos),
+		Comments:      []string{"bloop report of " + strings.Join(p.Meta.Command, " ")},
+		Mapping:       b.mapList,
+		Location:      b.locList,
+		Function:      b.funcList,
 	}
-	sort.SliceStable(b.order, func(i, j int) bool { return b.samples[b.order[i]].count > b.samples[b.order[j]].count })
-	threadKey := b.str("thread")
-	for _, k := range b.order {
-		s := b.samples[k]
-		var m, vals, ids, lab pbuf
-		for _, l := range s.locs {
-			ids.varint(l)
-		}
-		m.msg(1, ids.b)
-		vals.varint(uint64(s.count))
-		vals.varint(uint64(s.count * period))
-		m.msg(2, vals.b)
-		lab.int(1, threadKey)
-		lab.int(3, int64(s.tid))
-		m.msg(3, lab.b)
-		out.msg(2, m.b)
+	order := append([]*pprofSample(nil), b.order...)
+	sort.SliceStable(order, func(i, j int) bool { return order[i].count > order[j].count })
+	for _, s := range order {
+		out.Sample = append(out.Sample, &profile.Sample{Location: s.locs, Value: []int64{s.count, s.count * period},
+			NumLabel: map[string][]int64{"thread": {int64(s.tid)}}})
 	}
-	for i, mod := range b.mapMods {
-		var m pbuf
-		m.uint(1, uint64(i+1))
-		m.uint(3, 1<<63) // file addresses: each mapping spans the whole file
-		m.int(5, b.str(mod.Path))
-		m.uint(7, 1)
-		m.uint(8, 1)
-		m.uint(9, 1)
-		m.uint(10, 1)
-		out.msg(3, m.b)
-	}
-	for _, l := range b.locMsg {
-		out.msg(4, l)
-	}
-	for _, f := range b.funcMsg {
-		out.msg(5, f)
-	}
-	var pt pbuf
-	pt.int(1, b.str("cpu"))
-	pt.int(2, b.str("nanoseconds"))
-	comment := b.str("bloop report of " + strings.Join(p.Meta.Command, " "))
-	// The string table goes last: everything above has added to it.
-	for _, s := range b.strList {
-		out.bytes(6, []byte(s))
-	}
-	out.int(9, int64(p.Meta.StartNanos))
-	out.int(10, int64(p.Stats.DurationNanos))
-	out.msg(11, pt.b)
-	out.int(12, period)
-	out.int(13, comment)
-	zw := gzip.NewWriter(w)
-	if _, err := zw.Write(out.b); err != nil {
-		return err
-	}
-	return zw.Close()
+	return out
 }
 
-// pbuf encodes protocol-buffer fields (profile.proto needs only varints
-// and length-delimited fields).
-type pbuf struct{ b []byte }
-
-func (p *pbuf) varint(v uint64) {
-	for v >= 0x80 {
-		p.b = append(p.b, byte(v)|0x80)
-		v >>= 7
+// WritePprof writes the profile as gzip-compressed profile.proto, after
+// pprof's own validity check.
+func (p *Profile) WritePprof(w io.Writer) error {
+	pp := p.Pprof()
+	if err := pp.CheckValid(); err != nil {
+		return fmt.Errorf("pprof profile: %w", err)
 	}
-	p.b = append(p.b, byte(v))
+	return pp.Write(w)
 }
-
-func (p *pbuf) uint(field int, v uint64) {
-	if v == 0 {
-		return
-	}
-	p.varint(uint64(field) << 3)
-	p.varint(v)
-}
-
-func (p *pbuf) int(field int, v int64) { p.uint(field, uint64(v)) }
-
-func (p *pbuf) bytes(field int, b []byte) {
-	p.varint(uint64(field)<<3 | 2)
-	p.varint(uint64(len(b)))
-	p.b = append(p.b, b...)
-}
-
-func (p *pbuf) msg(field int, b []byte) { p.bytes(field, b) }

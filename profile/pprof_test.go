@@ -2,97 +2,172 @@ package profile
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
+	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/google/pprof/profile"
 
 	"bloop/sample"
 )
 
-// fields decodes the top level of a protocol buffer: field number to the
-// values (varints) or payloads (length-delimited).
-func fields(t *testing.T, b []byte) map[int][][]byte {
-	t.Helper()
-	out := map[int][][]byte{}
-	varint := func() uint64 {
-		var v uint64
-		for s := 0; ; s += 7 {
-			if len(b) == 0 {
-				t.Fatal("truncated varint")
-			}
-			c := b[0]
-			b = b[1:]
-			v |= uint64(c&0x7f) << s
-			if c < 0x80 {
-				return v
-			}
+// indexedModule is a module whose structure is given, not analysed.
+func indexedModule(name string, entries ...indexEntry) *Module {
+	m := &Module{Path: "/bin/" + name, Name: name, index: &scopeIndex{entries: entries}}
+	m.index.sort()
+	m.structOnce.Do(func() {})
+	return m
+}
+
+// pprofSynthetic attributes hand-made frames: main (m.c) calls work from
+// line 5; work has a loop (line 12) holding the inlined helper (h.h) and
+// line 11, and line 14 outside the loop; one sample's unwind failed.
+func pprofSynthetic() *Profile {
+	p := &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}, Reasons: map[string]uint64{},
+		elems: map[elemKey]*Elem{}, pprof: newPprofBuilder()}
+	p.Meta = sample.Meta{Command: []string{"prog"}, Freq: 1000}
+	mainP := &Elem{Kind: ElemProc, Name: "main", Module: "prog", File: "m.c", Line: 1}
+	workP := &Elem{Kind: ElemProc, Name: "work", Module: "prog", File: "w.c", Line: 10}
+	loop := &Elem{Kind: ElemLoop, File: "w.c", Line: 12, Addr: 0x2000}
+	inl := &Elem{Kind: ElemInline, Name: "helper", File: "h.h", Line: 3, CallFile: "w.c", CallLine: 13}
+	stmt := func(file string, line int) *Elem { return &Elem{Kind: ElemStmt, File: file, Line: line} }
+	mod := indexedModule("prog",
+		indexEntry{0x1000, 0x1010, []*Elem{mainP, stmt("m.c", 5)}},
+		indexEntry{0x2000, 0x2010, []*Elem{workP, loop, inl, stmt("h.h", 4)}},
+		indexEntry{0x2010, 0x2020, []*Elem{workP, loop, stmt("w.c", 11)}},
+		indexEntry{0x2020, 0x2030, []*Elem{workP, stmt("w.c", 14)}})
+	at := func(addrs ...uint64) []Frame {
+		var fs []Frame
+		for _, a := range addrs {
+			fs = append(fs, Frame{Mod: mod, Addr: a})
+		}
+		return fs
+	}
+	for _, s := range []struct {
+		n      int
+		tid    uint32
+		frames []Frame
+		out    Outcome
+	}{
+		{6, 1, at(0x2004, 0x1004), Complete},
+		{2, 1, at(0x2014, 0x1004), Complete},
+		{1, 2, at(0x2024, 0x1004), Complete},
+		{1, 1, at(0x2018), Failed},
+	} {
+		for range s.n {
+			p.attribute(s.tid, s.frames, s.out)
 		}
 	}
-	for len(b) > 0 {
-		key := varint()
-		switch key & 7 {
-		case 0:
-			out[int(key>>3)] = append(out[int(key>>3)], []byte{byte(varint())})
-		case 2:
-			n := varint()
-			out[int(key>>3)] = append(out[int(key>>3)], b[:n])
-			b = b[n:]
-		default:
-			t.Fatalf("wire type %d", key&7)
+	return p
+}
+
+// roundTrip writes p's pprof profile and parses it back with pprof's
+// own reader.
+func roundTrip(t *testing.T, p *Profile) *profile.Profile {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := p.WritePprof(&buf); err != nil {
+		t.Fatal(err)
+	}
+	pp, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatalf("pprof cannot read what bloop wrote: %v", err)
+	}
+	if err := pp.CheckValid(); err != nil {
+		t.Fatalf("parsed profile invalid: %v", err)
+	}
+	return pp
+}
+
+// lineKey is a line of a function.
+type lineKey struct {
+	fn   string
+	line int64
+}
+
+// leafLines sums each sample's count on its own line: the innermost Line
+// of its leaf location that is a function, not a loop pseudo-frame.
+func leafLines(pp *profile.Profile) map[lineKey]int64 {
+	out := map[lineKey]int64{}
+	for _, s := range pp.Sample {
+		for _, ln := range s.Location[0].Line {
+			if !isLoopFrame(ln.Function.Name) {
+				out[lineKey{ln.Function.Name, ln.Line}] += s.Value[0]
+				break
+			}
 		}
 	}
 	return out
 }
 
-func TestPprofEncoding(t *testing.T) {
-	p := synthetic()
-	p.pprof = newPprofBuilder()
-	p.Meta = sample.Meta{Command: []string{"prog"}, Freq: 1000}
-	mod := &Module{Path: "/bin/prog", Name: "prog"}
-	mainP := &Elem{Kind: ElemProc, Name: "main", File: "m.c"}
-	workP := &Elem{Kind: ElemProc, Name: "work", File: "w.c"}
-	loop := &Elem{Kind: ElemLoop, File: "w.c", Line: 12}
-	inl := &Elem{Kind: ElemInline, Name: "helper", File: "h.h", CallLine: 13}
-	b := p.pprof
-	leaf := b.location(Frame{Mod: mod, Addr: 0x1010}, []*Elem{workP, loop, inl, {Kind: ElemStmt, Line: 4}})
-	caller := b.location(Frame{Mod: mod, Addr: 0x2004}, []*Elem{mainP, {Kind: ElemStmt, Line: 5}})
-	for i := 0; i < 3; i++ {
-		b.add(p, &sample.Sample{Tid: 7}, nil, nil, Complete)
-	}
-	b.samples["x"] = &pprofSample{locs: []uint64{leaf, caller}, tid: 7, count: 5}
-	b.order = append(b.order, "x")
-	var buf bytes.Buffer
-	if err := p.WritePprof(&buf); err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := io.ReadAll(zr)
-	f := fields(t, raw)
-	var strs []string
-	for _, s := range f[6] {
-		strs = append(strs, string(s))
-	}
-	if len(strs) == 0 || strs[0] != "" {
-		t.Fatalf("string table must start with \"\": %q", strs)
-	}
-	for _, s := range []string{"helper", "loop at w.c:12", "work", "main", "samples", "cpu", "nanoseconds", "/bin/prog"} {
-		if !slices.Contains(strs, s) {
-			t.Errorf("string table lacks %q: %q", s, strs)
+func isLoopFrame(name string) bool { return len(name) > 8 && name[:8] == "loop at " }
+
+// flatLines is the flat line view's excl per function and line.
+func flatLines(p *Profile) map[lineKey]int64 {
+	out := map[lineKey]int64{}
+	for _, fe := range p.Flat(true) {
+		if fe.Elem.Kind == ElemStmt && fe.Excl > 0 {
+			out[lineKey{fe.Proc, int64(fe.Elem.Line)}] += int64(fe.Excl)
 		}
 	}
-	if len(f[2]) != 2 || len(f[4]) != 2 || len(f[5]) != 4 || len(f[3]) != 1 {
-		t.Errorf("%d samples, %d locations, %d functions, %d mappings; want 2, 2, 4, 1", len(f[2]), len(f[4]), len(f[5]), len(f[3]))
+	return out
+}
+
+// checkPprof checks a parsed profile against the report it came from:
+// the same samples and time, the report's procedures, inlined functions
+// and loops among its functions, and the flat line view's per-line
+// totals on each sample's own line.
+func checkPprof(t *testing.T, p *Profile, pp *profile.Profile, names ...string) {
+	t.Helper()
+	var count, cpu int64
+	for _, s := range pp.Sample {
+		count += s.Value[0]
+		cpu += s.Value[1]
+		if s.Value[1] != s.Value[0]*pp.Period {
+			t.Errorf("sample of %d has %d ns at a period of %d", s.Value[0], s.Value[1], pp.Period)
+		}
 	}
-	// The leaf location holds three lines, innermost (the inlined helper) first.
-	lines := fields(t, f[4][0])[4]
-	if len(lines) != 3 {
-		t.Fatalf("leaf location has %d lines, want 3 (helper, loop, work)", len(lines))
+	if count != int64(p.Samples) || pp.Period <= 0 || cpu != count*pp.Period {
+		t.Errorf("pprof has %d samples, %d ns (period %d); the report has %d samples", count, cpu, pp.Period, p.Samples)
 	}
-	if fn := fields(t, lines[0])[1][0][0]; strs[fields(t, f[5][fn-1])[2][0][0]] != "helper" {
-		t.Errorf("innermost line is not the inlined helper")
+	var have []string
+	for _, f := range pp.Function {
+		have = append(have, f.Name)
+	}
+	for _, n := range names {
+		if !slices.Contains(have, n) {
+			t.Errorf("pprof has no function %q: %q", n, have)
+		}
+	}
+	got, want := leafLines(pp), flatLines(p)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("samples per function line: pprof %v, flat line view %v", got, want)
+	}
+}
+
+func TestPprofRoundTrip(t *testing.T) {
+	p := pprofSynthetic()
+	pp := roundTrip(t, p)
+	checkPprof(t, p, pp, "main", "work", "helper", "loop at w.c:12", partial.Name)
+	if len(pp.Sample) != 4 || len(pp.Mapping) != 1 || pp.Mapping[0].File != "/bin/prog" {
+		t.Errorf("%d samples, mappings %v; want 4 distinct stacks in one mapping of /bin/prog", len(pp.Sample), pp.Mapping)
+	}
+	for _, s := range pp.Sample {
+		if tid := s.NumLabel["thread"]; len(tid) != 1 || tid[0] < 1 || tid[0] > 2 {
+			t.Errorf("sample without its thread: %v", s.NumLabel)
+		}
+	}
+	// The leaf frame of the helper samples: helper at its own line, then
+	// the loop and work at the call site, not at the loop's header (12).
+	want := []lineKey{{"helper", 4}, {"loop at w.c:12", 13}, {"work", 13}}
+	var got []lineKey
+	for _, ln := range pp.Sample[0].Location[0].Line {
+		got = append(got, lineKey{ln.Function.Name, ln.Line})
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("leaf frame lines %v, want %v", got, want)
+	}
+	if fn := pp.Sample[0].Location[0].Line[1].Function; fn.Filename != "w.c" || fn.StartLine != 12 {
+		t.Errorf("loop frame's function is %s:%d, want its header w.c:12", fn.Filename, fn.StartLine)
 	}
 }

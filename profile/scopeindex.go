@@ -132,10 +132,17 @@ func indexModule(mod *scopes.Module, modName string) *scopeIndex {
 	return x
 }
 
-// indexDoc indexes the LM elements of a structure file, keyed by the LM's
-// path.
-func indexDoc(doc *golden.Doc) map[string]*scopeIndex {
-	out := map[string]*scopeIndex{}
+// structLM is one LM element of a structure file, indexed.
+type structLM struct {
+	file  string // the structure file
+	name  string // the LM's n: the path the module had when it was analysed
+	node  *golden.Node
+	index *scopeIndex
+}
+
+// indexDoc indexes the LM elements of a structure file.
+func indexDoc(doc *golden.Doc) []structLM {
+	var out []structLM
 	var walk func(n *golden.Node, x *scopeIndex, mod, file string, path []*Elem, callFile string, callLine int)
 	walk = func(n *golden.Node, x *scopeIndex, mod, file string, path []*Elem, callFile string, callLine int) {
 		line, _ := strconv.Atoi(n.Value("l"))
@@ -143,7 +150,7 @@ func indexDoc(doc *golden.Doc) map[string]*scopeIndex {
 		case "LM":
 			mod = n.Value("n")
 			x = &scopeIndex{}
-			out[mod] = x
+			out = append(out, structLM{file: doc.Name, name: mod, node: n, index: x})
 		case "F":
 			file = n.Value("n")
 		case "P":
@@ -181,8 +188,8 @@ func indexDoc(doc *golden.Doc) map[string]*scopeIndex {
 		}
 	}
 	walk(doc.Root, nil, "", "", nil, "", 0)
-	for _, x := range out {
-		x.sort()
+	for _, lm := range out {
+		lm.index.sort()
 	}
 	return out
 }

@@ -31,7 +31,9 @@ func (p *Profile) WriteSummary(w io.Writer) {
 	pct := func(n uint64) float64 { return 100 * float64(n) / float64(max(p.Samples, 1)) }
 	fmt.Fprintf(w, "unwind:   %.2f%% to the process/thread entry with recipes (%d complete, %d truncated stack, %d failed; %d frames without recipe, by frame pointer or stack scan)\n",
 		pct(p.Outcomes[Complete]), p.Outcomes[Complete], p.Outcomes[Truncated], p.Outcomes[Failed], p.FPSteps)
-	fmt.Fprintf(w, "          %.2f%% with frame pointers only (%d complete, %d truncated stack, %d failed)\n",
+	// What a frame-pointer unwinder (perf's default) gets on the same
+	// samples: the measure of what the recipes are worth on this program.
+	fmt.Fprintf(w, "          for comparison, frame pointers alone (as perf's default unwinder) would reach it for %.2f%% (%d complete, %d truncated stack, %d failed)\n",
 		pct(p.FPOutcomes[Complete]), p.FPOutcomes[Complete], p.FPOutcomes[Truncated], p.FPOutcomes[Failed])
 	reasons := make([]string, 0, len(p.Reasons))
 	for r := range p.Reasons {
@@ -51,6 +53,7 @@ func (p *Profile) WriteSummary(w io.Writer) {
 // WriteTopDown prints the calling-context tree, children sorted by
 // inclusive samples. With threads, each thread's tree is printed.
 func (p *Profile) WriteTopDown(w io.Writer, o ViewOptions, threads bool) {
+	fmt.Fprintf(w, "incl: samples in the scope and everything below it; excl: samples in the scope itself, in no %s shown below it\n", scopeList(o, "loop", "inlined call", "callee"))
 	header(w)
 	if !threads {
 		p.printTree(w, viewTree(p.Root, o), 0, o)
@@ -70,13 +73,24 @@ func (p *Profile) WriteTopDown(w io.Writer, o ViewOptions, threads bool) {
 	}
 }
 
+// scopeList ends a list of the scopes the views show with "or" and
+// lines when they are shown (for the legends above the columns).
+func scopeList(o ViewOptions, kinds ...string) string {
+	if o.Lines {
+		kinds = append(kinds, "line")
+	}
+	n := len(kinds)
+	return strings.Join(kinds[:n-1], ", ") + " or " + kinds[n-1]
+}
+
 // viewTree drops the statement nodes unless lines are wanted, merging the
-// scopes below statements of one context (calls from several lines).
+// scopes below statements of one context (calls from several lines); a
+// dropped line's samples become its scope's own (excl).
 func viewTree(n *Node, o ViewOptions) *Node {
 	if o.Lines {
 		return n
 	}
-	out := &Node{Elem: n.Elem, Label: n.Label, Incl: n.Incl, Excl: n.Excl, Self: n.Self}
+	out := &Node{Elem: n.Elem, Label: n.Label, Incl: n.Incl, Excl: n.Excl}
 	levels := 1
 	var add func(c *Node)
 	add = func(c *Node) {
@@ -84,14 +98,13 @@ func viewTree(n *Node, o ViewOptions) *Node {
 			// Direct recursion: fold the callee into this node.
 			levels++
 			out.Excl += c.Excl
-			out.Self += c.Self
 			for _, g := range c.Children {
 				add(g)
 			}
 			return
 		}
 		if c.Elem != nil && c.Elem.Kind == ElemStmt {
-			out.Self += c.Self
+			out.Excl += c.Excl
 			for _, g := range c.Children {
 				add(g)
 			}
@@ -112,7 +125,6 @@ func viewTree(n *Node, o ViewOptions) *Node {
 func merge(a, b *Node) {
 	a.Incl += b.Incl
 	a.Excl += b.Excl
-	a.Self += b.Self
 	for _, c := range b.Children {
 		a.adopt(c)
 	}
@@ -166,27 +178,29 @@ func sorted(ns []*Node) []*Node {
 	return out
 }
 
-// BottomUp builds the callers tree: first level the procedures (and
-// inlined procedures) where samples were taken, below them their callers.
-func (p *Profile) BottomUp() *Node {
+// BottomUp builds the top-down tree inverted: its first level is each
+// sample's innermost scope (a loop, inlined call or procedure; with lines,
+// a line), below it the scopes enclosing it and the callers it was reached
+// through, outward. So a scope's excl is the same as in the other views.
+func (p *Profile) BottomUp(lines bool) *Node {
 	root := &Node{Label: "<program>"}
 	var walk func(n *Node)
 	walk = func(n *Node) {
-		if n.Self > 0 {
-			var frames []*Elem
+		if n.Excl > 0 {
+			root.Incl += n.Excl
+			cur := root
 			for a := n; a != nil && a.Elem != nil; a = a.Parent {
-				if k := a.Elem.Kind; k == ElemProc || k == ElemInline {
-					frames = append(frames, a.Elem)
+				if a.Elem.Kind == ElemStmt && !lines {
+					continue
+				}
+				cur = cur.child(a.Elem)
+				cur.Incl += n.Excl
+				if cur.Parent == root {
+					cur.Excl += n.Excl // the innermost scope
 				}
 			}
-			root.Incl += n.Self
-			cur := root
-			for i, e := range frames {
-				cur = cur.child(e)
-				cur.Incl += n.Self
-				if i == 0 {
-					cur.Excl += n.Self
-				}
+			if cur == root {
+				root.Excl += n.Excl // a sample without scopes
 			}
 		}
 		for _, c := range n.Children {
@@ -199,55 +213,57 @@ func (p *Profile) BottomUp() *Node {
 
 // WriteBottomUp prints the callers view.
 func (p *Profile) WriteBottomUp(w io.Writer, o ViewOptions) {
+	fmt.Fprintf(w, "first level: each sample's innermost scope (%s), excl = its samples; below it: the scopes and callers around it, incl = samples that came through them\n", scopeList(o, "loop", "inlined call", "procedure"))
 	header(w)
-	p.printTree(w, viewTree(p.BottomUp(), o), 0, o)
+	p.printTree(w, viewTree(p.BottomUp(o.Lines), o), 0, o)
 }
 
 // FlatEntry is one static scope with its samples over all contexts.
 type FlatEntry struct {
-	Elem       *Elem
-	Proc       string // enclosing procedure (for loops and inlined code)
+	Elem *Elem
+	// Proc is, for loops and inlined code, the enclosing procedure; for a
+	// line, the function (procedure or inlined) whose code it is.
+	Proc       string
 	Incl, Excl uint64
 }
 
+// flatKey identifies a flat entry: a scope, or a line of a function (the
+// structure has one statement scope per line and loop, the view one entry).
+type flatKey struct {
+	elem *Elem
+	fn   *Elem
+	file string
+	line int
+}
+
 // Flat aggregates samples by static scope (procedures, inlined
-// procedures and loops as peers), counting each scope once per sample.
-func (p *Profile) Flat() []FlatEntry {
-	acc := map[*Elem]*FlatEntry{}
+// procedures and loops as peers; with lines, source lines too): incl
+// counts each scope once per sample that has it on its path, excl the
+// samples whose innermost scope it is.
+func (p *Profile) Flat(lines bool) []FlatEntry {
+	acc := map[flatKey]*FlatEntry{}
 	var walk func(n *Node)
 	walk = func(n *Node) {
-		if n.Self > 0 {
-			seen := map[*Elem]bool{}
-			leafFrame := true
-			proc := ""
+		if n.Excl > 0 {
+			seen := map[flatKey]bool{}
+			innermost := true
 			for a := n; a != nil && a.Elem != nil; a = a.Parent {
-				e := a.Elem
-				if e.Kind == ElemStmt {
+				if a.Elem.Kind == ElemStmt && !lines {
 					continue
 				}
-				if !seen[e] {
-					seen[e] = true
-					fe := acc[e]
-					if fe == nil {
-						fe = &FlatEntry{Elem: e}
-						for q := a.Parent; q != nil && q.Elem != nil; q = q.Parent {
-							if q.Elem.Kind == ElemProc {
-								proc = q.Elem.Name
-								break
-							}
-						}
-						if e.Kind != ElemProc {
-							fe.Proc = proc
-						}
-						acc[e] = fe
-					}
-					fe.Incl += n.Self
-					if leafFrame {
-						fe.Excl += n.Self
-					}
+				k, owner := flatKeyOf(a)
+				fe := acc[k]
+				if fe == nil {
+					fe = &FlatEntry{Elem: a.Elem, Proc: owner}
+					acc[k] = fe
 				}
-				if e.Kind == ElemProc {
-					leafFrame = false
+				if !seen[k] {
+					seen[k] = true
+					fe.Incl += n.Excl
+				}
+				if innermost {
+					fe.Excl += n.Excl
+					innermost = false
 				}
 			}
 		}
@@ -261,26 +277,53 @@ func (p *Profile) Flat() []FlatEntry {
 		out = append(out, *fe)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].Incl != out[j].Incl {
-			return out[i].Incl > out[j].Incl
+		a, b := out[i], out[j]
+		if a.Incl != b.Incl {
+			return a.Incl > b.Incl
 		}
-		if out[i].Elem.Kind != out[j].Elem.Kind {
-			return out[i].Elem.Kind < out[j].Elem.Kind
+		if a.Elem.Kind != b.Elem.Kind {
+			return a.Elem.Kind < b.Elem.Kind
 		}
-		return out[i].Elem.Label() < out[j].Elem.Label()
+		if a.Elem.Label() != b.Elem.Label() {
+			return a.Elem.Label() < b.Elem.Label()
+		}
+		return a.Proc < b.Proc
 	})
 	return out
+}
+
+// flatKeyOf returns the flat entry of node a and the name the view shows
+// it in: the enclosing procedure of a loop or inlined call, the function
+// of a line.
+func flatKeyOf(a *Node) (flatKey, string) {
+	e := a.Elem
+	if e.Kind == ElemProc {
+		return flatKey{elem: e}, ""
+	}
+	for q := a.Parent; q != nil && q.Elem != nil; q = q.Parent {
+		switch k := q.Elem.Kind; {
+		case e.Kind == ElemStmt && (k == ElemProc || k == ElemInline):
+			return flatKey{fn: q.Elem, file: e.File, line: e.Line}, q.Elem.Name
+		case e.Kind != ElemStmt && k == ElemProc:
+			return flatKey{elem: e}, q.Elem.Name
+		}
+	}
+	if e.Kind == ElemStmt {
+		return flatKey{file: e.File, line: e.Line}, ""
+	}
+	return flatKey{elem: e}, ""
 }
 
 // WriteFlat prints the flat view.
 func (p *Profile) WriteFlat(w io.Writer, o ViewOptions) {
 	total := float64(max(p.Samples, 1))
+	fmt.Fprintf(w, "incl: samples with the scope on their call path, once each; excl: samples whose innermost scope (%s) it is\n", scopeList(o, "loop", "inlined call", "procedure"))
 	fmt.Fprintf(w, "%8s %7s %8s %7s  %-8s %s\n", "incl", "incl%", "excl", "excl%", "kind", "scope")
-	for _, fe := range p.Flat() {
+	for _, fe := range p.Flat(o.Lines) {
 		if float64(fe.Incl)*100/total < o.MinPercent {
 			continue
 		}
-		kind := map[ElemKind]string{ElemProc: "proc", ElemInline: "inlined", ElemLoop: "loop"}[fe.Elem.Kind]
+		kind := map[ElemKind]string{ElemProc: "proc", ElemInline: "inlined", ElemLoop: "loop", ElemStmt: "line"}[fe.Elem.Kind]
 		label := fe.Elem.Label() + moduleSuffix(fe.Elem)
 		if fe.Proc != "" {
 			label += "  in " + fe.Proc

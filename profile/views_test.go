@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -20,38 +21,41 @@ func synthetic() *Profile {
 	call7 := &Elem{Kind: ElemStmt, File: "m.c", Line: 7}
 	s4 := &Elem{Kind: ElemStmt, File: "h.h", Line: 4}
 	s11 := &Elem{Kind: ElemStmt, File: "w.c", Line: 11}
+	s13 := &Elem{Kind: ElemStmt, File: "w.c", Line: 13}
 	s31 := &Elem{Kind: ElemStmt, File: "r.c", Line: 31}
 	s32 := &Elem{Kind: ElemStmt, File: "r.c", Line: 32}
-	add := func(n int, tid uint32, leafStart int, path ...*Elem) {
+	add := func(n int, tid uint32, path ...*Elem) {
 		for i := 0; i < n; i++ {
-			p.insert(tid, path, leafStart)
+			p.insert(tid, path)
 			p.Samples++
 		}
 	}
-	add(6, 1, 2, mainP, call5, workP, loop, inl, s4) // 6 in the inlined helper in the loop
-	add(2, 1, 2, mainP, call6, workP, loop, s11)     // 2 in the loop itself, called from line 6
-	add(1, 2, 0, mainP, s11)                         // 1 in main (another thread)
-	add(1, 1, 6, mainP, call7, recP, s32, recP, s32, recP, s31)
+	add(6, 1, mainP, call5, workP, loop, inl, s4) // 6 in the inlined helper in the loop
+	add(2, 1, mainP, call6, workP, loop, s11)     // 2 in the loop itself, called from line 6
+	add(1, 1, mainP, call6, workP, s13)           // 1 in work outside its loop
+	add(1, 2, mainP, s11)                         // 1 in main (another thread)
+	add(1, 1, mainP, call7, recP, s32, recP, s32, recP, s31)
 	return p
 }
 
 func TestTopDown(t *testing.T) {
 	var buf bytes.Buffer
 	synthetic().WriteTopDown(&buf, ViewOptions{}, false)
-	want := `    incl   incl%     excl   excl%  scope
-      10  100.0%        0    0.0%  <program>
-      10  100.0%        1   10.0%    main  [prog]
-       8   80.0%        8   80.0%      work  [prog]
-       8   80.0%        8   80.0%        loop at w.c:12
-       6   60.0%        6   60.0%          [inlined] helper (called at w.c:13)
-       1   10.0%        1   10.0%      rec (recursion, up to 3 levels)  [prog]
+	want := `incl: samples in the scope and everything below it; excl: samples in the scope itself, in no loop, inlined call or callee shown below it
+    incl   incl%     excl   excl%  scope
+      11  100.0%        0    0.0%  <program>
+      11  100.0%        1    9.1%    main  [prog]
+       9   81.8%        1    9.1%      work  [prog]
+       8   72.7%        2   18.2%        loop at w.c:12
+       6   54.5%        6   54.5%          [inlined] helper (called at w.c:13)
+       1    9.1%        1    9.1%      rec (recursion, up to 3 levels)  [prog]
 `
 	if got := buf.String(); got != want {
 		t.Errorf("top-down:\n%s\nwant:\n%s", got, want)
 	}
 	buf.Reset()
 	synthetic().WriteTopDown(&buf, ViewOptions{Lines: true, MinPercent: 50}, true)
-	for _, s := range []string{"thread 1", "m.c:5", "h.h:4"} {
+	for _, s := range []string{"thread 1", "m.c:5", "h.h:4", "inlined call, callee or line shown"} {
 		if !strings.Contains(buf.String(), s) {
 			t.Errorf("per-thread view with lines lacks %q:\n%s", s, buf.String())
 		}
@@ -64,16 +68,21 @@ func TestTopDown(t *testing.T) {
 func TestBottomUp(t *testing.T) {
 	var buf bytes.Buffer
 	synthetic().WriteBottomUp(&buf, ViewOptions{})
-	want := `    incl   incl%     excl   excl%  scope
-      10  100.0%        0    0.0%  <program>
-       6   60.0%        6   60.0%    [inlined] helper (called at w.c:13)
-       6   60.0%        0    0.0%      work  [prog]
-       6   60.0%        0    0.0%        main  [prog]
-       2   20.0%        2   20.0%    work  [prog]
-       2   20.0%        0    0.0%      main  [prog]
-       1   10.0%        1   10.0%    main  [prog]
-       1   10.0%        1   10.0%    rec (recursion, up to 3 levels)  [prog]
-       1   10.0%        0    0.0%      main  [prog]
+	want := `first level: each sample's innermost scope (loop, inlined call or procedure), excl = its samples; below it: the scopes and callers around it, incl = samples that came through them
+    incl   incl%     excl   excl%  scope
+      11  100.0%        0    0.0%  <program>
+       6   54.5%        6   54.5%    [inlined] helper (called at w.c:13)
+       6   54.5%        0    0.0%      loop at w.c:12
+       6   54.5%        0    0.0%        work  [prog]
+       6   54.5%        0    0.0%          main  [prog]
+       2   18.2%        2   18.2%    loop at w.c:12
+       2   18.2%        0    0.0%      work  [prog]
+       2   18.2%        0    0.0%        main  [prog]
+       1    9.1%        1    9.1%    main  [prog]
+       1    9.1%        1    9.1%    rec (recursion, up to 3 levels)  [prog]
+       1    9.1%        0    0.0%      main  [prog]
+       1    9.1%        1    9.1%    work  [prog]
+       1    9.1%        0    0.0%      main  [prog]
 `
 	if got := buf.String(); got != want {
 		t.Errorf("bottom-up:\n%s\nwant:\n%s", got, want)
@@ -81,16 +90,102 @@ func TestBottomUp(t *testing.T) {
 }
 
 func TestFlat(t *testing.T) {
-	var buf bytes.Buffer
-	synthetic().WriteFlat(&buf, ViewOptions{})
-	want := `    incl   incl%     excl   excl%  kind     scope
-      10  100.0%        1   10.0%  proc     main  [prog]
-       8   80.0%        8   80.0%  proc     work  [prog]
-       8   80.0%        8   80.0%  loop     loop at w.c:12  in work
-       6   60.0%        6   60.0%  inlined  [inlined] helper (called at w.c:13)  in work
-       1   10.0%        1   10.0%  proc     rec  [prog]
-`
-	if got := buf.String(); got != want {
-		t.Errorf("flat:\n%s\nwant:\n%s", got, want)
+	cases := []struct {
+		lines bool
+		want  string
+	}{
+		{false, `incl: samples with the scope on their call path, once each; excl: samples whose innermost scope (loop, inlined call or procedure) it is
+    incl   incl%     excl   excl%  kind     scope
+      11  100.0%        1    9.1%  proc     main  [prog]
+       9   81.8%        1    9.1%  proc     work  [prog]
+       8   72.7%        2   18.2%  loop     loop at w.c:12  in work
+       6   54.5%        6   54.5%  inlined  [inlined] helper (called at w.c:13)  in work
+       1    9.1%        1    9.1%  proc     rec  [prog]
+`},
+		// Lines are entries of the function whose code they are; w.c:11
+		// is a line of main and of work.
+		{true, `incl: samples with the scope on their call path, once each; excl: samples whose innermost scope (loop, inlined call, procedure or line) it is
+    incl   incl%     excl   excl%  kind     scope
+      11  100.0%        0    0.0%  proc     main  [prog]
+       9   81.8%        0    0.0%  proc     work  [prog]
+       8   72.7%        0    0.0%  loop     loop at w.c:12  in work
+       6   54.5%        0    0.0%  inlined  [inlined] helper (called at w.c:13)  in work
+       6   54.5%        6   54.5%  line     h.h:4  in helper
+       6   54.5%        0    0.0%  line     m.c:5  in main
+       3   27.3%        0    0.0%  line     m.c:6  in main
+       2   18.2%        2   18.2%  line     w.c:11  in work
+       1    9.1%        0    0.0%  proc     rec  [prog]
+       1    9.1%        0    0.0%  line     m.c:7  in main
+       1    9.1%        1    9.1%  line     r.c:31  in rec
+       1    9.1%        0    0.0%  line     r.c:32  in rec
+       1    9.1%        1    9.1%  line     w.c:11  in main
+       1    9.1%        1    9.1%  line     w.c:13  in work
+`},
 	}
+	for _, c := range cases {
+		var buf bytes.Buffer
+		synthetic().WriteFlat(&buf, ViewOptions{Lines: c.lines})
+		if got := buf.String(); got != c.want {
+			t.Errorf("flat, lines %v:\n%s\nwant:\n%s", c.lines, got, c.want)
+		}
+	}
+}
+
+// scopeKey names a scope for comparing views: the scope, or for a line
+// its file and line (the views split lines differently by context).
+func scopeKey(e *Elem) any {
+	if e.Kind == ElemStmt {
+		return fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	return e
+}
+
+// checkExclConsistent requires every view to give each scope the same
+// excl: the sum over its top-down contexts, its flat entry, its first
+// level bottom-up; and the excl of all scopes to add up to the samples.
+func checkExclConsistent(t *testing.T, p *Profile) {
+	t.Helper()
+	for _, lines := range []bool{false, true} {
+		o := ViewOptions{Lines: lines}
+		top := map[any]uint64{}
+		var total uint64
+		var walk func(n *Node)
+		walk = func(n *Node) {
+			total += n.Excl
+			if n.Elem != nil {
+				top[scopeKey(n.Elem)] += n.Excl
+			}
+			for _, c := range n.Children {
+				walk(c)
+			}
+		}
+		walk(viewTree(p.Root, o))
+		if total != p.Samples {
+			t.Errorf("lines %v: top-down excl adds up to %d, want the %d samples", lines, total, p.Samples)
+		}
+		flat := map[any]uint64{}
+		for _, fe := range p.Flat(lines) {
+			flat[scopeKey(fe.Elem)] += fe.Excl
+		}
+		bottom := map[any]uint64{}
+		for _, c := range viewTree(p.BottomUp(lines), o).Children {
+			bottom[scopeKey(c.Elem)] += c.Excl
+		}
+		for _, m := range []map[any]uint64{flat, bottom} {
+			for k := range m {
+				if _, ok := top[k]; !ok {
+					top[k] = 0
+				}
+			}
+		}
+		for k, v := range top {
+			if flat[k] != v || bottom[k] != v {
+				t.Errorf("lines %v: %v: excl %d top-down, %d flat, %d bottom-up", lines, k, v, flat[k], bottom[k])
+			}
+		}
+	}
+}
+
+func TestExclConsistent(t *testing.T) {
+	checkExclConsistent(t, synthetic())
 }

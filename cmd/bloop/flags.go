@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -69,6 +70,9 @@ func (fs *flagSet) writeUsage(w io.Writer) {
 			head += " " + arg
 		}
 		if def := f.DefValue; def != "" && def != "false" && def != "0" && def != "[]" {
+			if fmt.Sprintf("%T", f.Value) == "*flag.stringValue" {
+				def = strconv.Quote(def) // as the flag package prints it
+			}
 			usage += fmt.Sprintf(" (default %s)", def)
 		}
 		fmt.Fprintf(w, "%s\n    \t%s\n", head, strings.ReplaceAll(usage, "\n", "\n    \t"))

@@ -1,14 +1,20 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
+	"bloop/cache"
 	"bloop/profile"
 )
 
+// defaultRecording is what report reads without an argument: the file
+// record writes without -o, as perf report reads perf.data.
+const defaultRecording = "bloop.rec"
+
 func runReport(args []string) int {
-	fs := newFlagSet("report", "usage: bloop report [flags] RECORDING\n")
+	fs := newFlagSet("report", "usage: bloop report [flags] [RECORDING]\n\nReads RECORDING, default "+defaultRecording+" (what bloop record writes without -o).\nEach sampled module is analysed as bloop struct analyses it, through the\nstructure cache ($"+cache.EnvVar+", else ~/.cache/bloop; --nocache: off).\n")
 	view := fs.String("view", "top-down", "view: top-down, bottom-up or flat")
 	threads := fs.Bool("threads", false, "top-down view per thread instead of merged")
 	minPct := fs.Float64("min", 1, "hide scopes with less than this percentage of the samples")
@@ -16,16 +22,26 @@ func runReport(args []string) int {
 	lines := fs.Bool("lines", false, "show source lines as scopes")
 	pprofOut := fs.String("pprof", "", "also write a pprof profile (gzip'd profile.proto) to this file")
 	noAnalysis := fs.Bool("no-struct", false, "do not analyse modules on the fly (use symbols and line tables, or -struct files)")
+	cacheDir := fs.String("c", "", "structure cache `dir` (default $"+cache.EnvVar+", else ~/.cache/bloop)")
+	fs.alias("c", "cache")
+	noCache := fs.Bool("nocache", false, "neither read nor write the structure cache")
 	var structs, debugDirs multiFlag
-	fs.Var(&structs, "struct", "structure file to use for the module it describes (repeatable)")
+	fs.Var(&structs, "struct", "structure file (bloop struct or hpcstruct) to use for the module whose code it matches (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
 	operands, code, ok := fs.parse(args)
 	if !ok {
 		return code
 	}
-	if len(operands) != 1 {
+	if len(operands) > 1 {
 		fs.Usage()
 		return 2
+	}
+	recording := defaultRecording
+	if len(operands) == 1 {
+		recording = operands[0]
+	} else if _, err := os.Stat(recording); errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(os.Stderr, "bloop: no recording %s in this directory: make one with 'bloop record -- PROGRAM [ARGS...]' or name one: bloop report FILE\n", recording)
+		return 1
 	}
 	if *view != "top-down" && *view != "bottom-up" && *view != "flat" {
 		fmt.Fprintf(os.Stderr, "bloop: unknown view %q (want top-down, bottom-up or flat)\n", *view)
@@ -35,10 +51,14 @@ func runReport(args []string) int {
 	if *noAnalysis {
 		opt.Analyze = func(string) bool { return false }
 	}
-	p, err := profile.Build(operands[0], opt)
+	opt.Cache = openCache(*cacheDir, *noCache)
+	p, err := profile.Build(recording, opt)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
+	}
+	for _, warning := range p.Warnings {
+		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", warning)
 	}
 	w := os.Stdout
 	p.WriteSummary(w)

@@ -127,13 +127,16 @@ func (f *structFlags) options() (structfile.Options, error) {
 	return o, nil
 }
 
-// openCache returns the cache the flags ask for, nil for none. A cache
-// that cannot be created is a warning: the run goes on without it.
-func (f *structFlags) openCache() *cache.Cache {
-	if *f.noCache {
+// openCache returns the cache the flags ask for, nil for none.
+func (f *structFlags) openCache() *cache.Cache { return openCache(*f.cacheDir, *f.noCache) }
+
+// openCache opens the cache of -c dir (default cache.DefaultDir), or none
+// with --nocache. A cache that cannot be created is a warning: the run
+// goes on without it.
+func openCache(dir string, off bool) *cache.Cache {
+	if off {
 		return nil
 	}
-	dir := *f.cacheDir
 	if dir == "" {
 		dir = cache.DefaultDir()
 	}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bloop/sample"
+)
+
+// TestReportDefaultRecording checks that report without a file reads the
+// file record writes without -o, and that a missing one gives one line
+// naming it and how to make it.
+func TestReportDefaultRecording(t *testing.T) {
+	_, usage, _ := captured(t, runRecord, "-h")
+	if want := `(default "` + defaultRecording + `")`; !strings.Contains(usage, want) {
+		t.Fatalf("record's -o default is not %s:\n%s", defaultRecording, usage)
+	}
+	bin, err := filepath.Abs("../../testdata/bin/hot-gcc12-O2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	var code int
+	code, _, msg := captured(t, runReport)
+	if code != 1 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, defaultRecording) || !strings.Contains(msg, "bloop record") {
+		t.Errorf("report without a recording: exit %d, message %q; want exit 1 and one line naming %s and bloop record", code, msg, defaultRecording)
+	}
+	if err := sample.Available(); err != nil {
+		t.Skipf("perf_event_open unavailable: %v", err)
+	}
+	code, _, _ = captured(t, runRecord, "--", bin, "20000000")
+	if code != 0 {
+		t.Fatalf("record: exit %d", code)
+	}
+	code, out, msg := captured(t, runReport, "-no-struct")
+	if code != 0 || !strings.Contains(out, "command:  "+bin) {
+		t.Errorf("report of the default recording: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, msg)
+	}
+}
+
+// fakeRecording writes a recording of bin mapped at one base with one
+// stackless sample at each file address.
+func fakeRecording(t *testing.T, bin string, addrs ...uint64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fake.rec")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const base = 0x555555554000
+	w := sample.NewWriter(f)
+	w.Meta(sample.Meta{Command: []string{bin}, Event: "cpu-clock", Freq: 1000})
+	w.Mmap(sample.Mmap{Pid: 1, Tid: 1, Addr: base, Len: 0x10000, Prot: 5, File: bin})
+	for i, a := range addrs {
+		w.Sample(&sample.Sample{Pid: 1, Tid: 1, Time: uint64(i + 1), IP: base + a, SP: 0x7ffc00000000})
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestReportStructOfOtherBuild: report --struct accepts the structure
+// file of the recorded binary and refuses, in one line naming the file,
+// the module and what differed, the file of another build.
+func TestReportStructOfOtherBuild(t *testing.T) {
+	bin, _ := filepath.Abs("../../testdata/bin/loops-gcc12-O2")
+	rec := fakeRecording(t, bin, 0x1552, 0x1560)
+	cases := []struct {
+		structure string
+		code      int
+		stderr    []string
+		stdout    string
+	}{
+		{"../../testdata/golden/loops-gcc12-O2.hpcstruct", 0, nil, "loop at loops.c:21"},
+		{"../../testdata/golden/loops-clang14-O2.hpcstruct", 1,
+			[]string{"loops-clang14-O2.hpcstruct", bin, "procedures at their symbol's address"}, ""},
+	}
+	for _, c := range cases {
+		var code int
+		code, out, msg := captured(t, runReport, "-struct", c.structure, rec)
+		if code != c.code || !strings.Contains(out, c.stdout) {
+			t.Errorf("%s: exit %d, want %d; stdout lacks %q?\n%s\n%s", c.structure, code, c.code, c.stdout, out, msg)
+		}
+		for _, s := range c.stderr {
+			if !strings.Contains(msg, s) || strings.Count(msg, "\n") != 1 {
+				t.Errorf("%s: stderr lacks %q or is not one line: %q", c.structure, s, msg)
+			}
+		}
+	}
+}
