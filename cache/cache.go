@@ -107,13 +107,7 @@ func (c *Cache) depsHold(path string) bool {
 		if !ok {
 			return false
 		}
-		got := "-"
-		if h, err := c.FileHash(name); err == nil {
-			got = h
-		} else if !os.IsNotExist(err) {
-			return false
-		}
-		if got != sum {
+		if c.depSum(name) != sum {
 			return false
 		}
 	}
@@ -145,16 +139,20 @@ func (c *Cache) Create(key string) (*Entry, error) {
 func (e *Entry) Write(p []byte) (int, error) { return e.tmp.Write(p) }
 
 // DependsOn records that the content depends on the file name: on its
-// content when it exists, on its absence when it does not.
+// content when it is a readable file, on its absence (or being a
+// directory, or unreadable) when it is not.
 func (e *Entry) DependsOn(name string) error {
-	sum := "-"
-	if h, err := e.c.FileHash(name); err == nil {
-		sum = h
-	} else if !os.IsNotExist(err) {
-		return err
-	}
-	e.deps = append(e.deps, sum+" "+name)
+	e.deps = append(e.deps, e.c.depSum(name)+" "+name)
 	return nil
+}
+
+// depSum is a dependency's content hash, "-" when it is not a readable
+// regular file.
+func (c *Cache) depSum(name string) string {
+	if h, err := c.FileHash(name); err == nil {
+		return h
+	}
+	return "-"
 }
 
 // Commit makes the entry visible. Its dependency list is renamed into

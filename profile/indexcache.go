@@ -1,9 +1,10 @@
 package profile
 
 import (
-	"bufio"
-	"encoding/gob"
+	"bytes"
+	"encoding/binary"
 	"fmt"
+	"io"
 
 	"bloop/cache"
 	"bloop/loader"
@@ -16,23 +17,33 @@ import (
 // shared cache; bump it when the index or its encoding changes.
 const indexKind = "profile scope index 1"
 
-// storedIndex is a scopeIndex flattened for gob: elements once each,
-// paths as element numbers, entries as path numbers.
-type storedIndex struct {
-	Elems   []Elem
-	Paths   [][]int32
-	Entries []storedEntry
-}
+// The stored index: a string table, the elements (strings by number),
+// the paths (element numbers), and the entries (address deltas and path
+// numbers), all as unsigned varints after a magic word. Gob took 0.8 s
+// to read python3.11's index of 25 MB; this form is about a quarter of
+// that size and decodes from one buffer.
+const indexMagic = "bloop scope index 1\n"
 
-type storedEntry struct {
-	Lo, Hi uint64
-	Path   int32
-}
-
-func (x *scopeIndex) store() *storedIndex {
-	s := &storedIndex{}
-	elemNo := map[*Elem]int32{}
-	pathNo := map[*Elem]int32{} // a path is known by its last element
+// encodeIndex appends x in the stored form to b.
+func encodeIndex(x *scopeIndex) []byte {
+	b := []byte(indexMagic)
+	strNo := map[string]uint64{}
+	var strs []string
+	str := func(s string) uint64 {
+		n, ok := strNo[s]
+		if !ok {
+			n = uint64(len(strs))
+			strNo[s] = n
+			strs = append(strs, s)
+		}
+		return n
+	}
+	var elems []uint64 // 8 numbers per element
+	elemNo := map[*Elem]uint64{}
+	pathNo := map[*Elem]uint64{} // a path is known by its last element
+	var paths [][]uint64
+	entries := make([]uint64, 0, 3*len(x.entries))
+	var prev uint64
 	for _, e := range x.entries {
 		if len(e.path) == 0 {
 			continue
@@ -40,45 +51,151 @@ func (x *scopeIndex) store() *storedIndex {
 		last := e.path[len(e.path)-1]
 		n, ok := pathNo[last]
 		if !ok {
-			var p []int32
+			p := make([]uint64, 0, len(e.path))
 			for _, el := range e.path {
 				k, ok := elemNo[el]
 				if !ok {
-					k = int32(len(s.Elems))
+					k = uint64(len(elems) / 8)
 					elemNo[el] = k
-					s.Elems = append(s.Elems, *el)
+					elems = append(elems, uint64(el.Kind), str(el.Name), str(el.Module), str(el.File),
+						uint64(el.Line), str(el.CallFile), uint64(el.CallLine), el.Addr)
 				}
 				p = append(p, k)
 			}
-			n = int32(len(s.Paths))
+			n = uint64(len(paths))
 			pathNo[last] = n
-			s.Paths = append(s.Paths, p)
+			paths = append(paths, p)
 		}
-		s.Entries = append(s.Entries, storedEntry{e.lo, e.hi, n})
+		// Entries are sorted by lo: store the gap from the previous hi.
+		entries = append(entries, e.lo-prev, e.hi-e.lo, n)
+		prev = e.hi
 	}
-	return s
+	b = binary.AppendUvarint(b, uint64(len(strs)))
+	for _, s := range strs {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(elems)/8))
+	for _, v := range elems {
+		b = binary.AppendUvarint(b, v)
+	}
+	b = binary.AppendUvarint(b, uint64(len(paths)))
+	for _, p := range paths {
+		b = binary.AppendUvarint(b, uint64(len(p)))
+		for _, v := range p {
+			b = binary.AppendUvarint(b, v)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(entries)/3))
+	for _, v := range entries {
+		b = binary.AppendUvarint(b, v)
+	}
+	return b
 }
 
-func (s *storedIndex) index() (*scopeIndex, error) {
-	elems := make([]*Elem, len(s.Elems))
-	for i := range s.Elems {
-		elems[i] = &s.Elems[i]
+// indexReader reads varints from a stored index, remembering the first
+// error.
+type indexReader struct {
+	b   []byte
+	err error
+}
+
+func (r *indexReader) uint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		if r.err == nil {
+			r.err = fmt.Errorf("truncated index")
+		}
+		r.b = nil
+		return 0
 	}
-	paths := make([][]*Elem, len(s.Paths))
-	for i, p := range s.Paths {
-		for _, k := range p {
-			if k < 0 || int(k) >= len(elems) {
-				return nil, fmt.Errorf("element %d of %d", k, len(elems))
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a length, bounded by the bytes left (each item takes one
+// byte at least), so damage cannot allocate without limit.
+func (r *indexReader) count() int {
+	n := r.uint()
+	if n > uint64(len(r.b)) {
+		if r.err == nil {
+			r.err = fmt.Errorf("count %d past the end", n)
+		}
+		r.b = nil
+		return 0
+	}
+	return int(n)
+}
+
+// ref reads a number below n; ok is false (and err set) otherwise.
+func (r *indexReader) ref(n int) (int, bool) {
+	v := r.uint()
+	if r.err != nil {
+		return 0, false
+	}
+	if v >= uint64(n) {
+		r.err = fmt.Errorf("reference %d of %d", v, n)
+		return 0, false
+	}
+	return int(v), true
+}
+
+func (r *indexReader) str(strs []string) string {
+	if i, ok := r.ref(len(strs)); ok {
+		return strs[i]
+	}
+	return ""
+}
+
+// decodeIndex reads a stored index.
+func decodeIndex(b []byte) (*scopeIndex, error) {
+	rest, ok := bytes.CutPrefix(b, []byte(indexMagic))
+	if !ok {
+		return nil, fmt.Errorf("not a stored index")
+	}
+	r := &indexReader{b: rest}
+	strs := make([]string, r.count())
+	for i := range strs {
+		n := r.count()
+		strs[i] = string(r.b[:n])
+		r.b = r.b[n:]
+	}
+	elems := make([]Elem, r.count())
+	for i := range elems {
+		e := &elems[i]
+		e.Kind = ElemKind(r.uint())
+		e.Name, e.Module, e.File = r.str(strs), r.str(strs), r.str(strs)
+		e.Line = int(r.uint())
+		e.CallFile = r.str(strs)
+		e.CallLine = int(r.uint())
+		e.Addr = r.uint()
+	}
+	paths := make([][]*Elem, r.count())
+	for i := range paths {
+		p := make([]*Elem, r.count())
+		for k := range p {
+			j, ok := r.ref(len(elems))
+			if !ok {
+				return nil, r.err
 			}
-			paths[i] = append(paths[i], elems[k])
+			p[k] = &elems[j]
 		}
+		paths[i] = p
 	}
-	x := &scopeIndex{entries: make([]indexEntry, len(s.Entries))}
-	for i, e := range s.Entries {
-		if e.Path < 0 || int(e.Path) >= len(paths) {
-			return nil, fmt.Errorf("path %d of %d", e.Path, len(paths))
+	x := &scopeIndex{entries: make([]indexEntry, r.count())}
+	var prev uint64
+	for i := range x.entries {
+		lo := prev + r.uint()
+		hi := lo + r.uint()
+		j, ok := r.ref(len(paths))
+		if !ok {
+			return nil, r.err
 		}
-		x.entries[i] = indexEntry{e.Lo, e.Hi, paths[e.Path]}
+		x.entries[i] = indexEntry{lo, hi, paths[j]}
+		prev = hi
+	}
+	if r.err != nil {
+		return nil, r.err
 	}
 	return x, nil
 }
@@ -105,10 +222,10 @@ func analyzeModule(c *cache.Cache, img *loader.Image, name string) *scopeIndex {
 	}
 	key = cache.Key(indexKind, key, name)
 	if f := c.Get(key); f != nil {
-		defer f.Close()
-		var s storedIndex
-		if gob.NewDecoder(bufio.NewReader(f)).Decode(&s) == nil {
-			if x, err := s.index(); err == nil {
+		b, err := io.ReadAll(f)
+		f.Close()
+		if err == nil {
+			if x, err := decodeIndex(b); err == nil {
 				return x
 			}
 		}
@@ -129,8 +246,7 @@ func storeIndex(c *cache.Cache, key string, x *scopeIndex, finder *source.Finder
 	if err != nil {
 		return
 	}
-	w := bufio.NewWriter(e)
-	if err := gob.NewEncoder(w).Encode(x.store()); err != nil || w.Flush() != nil {
+	if _, err := e.Write(encodeIndex(x)); err != nil {
 		e.Abort()
 		return
 	}

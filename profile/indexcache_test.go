@@ -48,3 +48,31 @@ func TestIndexCacheRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeIndexDamaged: a damaged entry is an error, never a panic or
+// a huge allocation; the report then re-analyses the module.
+func TestDecodeIndexDamaged(t *testing.T) {
+	img, err := loader.Open("../testdata/bin/inline-gcc12-O2", loader.Options{})
+	if err != nil {
+		t.Skip(err)
+	}
+	b := encodeIndex(analyzeModule(nil, img, img.Name))
+	if _, err := decodeIndex(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 5, len(indexMagic), len(indexMagic) + 3, len(b) / 2, len(b) - 1} {
+		if _, err := decodeIndex(b[:n]); err == nil {
+			t.Errorf("cut to %d of %d bytes: no error", n, len(b))
+		}
+	}
+	bad := append([]byte(nil), b...)
+	for i := len(indexMagic); i < len(bad); i += 97 {
+		bad[i] = 0xff
+	}
+	decodeIndex(bad) // must not panic
+}
+
+func FuzzDecodeIndex(f *testing.F) {
+	f.Add([]byte(indexMagic + "\x01\x01a\x01\x00\x00\x00\x00\x01\x00\x00\x00\x01\x01\x00\x01\x10\x04\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) { decodeIndex(b) })
+}

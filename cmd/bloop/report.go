@@ -25,6 +25,7 @@ func runReport(args []string) int {
 	cacheDir := fs.String("c", "", "structure cache `dir` (default $"+cache.EnvVar+", else ~/.cache/bloop)")
 	fs.alias("c", "cache")
 	noCache := fs.Bool("nocache", false, "neither read nor write the structure cache")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the report to `file`")
 	var structs, debugDirs multiFlag
 	fs.Var(&structs, "struct", "structure file (bloop struct or hpcstruct) to use for the module whose code it matches (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
@@ -46,6 +47,14 @@ func runReport(args []string) int {
 	if *view != "top-down" && *view != "bottom-up" && *view != "flat" {
 		fmt.Fprintf(os.Stderr, "bloop: unknown view %q (want top-down, bottom-up or flat)\n", *view)
 		return 1
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+			return 1
+		}
+		defer stop()
 	}
 	opt := profile.Options{StructFiles: structs, DebugDirs: debugDirs}
 	if *noAnalysis {
