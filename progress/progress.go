@@ -14,9 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// delay is how long a run goes before progress is shown: shorter runs
+// Delay is how long a run goes before progress is shown: shorter runs
 // would only flicker.
-var delay = time.Second
+var Delay = time.Second
 
 // refresh is how often the line is redrawn.
 const refresh = 200 * time.Millisecond
@@ -69,7 +69,7 @@ func (b *Bar) loop() {
 		case <-b.stop:
 			return
 		case <-t.C:
-			if time.Since(b.start) >= delay {
+			if time.Since(b.start) >= Delay {
 				b.draw()
 			}
 		}

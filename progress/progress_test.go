@@ -27,9 +27,9 @@ func (s *syncBuffer) String() string {
 }
 
 func TestBar(t *testing.T) {
-	saved := delay
-	defer func() { delay = saved }()
-	delay = 0
+	saved := Delay
+	defer func() { Delay = saved }()
+	Delay = 0
 	var buf syncBuffer
 	b := New(&buf, "bloop: prog", true)
 	b.Phase("analysing procedures", 10)

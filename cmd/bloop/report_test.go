@@ -92,3 +92,44 @@ func TestReportStructOfOtherBuild(t *testing.T) {
 		}
 	}
 }
+
+// cacheFiles counts the entries in a cache directory.
+func cacheFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, "-o") {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// TestReportUsesCache: the first report stores each sampled module's
+// analysis, the second reads it and prints the same report, which is the
+// report without a cache.
+func TestReportUsesCache(t *testing.T) {
+	bin, _ := filepath.Abs("../../testdata/bin/inline-gcc12-O2")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skip("testdata binary missing")
+	}
+	rec := fakeRecording(t, bin, 0x1140, 0x1180, 0x1200)
+	dir := t.TempDir()
+	code1, out1, _ := captured(t, runReport, "-c", dir, "--lines", rec)
+	stored := cacheFiles(t, dir)
+	code2, out2, _ := captured(t, runReport, "-c", dir, "--lines", rec)
+	code3, out3, _ := captured(t, runReport, "--nocache", "--lines", rec)
+	if code1 != 0 || code2 != 0 || code3 != 0 {
+		t.Fatalf("exits %d %d %d", code1, code2, code3)
+	}
+	if stored == 0 {
+		t.Fatal("the first report stored nothing")
+	}
+	if n := cacheFiles(t, dir); n != stored {
+		t.Errorf("the second report stored %d more entries: it did not reuse them", n-stored)
+	}
+	if out1 != out2 || out2 != out3 {
+		t.Errorf("reports differ with the cache:\n%s\n---\n%s\n---\n%s", out1, out2, out3)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/progress"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -69,5 +71,37 @@ func TestStructSaysWhereOnTerminal(t *testing.T) {
 	}
 	if code, _, errOut := captured(t, runStruct, "--nocache", "-o", dest, example); code != 0 || errOut != "" {
 		t.Errorf("not a terminal: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestProgressOnTerminal: on a terminal, a run longer than progress.Delay
+// (here 0) shows the phase and procedures done out of the total, and
+// erases the line at the end; -q shows none.
+func TestProgressOnTerminal(t *testing.T) {
+	if _, err := os.Stat(example); err != nil {
+		t.Skip("testdata binary missing")
+	}
+	saved := progress.Delay
+	progress.Delay = 0
+	defer func() { progress.Delay = saved }()
+	dest := filepath.Join(t.TempDir(), "x.hpcstruct")
+	// Big enough to take a few redraws: libstdc++'s debug build when
+	// present, else the example.
+	bin := example
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30"); err == nil {
+		bin = "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30"
+	}
+	code, tty := onTerminal(t, "--nocache", "-o", dest, bin)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if bin != example && !strings.Contains(tty, "procedures ") {
+		t.Errorf("no progress line on the terminal: %q", tty)
+	}
+	if strings.Contains(tty, "\033[K") && !strings.Contains(tty, "\r\033[Kbloop: wrote") {
+		t.Errorf("the progress line is not erased before the last line: %q", tty)
+	}
+	if _, tty = onTerminal(t, "-q", "--nocache", "-o", dest, bin); tty != "" {
+		t.Errorf("-q: the terminal showed %q", tty)
 	}
 }
