@@ -27,8 +27,8 @@ func runReport(args []string) int {
 	noCache := fs.Bool("nocache", false, "neither read nor write the structure cache")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the report to `file`")
 	var structs, debugDirs multiFlag
-	fs.Var(&structs, "struct", "structure file (bloop struct or hpcstruct) to use for the module whose code it matches (repeatable)")
-	fs.Var(&debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
+	fs.Var(&structs, "struct", "structure `file` (bloop struct or hpcstruct) to use for the module whose code it matches (repeatable)")
+	fs.Var(&debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
 	operands, code, ok := fs.parse(args)
 	if !ok {
 		return code

@@ -86,7 +86,7 @@ func newStructFlags() *structFlags {
 	f.compat = fs.String("compat", "", "hpcstruct: reproduce real hpcstruct's tree exactly")
 	f.cpuProfile = fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the whole run to `file`")
 	f.memProf = fs.String("memprofile", "", "write a heap profile (go tool pprof) at the end of the run to `file`")
-	fs.Var(&f.debugDirs, "debug-dir", "extra root for separate debug files (repeatable)")
+	fs.Var(&f.debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
 	return f
 }
 
