@@ -23,6 +23,7 @@ func runRecord(args []string) int {
 		fs.Usage()
 		return 1
 	}
+	*freq = capFreq(*freq)
 	// Write beside the destination and rename, so a failed run leaves no
 	// partial recording.
 	tmp, err := os.CreateTemp(filepath.Dir(*out), ".bloop-rec-*")
@@ -47,4 +48,18 @@ func runRecord(args []string) int {
 	fmt.Fprintf(os.Stderr, "bloop: %d samples in %.2fs (%d lost, %d stack copies full, %d throttled) written to %s\n",
 		st.Samples, time.Duration(st.DurationNanos).Seconds(), st.Lost, st.FullStacks, st.Throttles, *out)
 	return int(max(st.ExitCode, 0))
+}
+
+// capFreq lowers freq to the kernel's sampling limit, with a warning: the
+// kernel refuses a higher frequency.
+func capFreq(freq int) int {
+	limit, err := sample.MaxSampleRate()
+	if err != nil {
+		return freq // no limit known: perf_event_open will say
+	}
+	capped, lowered := sample.CapFreq(freq, limit)
+	if lowered {
+		fmt.Fprintf(os.Stderr, "bloop: record: -F %d exceeds kernel.perf_event_max_sample_rate %d; sampling at %d Hz\n", freq, limit, capped)
+	}
+	return capped
 }
