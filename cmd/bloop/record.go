@@ -14,7 +14,7 @@ func runRecord(args []string) int {
 	freq := fs.Int("F", 1000, "samples per second (per running thread)")
 	out := fs.String("o", "bloop.rec", "output file")
 	event := fs.String("e", "cpu-clock", "event: cpu-clock, task-clock, cycles, instructions")
-	stack := fs.Int("stack", sample.MaxStack, "bytes of user stack copied per sample (multiple of 8)")
+	stack := fs.Int("stack", sample.DefaultStack, fmt.Sprintf("bytes of user stack copied per sample (multiple of 8; %d, the kernel's maximum, for stacks deeper than the default covers)", sample.MaxStack))
 	if err := fs.Parse(args); err != nil {
 		return 1
 	}
