@@ -136,9 +136,11 @@ type Writer struct {
 	prev map[uint32]*Sample // last sample per thread, for the shared stack top
 }
 
-// writeBatch is the Writer's buffer: the recorder makes one write
-// system call per writeBatch bytes of recording.
-const writeBatch = 4 << 20
+// writeBatch is the Writer's buffer: one write system call per
+// writeBatch bytes. Small enough to stay in cache: with 4 MiB the
+// recorder's CPU time on deep-gcc12-O2 doubled; 256 KiB to 1 MiB
+// measured the same.
+const writeBatch = 256 << 10
 
 // NewWriter writes the file header to w.
 func NewWriter(w io.Writer) *Writer {
