@@ -12,8 +12,9 @@
 #   deep  testdata/prof/bin/deep-gcc12-O2 12000  recursion to 599 frames,
 #         qsort callbacks, libm: stack copies of up to 25 KiB
 #
-# Environment: RUNS (5), FREQ (1000 Hz), RECORD_FLAGS (more record flags,
-# e.g. "--stack 65528" for the full stack copy).
+# Environment: RUNS (5), FREQ (1000 Hz), RECORD_FLAGS (more record flags:
+# "--stack 65528" for the full stack copy, "--stack 8" for sampling with
+# no stack copy, the least a recording costs on the machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
