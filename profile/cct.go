@@ -86,6 +86,10 @@ type Profile struct {
 	FPSteps    uint64            // frames without a recipe, unwound by frame pointer
 	Reasons    map[string]uint64 // why unwinds failed
 	Truncated  uint64            // stack copies the unwind ran past
+	// StackUse is the most bytes above SP that a complete unwind read:
+	// the smallest stack copy (bloop record --stack) that unwinds this
+	// recording's samples as well.
+	StackUse uint64
 
 	Root    *Node            // all threads merged
 	Threads map[uint32]*Node // per thread id
@@ -186,15 +190,19 @@ func Build(path string, opt Options) (*Profile, error) {
 }
 
 func (p *Profile) add(s *sample.Sample) {
-	frames, out, reason, fp := p.sp.unwindSample(s)
+	u := p.sp.unwindSample(s)
+	frames, out := u.frames, u.out
 	p.Outcomes[out]++
 	p.FPOutcomes[p.sp.fpUnwind(s)]++
-	p.FPSteps += uint64(fp)
+	p.FPSteps += uint64(u.fpSteps)
 	if out == Truncated {
 		p.Truncated++
 	}
-	if reason != "" {
-		p.Reasons[reason]++
+	if out == Complete {
+		p.StackUse = max(p.StackUse, u.stackUse)
+	}
+	if u.reason != "" {
+		p.Reasons[u.reason]++
 	}
 	p.attribute(s.Tid, frames, out)
 }

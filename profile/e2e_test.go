@@ -147,8 +147,8 @@ func TestUnwindSuccess(t *testing.T) {
 			}
 			ok := float64(p.Outcomes[Complete]) / float64(p.Samples)
 			fp := float64(p.FPOutcomes[Complete]) / float64(p.Samples)
-			t.Logf("%s: %d samples: recipes %.2f%% complete (%d truncated, %d failed), frame pointers only %.2f%%; reasons %v",
-				b, p.Samples, 100*ok, p.Outcomes[Truncated], p.Outcomes[Failed], 100*fp, p.Reasons)
+			t.Logf("%s: %d samples: recipes %.2f%% complete (%d truncated, %d failed), frame pointers only %.2f%%; reasons %v; unwinds read up to %d bytes above SP (copy size %d)",
+				b, p.Samples, 100*ok, p.Outcomes[Truncated], p.Outcomes[Failed], 100*fp, p.Reasons, p.StackUse, p.Meta.StackSize)
 			// The target is 99.9%; at a few hundred samples that allows
 			// one. A lone sample with neither a recipe nor a return
 			// address on the stack shows up about once in fifty runs on
@@ -164,6 +164,29 @@ func TestUnwindSuccess(t *testing.T) {
 				t.Errorf("%s: deepest recursion has %d descend frames, want 1001", b, d)
 			}
 		})
+	}
+}
+
+// TestUnwindDeep records deep-gcc12-O2 (recursion up to 599 frames,
+// qsort callbacks, libm) with the default stack copy: every sample must
+// unwind to the entry, through the deepest recursion.
+func TestUnwindDeep(t *testing.T) {
+	bin, _ := filepath.Abs("../testdata/prof/bin/deep-gcc12-O2")
+	path := record(t, bin, "1500")
+	p, err := Build(path, Options{Analyze: func(string) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := maxRun(p.Root, "descend", 0)
+	t.Logf("%d samples: %d complete, %d truncated, %d failed (reasons %v); deepest recursion %d frames; unwinds read up to %d bytes above SP (copy size %d)",
+		p.Samples, p.Outcomes[Complete], p.Outcomes[Truncated], p.Outcomes[Failed], p.Reasons, d, p.StackUse, p.Meta.StackSize)
+	// Same allowance as TestUnwindSuccess: one lone failure in a few hundred.
+	if bad := p.Samples - p.Outcomes[Complete]; p.Samples < 200 || bad > max(1, p.Samples/1000) {
+		t.Errorf("%d of %d samples unwound to an entry; reasons %v", p.Outcomes[Complete], p.Samples, p.Reasons)
+	}
+	// A sixth of the time is spent more than 500 frames deep.
+	if d < 500 {
+		t.Errorf("deepest recursion has %d descend frames, want at least 500", d)
 	}
 }
 

@@ -33,12 +33,25 @@ const (
 // maxDepth bounds an unwind (a corrupt stack could otherwise loop).
 const maxDepth = 8192
 
+// unwound is the result of unwinding one sample.
+type unwound struct {
+	frames   []Frame // innermost first
+	out      Outcome
+	reason   string // why it failed
+	fpSteps  int    // steps that used the frame pointer
+	stackUse uint64 // bytes above SP the unwind read (the copy it needed)
+}
+
 // unwindSample unwinds s with the recipes, falling back to the frame
-// pointer where a frame has no recipe. It returns the frames innermost
-// first, the outcome, a reason for failures and how many steps used the
-// frame pointer.
-func (sp *space) unwindSample(s *sample.Sample) (frames []Frame, out Outcome, reason string, fpSteps int) {
-	mem := stackMemory(s)
+// pointer where a frame has no recipe.
+func (sp *space) unwindSample(s *sample.Sample) unwound {
+	var u unwound
+	u.frames, u.out, u.reason, u.fpSteps = sp.unwindFrames(s, stackMemory(s, &u.stackUse))
+	return u
+}
+
+// unwindFrames is unwindSample's walk over the stack copy mem.
+func (sp *space) unwindFrames(s *sample.Sample, mem unwind.Memory) (frames []Frame, out Outcome, reason string, fpSteps int) {
 	f := unwind.Frame{PC: s.IP, SP: s.SP, BP: s.BP}
 	for depth := 0; depth < maxDepth; depth++ {
 		pc := f.PC
@@ -90,7 +103,7 @@ func (sp *space) unwindSample(s *sample.Sample) (frames []Frame, out Outcome, re
 // fpUnwind unwinds s by frame pointers only (what a profiler without
 // binary analysis does), for comparison.
 func (sp *space) fpUnwind(s *sample.Sample) Outcome {
-	mem := stackMemory(s)
+	mem := stackMemory(s, nil)
 	f := unwind.Frame{PC: s.IP, SP: s.SP, BP: s.BP}
 	if mod, addr, ok := sp.lookup(s.Pid, f.PC, s.Time); ok && isEntry(mod, addr) {
 		return Complete
@@ -238,12 +251,18 @@ func nearStack(s *sample.Sample, f unwind.Frame) bool { return f.SP-s.SP < maxSt
 // copyFull reports whether the stack copy was cut at its size limit.
 func copyFull(s *sample.Sample) bool { return len(s.Stack) >= int(s.StackSize) }
 
-// stackMemory reads the sample's stack copy, which starts at SP.
-func stackMemory(s *sample.Sample) unwind.Memory {
+// stackMemory reads the sample's stack copy, which starts at SP. If used
+// is not nil it keeps the most bytes above SP a successful read reached:
+// a copy of that size gives the same unwind, which is how the recorder's
+// default copy size was chosen.
+func stackMemory(s *sample.Sample, used *uint64) unwind.Memory {
 	base, st := s.SP, s.Stack
 	return func(a uint64) (uint64, bool) {
 		if a < base || a-base+8 > uint64(len(st)) {
 			return 0, false
+		}
+		if used != nil {
+			*used = max(*used, a-base+8)
 		}
 		return binary.LittleEndian.Uint64(st[a-base:]), true
 	}

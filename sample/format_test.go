@@ -150,3 +150,41 @@ func TestSharedStack(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedTopChunks compares sharedTop, which skips equal blocks, with
+// a word-by-word count on stacks that differ at every distance from the
+// top, on either side of a block boundary.
+func TestSharedTopChunks(t *testing.T) {
+	const top = 0x10000
+	naive := func(p, s *Sample) int {
+		end := s.SP + uint64(len(s.Stack))
+		if len(p.Stack) == 0 || end > p.SP+uint64(len(p.Stack)) || end <= p.SP {
+			return 0
+		}
+		old := p.Stack[:end-p.SP]
+		n := 0
+		for n+8 <= len(s.Stack) && n+8 <= len(old) &&
+			bytes.Equal(s.Stack[len(s.Stack)-n-8:len(s.Stack)-n], old[len(old)-n-8:len(old)-n]) {
+			n += 8
+		}
+		return n
+	}
+	mk := func(sp uint64) *Sample {
+		st := make([]byte, top-sp)
+		for i := range st {
+			st[i] = byte(sp + uint64(i))
+		}
+		return &Sample{SP: sp, Stack: st}
+	}
+	for _, diff := range []int{0, 1, 8, 9, sharedChunk - 8, sharedChunk, sharedChunk + 3, 3*sharedChunk + 16, 0x1000 - 8, -1} {
+		for _, sp := range []uint64{top - 0x1000, top - 0x1800, top - 0x800} {
+			p, s := mk(top-0x1000), mk(sp)
+			if diff >= 0 && diff < len(s.Stack) {
+				s.Stack[len(s.Stack)-1-diff] ^= 0xff // differs diff bytes below the top
+			}
+			if got, want := sharedTop(p, s), naive(p, s); got != want {
+				t.Errorf("change %d bytes below the top, sp %#x: shared %d, want %d", diff, sp, got, want)
+			}
+		}
+	}
+}

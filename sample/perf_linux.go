@@ -31,7 +31,7 @@ func openEvent(pid, cpu int, ev eventSpec, freq, stack int, excludeKernel bool) 
 		Bits: unix.PerfBitInherit | unix.PerfBitFreq | unix.PerfBitMmap | unix.PerfBitMmap2 |
 			unix.PerfBitComm | unix.PerfBitTask | unix.PerfBitSampleIDAll | unix.PerfBitExcludeHv |
 			unix.PerfBitWatermark,
-		Wakeup: ringBytes / 4, // wake the reader when a quarter of the ring is used
+		Wakeup: ringBytes / 2, // see ringBytes
 	}
 	if excludeKernel {
 		attr.Bits |= unix.PerfBitExcludeKernel
@@ -54,7 +54,12 @@ var events = map[string]eventSpec{
 }
 
 // ringPages is the size of each per-CPU ring buffer in pages (a power of
-// two). Each sample may take up to MaxStack bytes of it.
+// two). Each sample takes its requested stack size of it, copied or not:
+// 8 MiB holds 255 samples at the default 32 KiB. The kernel wakes the
+// reader each time half of it has been written (an interrupt on the
+// sampled CPU: every 128 samples by default, not every 32 as with a
+// quarter of the ring and full 64 KiB copies); the reader also drains
+// every pollMillis.
 const (
 	ringPages = 2048
 	ringBytes = ringPages * 4096

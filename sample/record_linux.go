@@ -22,7 +22,7 @@ import (
 type Options struct {
 	Freq      int    // samples per second per thread; default 1000
 	Event     string // cpu-clock (default), task-clock, cycles, instructions
-	StackSize int    // bytes of user stack copied per sample; default MaxStack
+	StackSize int    // bytes of user stack copied per sample; default DefaultStack, at most MaxStack
 	Stdin     io.Reader
 	Stdout    io.Writer
 	Stderr    io.Writer
@@ -39,7 +39,7 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("unknown event %q (want cpu-clock, task-clock, cycles or instructions)", o.Event)
 	}
 	if o.StackSize <= 0 {
-		o.StackSize = MaxStack
+		o.StackSize = DefaultStack
 	}
 	if o.StackSize > MaxStack || o.StackSize%8 != 0 {
 		return fmt.Errorf("stack copy size %d: want a multiple of 8 up to %d", o.StackSize, MaxStack)
@@ -163,7 +163,14 @@ func Record(out io.Writer, argv []string, opt Options) (Stats, error) {
 		case s := <-sigs:
 			cmd.Process.Signal(s)
 		default:
-			unix.Poll(pfds, 100)
+			if n, _ := unix.Poll(pfds, pollMillis); n > 0 && hungUp(pfds) {
+				// The program has exited but Wait has not returned yet:
+				// poll would return at once, so wait instead of spinning.
+				select {
+				case <-done:
+				case <-time.After(pollMillis * time.Millisecond):
+				}
+			}
 		}
 		for _, r := range rings {
 			r.drain(conv.record)
@@ -180,6 +187,21 @@ func Record(out io.Writer, argv []string, opt Options) (Stats, error) {
 		return st, waitErr
 	}
 	return st, nil
+}
+
+// pollMillis is how often the recorder drains the ring buffers when the
+// kernel does not wake it.
+const pollMillis = 100
+
+// hungUp reports whether every event reports POLLHUP: the task it was
+// opened on has exited.
+func hungUp(pfds []unix.PollFd) bool {
+	for _, p := range pfds {
+		if p.Revents&unix.POLLHUP == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // converter turns kernel records into file records.

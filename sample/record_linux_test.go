@@ -2,10 +2,14 @@ package sample
 
 import (
 	"bytes"
+	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestRecord samples a corpus program and checks the recording holds its
@@ -66,5 +70,47 @@ func TestRecordExitCode(t *testing.T) {
 	}
 	if _, err := Record(&buf, []string{"/bin/true"}, Options{StackSize: 100}); err == nil {
 		t.Fatal("no error for a bad stack size")
+	}
+}
+
+// kernelSample builds a PERF_RECORD_SAMPLE body (after the header) as the
+// kernel writes it for sampleType: a stack copy of size bytes of which
+// dyn were filled.
+func kernelSample(tid uint32, sp uint64, size, dyn int) []byte {
+	le := binary.LittleEndian
+	b := make([]byte, 32, 32+8*nUserRegs+8+size+8)
+	le.PutUint64(b, 0x401000)              // ip
+	le.PutUint32(b[8:], 1)                 // pid
+	le.PutUint32(b[12:], tid)              // tid
+	le.PutUint64(b[16:], 1)                // time
+	le.PutUint64(b[24:], 2)                // abi: 64-bit
+	b = le.AppendUint64(b, sp)             // bp
+	b = le.AppendUint64(b, sp)             // sp
+	b = le.AppendUint64(b, 0x401000)       // ip
+	b = le.AppendUint64(b, uint64(size))   // stack size
+	b = append(b, make([]byte, size)...)   // stack
+	return le.AppendUint64(b, uint64(dyn)) // dyn size
+}
+
+// TestConvertNoAllocs checks that converting a sample allocates nothing
+// once the thread's first sample has been seen: at 1 kHz per thread the
+// recorder must not make garbage per sample.
+func TestConvertNoAllocs(t *testing.T) {
+	var st Stats
+	c := &converter{w: NewWriter(io.Discard), st: &st, stackSize: DefaultStack}
+	body := kernelSample(7, 0x7ffc0000, DefaultStack, 20000)
+	stack := body[32+8*nUserRegs+8:]
+	c.record(unix.PERF_RECORD_SAMPLE, 0, body)
+	n := 0
+	allocs := testing.AllocsPerRun(200, func() {
+		n++
+		stack[n%1000] = byte(n) // a change near SP, as between real samples
+		c.record(unix.PERF_RECORD_SAMPLE, 0, body)
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per sample, want 0", allocs)
+	}
+	if st.Samples != uint64(n+1) {
+		t.Errorf("%d samples counted, want %d", st.Samples, n+1)
 	}
 }

@@ -14,7 +14,7 @@ func runRecord(args []string) int {
 	freq := fs.Int("F", 1000, "samples per second (per running thread)")
 	out := fs.String("o", "bloop.rec", "output file")
 	event := fs.String("e", "cpu-clock", "event: cpu-clock, task-clock, cycles, instructions")
-	stack := fs.Int("stack", sample.MaxStack, "bytes of user stack copied per sample (multiple of 8)")
+	stack := fs.Int("stack", sample.DefaultStack, fmt.Sprintf("bytes of user stack copied per sample (multiple of 8; %d, the kernel's maximum, for stacks deeper than the default covers)", sample.MaxStack))
 	fs.interspersed = false
 	argv, code, ok := fs.parse(args)
 	if !ok {
@@ -24,6 +24,7 @@ func runRecord(args []string) int {
 		fs.Usage()
 		return 1
 	}
+	*freq = capFreq(*freq)
 	// Write beside the destination and rename, so a failed run leaves no
 	// partial recording.
 	tmp, err := os.CreateTemp(filepath.Dir(*out), ".bloop-rec-*")
@@ -41,6 +42,10 @@ func runRecord(args []string) int {
 		fmt.Fprintf(os.Stderr, "bloop: record %s: %v\n", argv[0], err)
 		return 1
 	}
+	// Renamed over an old recording, ext4 (auto_da_alloc) writes the new
+	// one back before the rename returns: 8-15 ms for 32 MB. Removing the
+	// old one first takes 1-2 ms.
+	os.Remove(*out)
 	if err := os.Rename(tmp.Name(), *out); err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
@@ -48,4 +53,18 @@ func runRecord(args []string) int {
 	fmt.Fprintf(os.Stderr, "bloop: %d samples in %.2fs (%d lost, %d stack copies full, %d throttled) written to %s\n",
 		st.Samples, time.Duration(st.DurationNanos).Seconds(), st.Lost, st.FullStacks, st.Throttles, *out)
 	return int(max(st.ExitCode, 0))
+}
+
+// capFreq lowers freq to the kernel's sampling limit, with a warning: the
+// kernel refuses a higher frequency.
+func capFreq(freq int) int {
+	limit, err := sample.MaxSampleRate()
+	if err != nil {
+		return freq // no limit known: perf_event_open will say
+	}
+	capped, lowered := sample.CapFreq(freq, limit)
+	if lowered {
+		fmt.Fprintf(os.Stderr, "bloop: record: -F %d exceeds kernel.perf_event_max_sample_rate %d; sampling at %d Hz\n", freq, limit, capped)
+	}
+	return capped
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"bloop/sample"
@@ -42,4 +45,58 @@ func TestRecordReport(t *testing.T) {
 			t.Errorf("report -view %s: exit %d", view, code)
 		}
 	}
+}
+
+// TestRecordCapsFrequency asks for more samples per second than the
+// kernel allows: record warns, naming both rates, and samples at the
+// limit, which the recording's metadata shows.
+func TestRecordCapsFrequency(t *testing.T) {
+	if err := sample.Available(); err != nil {
+		t.Skipf("perf_event_open unavailable: %v", err)
+	}
+	limit, err := sample.MaxSampleRate()
+	if err != nil {
+		t.Skipf("no sampling limit to read: %v", err)
+	}
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "r.rec")
+	want := limit + 1000
+	var code int
+	stderr := captureStderr(t, func() {
+		code = runRecord([]string{"-F", strconv.Itoa(want), "-stack", "8", "-o", rec, "--", "/bin/true"})
+	})
+	if code != 0 {
+		t.Fatalf("record: exit %d; stderr:\n%s", code, stderr)
+	}
+	warning := fmt.Sprintf("-F %d exceeds kernel.perf_event_max_sample_rate %d", want, limit)
+	if !strings.Contains(stderr, warning) {
+		t.Errorf("stderr lacks %q:\n%s", warning, stderr)
+	}
+	r, err := sample.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Meta.Freq != uint32(limit) {
+		t.Errorf("recorded at %d Hz, want the limit %d", r.Meta.Freq, limit)
+	}
+}
+
+// captureStderr runs f with os.Stderr sent to a file and returns what f
+// wrote there.
+func captureStderr(t *testing.T, f func()) string {
+	t.Helper()
+	tmp, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tmp.Close()
+	saved := os.Stderr
+	os.Stderr = tmp
+	defer func() { os.Stderr = saved }()
+	f()
+	b, err := os.ReadFile(tmp.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
