@@ -15,13 +15,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/bloop" ./cmd/bloop
 "$tmp/bloop" struct -q --nocache -o "$tmp/plain.hpcstruct" "$bin"
-now() { date +%s.%N; }
 miss=() hit=()
 for i in $(seq "$RUNS"); do
   rm -rf "$tmp/cache"
-  t0=$(now); "$tmp/bloop" struct -q -c "$tmp/cache" -o "$tmp/miss.hpcstruct" "$bin"
-  t1=$(now); "$tmp/bloop" struct -q -c "$tmp/cache" -o "$tmp/hit.hpcstruct" "$bin"
-  t2=$(now)
+  t0=$EPOCHREALTIME; "$tmp/bloop" struct -q -c "$tmp/cache" -o "$tmp/miss.hpcstruct" "$bin"
+  t1=$EPOCHREALTIME; "$tmp/bloop" struct -q -c "$tmp/cache" -o "$tmp/hit.hpcstruct" "$bin"
+  t2=$EPOCHREALTIME
   cmp -s "$tmp/plain.hpcstruct" "$tmp/miss.hpcstruct" && cmp -s "$tmp/plain.hpcstruct" "$tmp/hit.hpcstruct" \
     || { echo "cache-bench: cached output differs from the uncached run" >&2; exit 1; }
   miss+=("$(echo "$t1 - $t0" | bc -l)")

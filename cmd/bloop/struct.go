@@ -357,6 +357,11 @@ func writeAtomic(dest string, write func(io.Writer) error) error {
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return err
 	}
+	// Renamed over an existing file, ext4 writes the new one back to disk
+	// inside rename (6 ms for libstdc++'s 6 MB, a third of a cache hit);
+	// the old file is removed first instead. A reader may then briefly
+	// find no file, never a partial one.
+	os.Remove(dest)
 	if err := os.Rename(tmp.Name(), dest); err != nil {
 		return fmt.Errorf("cannot write %s: %v", dest, err)
 	}
