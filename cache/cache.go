@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"bloop/atomicfile"
 )
 
 // layout names the directory of this entry format inside the cache root,
@@ -128,7 +130,7 @@ func (c *Cache) Create(key string) (*Entry, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return nil, fmt.Errorf("cache %s: %w", c.dir, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".tmp-*")
+	tmp, err := atomicfile.CreateTemp(filepath.Dir(out), ".tmp-*")
 	if err != nil {
 		return nil, fmt.Errorf("cache %s: %w", c.dir, err)
 	}
@@ -159,7 +161,10 @@ func (c *Cache) depSum(name string) string {
 // place first, so that a reader never pairs new content with no list.
 func (e *Entry) Commit() error {
 	out, deps := e.c.paths(e.key)
-	defer os.Remove(e.tmp.Name())
+	defer func() {
+		os.Remove(e.tmp.Name())
+		atomicfile.Done(e.tmp.Name())
+	}()
 	if err := e.tmp.Close(); err != nil {
 		return fmt.Errorf("cache %s: %w", e.c.dir, err)
 	}
@@ -184,6 +189,7 @@ func (e *Entry) Commit() error {
 func (e *Entry) Abort() {
 	e.tmp.Close()
 	os.Remove(e.tmp.Name())
+	atomicfile.Done(e.tmp.Name())
 }
 
 func writeAtomic(path string, data []byte) error {

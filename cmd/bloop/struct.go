@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"bloop/atomicfile"
 	"bloop/cache"
 	"bloop/isa"
 	"bloop/loader"
@@ -152,6 +153,9 @@ func openCache(dir string, off bool) *cache.Cache {
 }
 
 func runStruct(args []string) int {
+	// Not in record, where Ctrl-C stops the program and the recording is
+	// still written.
+	atomicfile.HandleSignals()
 	f := newStructFlags()
 	operands, code, ok := f.fs.parse(args)
 	if !ok {
@@ -340,11 +344,16 @@ func writeAtomic(dest string, write func(io.Writer) error) error {
 		}
 		return f.Close()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp*")
+	// -o LINK writes the file the link points to, keeping the link.
+	dest = atomicfile.Target(dest)
+	tmp, err := atomicfile.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %v", dest, err)
 	}
-	defer os.Remove(tmp.Name())
+	defer func() {
+		os.Remove(tmp.Name())
+		atomicfile.Done(tmp.Name())
+	}()
 	// write's own errors name their file (the binary, or the temporary
 	// file on a full disk).
 	if err := write(tmp); err != nil {

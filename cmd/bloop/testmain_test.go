@@ -11,6 +11,10 @@ import (
 // TestMain gives the tests a cache of their own, so that they neither
 // read nor fill the user's.
 func TestMain(m *testing.M) {
+	// Tests that need a real process (signals) run this binary as bloop.
+	if os.Getenv("BLOOP_TEST_MAIN") == "1" {
+		main()
+	}
 	dir, err := os.MkdirTemp("", "bloop-test-cache-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
