@@ -143,9 +143,8 @@ func (e *Entry) Write(p []byte) (int, error) { return e.tmp.Write(p) }
 // DependsOn records that the content depends on the file name: on its
 // content when it is a readable file, on its absence (or being a
 // directory, or unreadable) when it is not.
-func (e *Entry) DependsOn(name string) error {
+func (e *Entry) DependsOn(name string) {
 	e.deps = append(e.deps, e.c.depSum(name)+" "+name)
-	return nil
 }
 
 // depSum is a dependency's content hash, "-" when it is not a readable
@@ -172,7 +171,7 @@ func (e *Entry) Commit() error {
 	for _, d := range e.deps {
 		list.WriteString(d + "\n")
 	}
-	if err := writeAtomic(deps, []byte(list.String())); err != nil {
+	if err := atomicfile.WriteFile(deps, []byte(list.String())); err != nil {
 		return fmt.Errorf("cache %s: %w", e.c.dir, err)
 	}
 	if err := os.Chmod(e.tmp.Name(), 0o644); err != nil {
@@ -190,23 +189,4 @@ func (e *Entry) Abort() {
 	e.tmp.Close()
 	os.Remove(e.tmp.Name())
 	atomicfile.Done(e.tmp.Name())
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

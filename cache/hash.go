@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"bloop/atomicfile"
 )
 
 // FileHash returns the SHA-256 of the file name's content. Hashing a
@@ -41,7 +43,7 @@ func (c *Cache) FileHash(name string) (string, error) {
 	}
 	// The memo is an optimisation: failing to write it is not an error.
 	if os.MkdirAll(filepath.Dir(memo), 0o755) == nil {
-		writeAtomic(memo, []byte(id+"\n"+sum))
+		atomicfile.WriteFile(memo, []byte(id+"\n"+sum))
 	}
 	return sum, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"bloop/atomicfile"
 )
 
 // Entries unused for maxAge are deleted, at most once per trimEvery, by
@@ -25,12 +27,13 @@ func (c *Cache) maybeTrim() {
 			return
 		}
 	}
-	writeAtomic(stamp, []byte(strconv.FormatInt(time.Now().Unix(), 10)+"\n"))
+	atomicfile.WriteFile(stamp, []byte(strconv.FormatInt(time.Now().Unix(), 10)+"\n"))
 	c.Trim(time.Now().Add(-maxAge))
 }
 
 // Trim deletes the entries last used before cutoff, with their dependency
-// lists, and hash memos not refreshed since then.
+// lists, hash memos not refreshed since then, and temporary files
+// that old (left by a killed run).
 func (c *Cache) Trim(cutoff time.Time) {
 	filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -45,7 +48,7 @@ func (c *Cache) Trim(cutoff time.Time) {
 		case strings.HasSuffix(name, "-o"):
 			os.Remove(p)
 			os.Remove(strings.TrimSuffix(p, "-o") + "-d")
-		case strings.HasPrefix(name, ".tmp-"), filepath.Base(filepath.Dir(p)) == "hash":
+		case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp"), filepath.Base(filepath.Dir(p)) == "hash":
 			os.Remove(p)
 		}
 		return nil

@@ -251,10 +251,7 @@ func storeIndex(c *cache.Cache, key string, x *scopeIndex, finder *source.Finder
 		return
 	}
 	for _, p := range finder.Probed() {
-		if e.DependsOn(p) != nil {
-			e.Abort()
-			return
-		}
+		e.DependsOn(p)
 	}
 	if e.Commit() != nil {
 		e.Abort()

@@ -120,10 +120,7 @@ func Cached(c *cache.Cache, bin string, opt Options, w io.Writer) (*Result, erro
 		return r, err
 	}
 	for _, p := range finder.Probed() {
-		if err := e.DependsOn(p); err != nil {
-			e.Abort()
-			return r, nil
-		}
+		e.DependsOn(p)
 	}
 	// A failure to store is not the run's failure: the output is written.
 	if err := e.Commit(); err != nil {

@@ -62,9 +62,9 @@ func structMeasurements(f *structFlags, opt structfile.Options, dir string) int 
 	bar := progress.Start("bloop: "+filepath.Base(dir), *f.quiet)
 	var finished atomic.Int32
 	bar.Phase(fmt.Sprintf("modules 0/%d", len(runs)), 0)
-	workers := min(max(*f.jobs, 1), maxModulesAtOnce)
-	if *f.jobs <= 0 {
-		workers = maxModulesAtOnce
+	workers := maxModulesAtOnce
+	if *f.jobs > 0 {
+		workers = min(*f.jobs, maxModulesAtOnce)
 	}
 	par.For(workers, len(order), func(k int) {
 		i := order[k]

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"bloop/atomicfile"
 	"bloop/sample"
 )
 
@@ -27,12 +28,15 @@ func runRecord(args []string) int {
 	*freq = capFreq(*freq)
 	// Write beside the destination and rename, so a failed run leaves no
 	// partial recording.
-	tmp, err := os.CreateTemp(filepath.Dir(*out), ".bloop-rec-*")
+	tmp, err := atomicfile.CreateTemp(filepath.Dir(*out), ".bloop-rec-*")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
 	}
-	defer os.Remove(tmp.Name())
+	defer func() {
+		os.Remove(tmp.Name())
+		atomicfile.Done(tmp.Name())
+	}()
 	st, err := sample.Record(tmp, argv, sample.Options{Freq: *freq, Event: *event, StackSize: *stack,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 	if cerr := tmp.Close(); err == nil {
@@ -42,11 +46,7 @@ func runRecord(args []string) int {
 		fmt.Fprintf(os.Stderr, "bloop: record %s: %v\n", argv[0], err)
 		return 1
 	}
-	// Renamed over an old recording, ext4 (auto_da_alloc) writes the new
-	// one back before the rename returns: 8-15 ms for 32 MB. Removing the
-	// old one first takes 1-2 ms.
-	os.Remove(*out)
-	if err := os.Rename(tmp.Name(), *out); err != nil {
+	if err := atomicfile.Replace(tmp.Name(), *out); err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
 	}

@@ -226,7 +226,9 @@ func structBinary(f *structFlags, opt structfile.Options, bin string) int {
 	bar := progress.Start("bloop: "+filepath.Base(bin), *f.quiet)
 	bar.Phase("loading", 0)
 	opt.Progress = func(done, total int) {
-		bar.Phase("analysing procedures", total)
+		if done == 1 {
+			bar.Phase("analysing procedures", total)
+		}
 		bar.Set(done, total)
 	}
 	c := f.openCache()
@@ -325,56 +327,13 @@ func reportSources(w io.Writer, bin string, img *loader.Image, t *procs.Table) {
 	fmt.Fprintf(w, "bloop: %s: procedures by source: %s\n", bin, strings.Join(parts, ", "))
 }
 
-// writeAtomic writes to a temporary file beside dest and renames it, so a
-// failed run never leaves a partial file that looks complete.
+// writeAtomic writes dest through write, atomically (package
+// atomicfile); "-" is stdout.
 func writeAtomic(dest string, write func(io.Writer) error) error {
 	if dest == "-" {
 		return write(os.Stdout)
 	}
-	if st, err := os.Stat(dest); err == nil && !st.Mode().IsRegular() {
-		// A device or pipe (-o /dev/null, a FIFO) is written in place:
-		// renaming over it would replace the device with a file.
-		f, err := os.OpenFile(dest, os.O_WRONLY, 0)
-		if err != nil {
-			return fmt.Errorf("cannot write %s: %v", dest, err)
-		}
-		if err := write(f); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %v", dest, err)
-		}
-		return f.Close()
-	}
-	// -o LINK writes the file the link points to, keeping the link.
-	dest = atomicfile.Target(dest)
-	tmp, err := atomicfile.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %v", dest, err)
-	}
-	defer func() {
-		os.Remove(tmp.Name())
-		atomicfile.Done(tmp.Name())
-	}()
-	// write's own errors name their file (the binary, or the temporary
-	// file on a full disk).
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %v", dest, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	// Renamed over an existing file, ext4 writes the new one back to disk
-	// inside rename (6 ms for libstdc++'s 6 MB, a third of a cache hit);
-	// the old file is removed first instead. A reader may then briefly
-	// find no file, never a partial one.
-	os.Remove(dest)
-	if err := os.Rename(tmp.Name(), dest); err != nil {
-		return fmt.Errorf("cannot write %s: %v", dest, err)
-	}
-	return nil
+	return atomicfile.Write(dest, write)
 }
 
 func peakRSSMiB() float64 {
