@@ -61,8 +61,8 @@ cell() {
 printf '%-26s %-17s %-17s %-17s %-13s %s\n' binary "bloop -j1" "bloop -j2" "objdump -d -l" "j2/objdump" "j1/j2"
 for b in "${bins[@]}"; do
   [ -e "$b" ] || { echo "skip $b (not installed)"; continue; }
-  read -r s1 m1 < <(measure /tmp/bloop-bench struct -j1 -o /dev/null "$b")
-  read -r s2 m2 < <(measure /tmp/bloop-bench struct -j2 -o /dev/null "$b")
+  read -r s1 m1 < <(measure /tmp/bloop-bench struct --nocache -j1 -o /dev/null "$b")
+  read -r s2 m2 < <(measure /tmp/bloop-bench struct --nocache -j2 -o /dev/null "$b")
   so=- mo=0 ocell=-
   if [ "$objdump" = 1 ]; then
     read -r so mo < <(measure objdump -d -l "$b")

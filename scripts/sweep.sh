@@ -39,7 +39,7 @@ one() {
   # the peak resident size that time(1) reports.
   set +e
   ( ulimit -v $((mmax * 1024 * 4)); exec /usr/bin/time -f "%e %M" -o "$out" \
-      timeout -k 5 "$tmax" /tmp/bloop-sweep struct -j1 -v -o /dev/null "$f" ) 2>"$err" >/dev/null
+      timeout -k 5 "$tmax" /tmp/bloop-sweep struct --nocache -j1 -v -o /dev/null "$f" ) 2>"$err" >/dev/null
   rc=$?
   set -e
   read -r secs kb < <(tail -1 "$out" 2>/dev/null || echo "0 0") || true
