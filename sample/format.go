@@ -431,11 +431,16 @@ func Scan(r io.Reader, f func(any) error) error {
 			}
 			p := prev[s.Tid]
 			if shared > 0 {
-				top := s.SP + uint64(len(s.Stack)) + uint64(shared)
-				if p == nil || top > p.SP+uint64(len(p.Stack)) || top-uint64(shared) < p.SP {
+				// The shared bytes [from, from+shared) must lie in the
+				// previous sample's copy; offsets from its SP, so that
+				// no sum wraps around 2^64.
+				from := s.SP + uint64(len(s.Stack))
+				if p == nil || from < s.SP || from < p.SP || from-p.SP > uint64(len(p.Stack)) ||
+					uint64(shared) > uint64(len(p.Stack))-(from-p.SP) {
 					return fmt.Errorf("%w: sample shares stack its thread's previous sample lacks", ErrFormat)
 				}
-				s.Stack = append(s.Stack, p.Stack[top-uint64(shared)-p.SP:top-p.SP]...)
+				off := from - p.SP
+				s.Stack = append(s.Stack, p.Stack[off:off+uint64(shared)]...)
 			}
 			prev[s.Tid] = s
 			v = s

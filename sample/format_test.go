@@ -2,6 +2,7 @@ package sample
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,7 +11,7 @@ import (
 	"testing"
 )
 
-func writeAll(t *testing.T) []byte {
+func writeAll(t testing.TB) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -72,6 +73,7 @@ func TestBadInput(t *testing.T) {
 		{"huge record", append(append([]byte(nil), good[:12]...), 6, 0xff, 0xff, 0xff, 0xff), "record of"},
 		{"short payload", append(append([]byte(nil), good[:12]...), KindSample, 4, 0, 0, 0, 1, 2, 3, 4), "short record"},
 		{"unknown kind skipped", unknownKind, ""},
+		{"shared stack top wraps", wrapShared(t), "shares stack"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,11 +102,60 @@ func TestScanStops(t *testing.T) {
 	}
 }
 
+// FuzzScan: any bytes give records or an error saying the file is not a
+// recording, is corrupt or is of another version; never a panic, and
+// never more memory than the input holds. Seeds are whole recordings,
+// with stack copies shared between samples.
 func FuzzScan(f *testing.F) {
 	f.Add([]byte{})
+	f.Add(writeAll(f))
+	f.Add(sharedStacks(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		Scan(bytes.NewReader(append([]byte(Magic+"\x01\x00\x00\x00"), b...)), func(any) error { return nil })
+		err := Scan(bytes.NewReader(b), func(v any) error {
+			if s, ok := v.(*Sample); ok && uint64(len(s.Stack)) > uint64(len(b))*uint64(len(b)+1) {
+				t.Fatalf("a stack of %d bytes from %d bytes of input", len(s.Stack), len(b))
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, ErrFormat) && !strings.Contains(err.Error(), "recording format version") {
+			t.Fatalf("error %v is neither ErrFormat nor a version", err)
+		}
 	})
+}
+
+// wrapShared is a recording whose second sample claims a shared stack
+// top past 2^64: its stack pointer plus the shared length wraps around.
+func wrapShared(t testing.TB) []byte {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	w.Sample(&Sample{Pid: 1, Tid: 1, SP: 0x1000, StackSize: 128, Stack: make([]byte, 128)})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// The record by hand: the writer never makes one.
+	var p []byte
+	for _, v := range []uint64{1 | 1<<32, 0, 0, ^uint64(0x0f), 0} { // pid, tid; time; ip; sp; bp
+		p = binary.LittleEndian.AppendUint64(p, v)
+	}
+	p = binary.LittleEndian.AppendUint32(p, 128)  // stack size
+	p = binary.LittleEndian.AppendUint32(p, 0x20) // shared
+	p = binary.LittleEndian.AppendUint32(p, 0)    // own stack bytes
+	rec := append([]byte{KindSample}, binary.LittleEndian.AppendUint32(nil, uint32(len(p)))...)
+	return append(append(buf.Bytes(), rec...), p...)
+}
+
+// sharedStacks is a recording whose samples share their stack tops.
+func sharedStacks(t testing.TB) []byte {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	st := bytes.Repeat([]byte{1, 2, 3, 4, 5, 6, 7, 8}, 16)
+	w.Sample(&Sample{Pid: 1, Tid: 1, SP: 0x1000, StackSize: 128, Stack: st})
+	w.Sample(&Sample{Pid: 1, Tid: 1, SP: 0x1010, StackSize: 128, Stack: append([]byte{9}, st[17:]...)})
+	w.Sample(&Sample{Pid: 1, Tid: 2, SP: 0x1000, StackSize: 128, Stack: st[:64]})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // TestSharedStack checks the delta coding of stack copies: each sample
