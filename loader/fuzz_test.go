@@ -1,18 +1,20 @@
 package loader
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/pprof"
+	"strings"
 	"testing"
 	"time"
+
+	"bloop/fuzzing"
 )
 
 // FuzzOpen: any bytes give an image or one error naming the file; never a
 // panic or a hang. Seeds are corpus binaries, plain and with compressed
-// DWARF (inflated in small steps, so streaming is exercised too).
+// DWARF (inflated in small steps, so streaming is exercised too), DWARF 4
+// and zstd.
 func FuzzOpen(f *testing.F) {
 	for _, name := range []string{"loops-gcc12-O2", "inline-clang14-O2g1"} {
 		src := filepath.Join("../testdata/bin", name)
@@ -28,6 +30,13 @@ func FuzzOpen(f *testing.F) {
 			}
 		}
 	}
+	// DWARF 4 and compressed sections without objcopy (testdata/seeds/README.md).
+	seeds, _ := filepath.Glob("testdata/seeds/*-*")
+	for _, p := range seeds {
+		if b, err := os.ReadFile(p); err == nil && !strings.HasSuffix(p, ".md") {
+			f.Add(b)
+		}
+	}
 	// Cubins, whose headers and relocations are read by hand (cubin.go).
 	for _, name := range []string{"inlines+loops-sm_62-nvcc102-dr", "inlines+loops-sm_90a-nvcc120-0"} {
 		if b, err := os.ReadFile(cubins + name); err == nil {
@@ -38,22 +47,9 @@ func FuzzOpen(f *testing.F) {
 	inflateChunk = 1 << 10
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
-		path := filepath.Join(dir, "bin")
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		// A watchdog: a hang fails with every goroutine's stack.
-		done := make(chan struct{})
-		defer close(done)
-		go func() {
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				var buf bytes.Buffer
-				pprof.Lookup("goroutine").WriteTo(&buf, 2)
-				panic("Open hangs:\n" + buf.String())
-			}
-		}()
+		path := fuzzing.WriteInput(t, dir, "bin", b)
+		// A hang fails with every goroutine's stack.
+		defer fuzzing.Watchdog("Open", 10*time.Second)()
 		img, err := Open(path, Options{Workers: 2, DebugDirs: []string{dir}})
 		if err != nil {
 			if _, ok := err.(*Error); !ok {

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 
@@ -72,7 +73,25 @@ func TestDecodeIndexDamaged(t *testing.T) {
 	decodeIndex(bad) // must not panic
 }
 
+// FuzzDecodeIndex: a cache entry is input too (a disk can corrupt it, a
+// user can edit it): any bytes decode or give an error, and what decodes
+// encodes to bytes that decode to the same index.
 func FuzzDecodeIndex(f *testing.F) {
 	f.Add([]byte(indexMagic + "\x01\x01a\x01\x00\x00\x00\x00\x01\x00\x00\x00\x01\x01\x00\x01\x10\x04\x00"))
-	f.Fuzz(func(t *testing.T, b []byte) { decodeIndex(b) })
+	if img, err := loader.Open("../testdata/bin/inline-gcc12-O2", loader.Options{}); err == nil {
+		f.Add(encodeIndex(analyzeModule(nil, img, img.Name)))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		x, err := decodeIndex(b)
+		if err != nil {
+			return
+		}
+		y, err := decodeIndex(encodeIndex(x))
+		if err != nil {
+			t.Fatalf("a decoded index does not decode once encoded again: %v", err)
+		}
+		if !bytes.Equal(encodeIndex(x), encodeIndex(y)) {
+			t.Fatal("an index changes when encoded and decoded again")
+		}
+	})
 }
