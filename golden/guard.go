@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // maxPiece bounds every single piece of a structure file: an XML attribute
@@ -26,7 +27,9 @@ func readStructure(r io.Reader, name string) ([]byte, *ParseError) {
 	data := make([]byte, 0, 512) // as io.ReadAll: small inputs are common
 	for {
 		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)] // grow
+			// Double: append's growth of 1.25 copied a large file many
+			// times over (a fifth of the parse time).
+			data = slices.Grow(data, len(data))
 		}
 		n, err := r.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]

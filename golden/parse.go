@@ -219,6 +219,7 @@ func scan(data []byte, name string) ([]int, *ParseError) {
 	}
 	var stack []open
 	var lines []int
+	var attrs []Attr // one element's, reused: checkElement keeps none
 	sawRoot := false
 	fail := func(line int, format string, args ...any) ([]int, *ParseError) {
 		return nil, &ParseError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
@@ -272,9 +273,9 @@ func scan(data []byte, name string) ([]int, *ParseError) {
 			if len(t.Attr) > maxAttrs {
 				return fail(line, "<%s> has %d attributes, more than the limit of %d", tag, len(t.Attr), maxAttrs)
 			}
-			attrs := make([]Attr, len(t.Attr))
+			attrs = attrs[:0]
 			for i, a := range t.Attr {
-				attrs[i] = Attr{fullName(a.Name.Space, a.Name.Local), a.Value}
+				attrs = append(attrs, Attr{fullName(a.Name.Space, a.Name.Local), a.Value})
 				for _, b := range attrs[:i] {
 					if b.Key == attrs[i].Key {
 						return fail(line, "<%s> has attribute %s twice", tag, b.Key)
