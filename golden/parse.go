@@ -82,17 +82,32 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	// Messages quote excerpts of values; clipping here also bounds what
+	// they quote whole (names, JSON paths, the decoders' own messages).
+	msg := e.Msg
+	if len(msg) > maxMsg {
+		msg = fmt.Sprintf("%s... (message of %d bytes clipped)", prefix(msg, maxMsg), len(msg))
 	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, msg)
 }
+
+// maxMsg bounds a message after the file and line: room for any of ours
+// with its excerpts, far below a pathological name.
+const maxMsg = 300
 
 const rootTag = "HPCToolkitStructure"
 
 // maxDepth bounds nesting; below etree's own limit (1024) so that our
 // message, not etree's, is the one users see.
 const maxDepth = 1000
+
+// maxAttrs bounds the attributes of one element: the format's have at
+// most six, and both the duplicate check below and etree's take time
+// quadratic in their number (a 1 MB tag of 100,000 took 25 s).
+const maxAttrs = 32
 
 // allowedChildren is the DTD's content model; "" is the document level.
 var allowedChildren = map[string]string{
@@ -121,22 +136,19 @@ func ParseFile(path string) (*Doc, error) {
 // told apart by the first non-blank byte ('<' or '{'); both give the same
 // Doc. name is used in error messages and stored in Doc.Name.
 func Parse(r io.Reader, name string) (*Doc, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, &ParseError{File: name, Msg: "read: " + err.Error()}
+	data, perr := readStructure(r, name)
+	if perr != nil {
+		return nil, perr
 	}
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 {
 		return nil, &ParseError{File: name, Msg: "empty file"}
 	}
-	switch trimmed[0] {
-	case '<':
+	// readStructure has checked that the first byte is one of these.
+	if trimmed[0] == '<' {
 		return parseXML(data, name)
-	case '{':
-		return parseJSON(data, name)
 	}
-	return nil, &ParseError{File: name, Line: 1 + bytes.Count(data[:len(data)-len(trimmed)], []byte("\n")),
-		Msg: "not a structure file: starts with neither '<' (hpcstruct XML) nor '{' (bloop JSON)"}
+	return parseJSON(data, name)
 }
 
 // parseXML parses an hpcstruct XML document.
@@ -207,6 +219,7 @@ func scan(data []byte, name string) ([]int, *ParseError) {
 	}
 	var stack []open
 	var lines []int
+	var attrs []Attr // one element's, reused: checkElement keeps none
 	sawRoot := false
 	fail := func(line int, format string, args ...any) ([]int, *ParseError) {
 		return nil, &ParseError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
@@ -257,18 +270,20 @@ func scan(data []byte, name string) ([]int, *ParseError) {
 			if len(stack) >= maxDepth {
 				return fail(line, "elements nested deeper than %d", maxDepth)
 			}
+			if len(t.Attr) > maxAttrs {
+				return fail(line, "<%s> has %d attributes, more than the limit of %d", tag, len(t.Attr), maxAttrs)
+			}
+			attrs = attrs[:0]
 			for i, a := range t.Attr {
-				key := fullName(a.Name.Space, a.Name.Local)
-				for _, b := range t.Attr[:i] {
-					if fullName(b.Name.Space, b.Name.Local) == key {
-						return fail(line, "<%s> has attribute %s twice", tag, key)
+				attrs = append(attrs, Attr{fullName(a.Name.Space, a.Name.Local), a.Value})
+				for _, b := range attrs[:i] {
+					if b.Key == attrs[i].Key {
+						return fail(line, "<%s> has attribute %s twice", tag, b.Key)
 					}
 				}
-				if key == "v" {
-					if _, err := ParseRanges(a.Value); err != nil {
-						return fail(line, "<%s> attribute v: bad range set: %v", tag, err)
-					}
-				}
+			}
+			if err := checkElement(tag, attrs); err != nil {
+				return fail(line, "<%s> %v", tag, err)
 			}
 			stack = append(stack, open{tag, line})
 			lines = append(lines, line)

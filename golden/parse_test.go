@@ -101,7 +101,7 @@ func TestParseErrors(t *testing.T) {
 		{"text", "hello world", "not a structure file: starts with neither '<' (hpcstruct XML) nor '{' (bloop JSON)"},
 		{"elf", "\x7fELF\x02\x01\x01", "not a structure file"},
 		{"json", `{"a": 1}`, `not a bloop JSON structure file: no "version"`},
-		{"mismatched", head + `<F n="x"><P n="p"></F>` + tail, "end tag </F> does not match <P> opened at line 1"},
+		{"mismatched", head + `<F n="x"><P n="p" l="1"></F>` + tail, "end tag </F> does not match <P> opened at line 1"},
 		{"bad-syntax", `<HPCToolkitStructure i="0></HPCToolkitStructure>`, "not well-formed XML: unescaped <"},
 		{"bad-token", `<HPCToolkitStructure i=0></HPCToolkitStructure>`, "not well-formed XML"},
 		{"html", "<html><body></body></html>", "root element is <html>, not <HPCToolkitStructure>"},
@@ -109,21 +109,22 @@ func TestParseErrors(t *testing.T) {
 		{"unknown", head + `<F n="x.c"><Q l="1"/></F>` + tail, "unknown element <Q>"},
 		{"namespaced", head + `<x:F n="x.c"/>` + tail, "unknown element <x:F>"},
 		{"misplaced", head + `<S l="1" v="{[0x1-0x2)}"/>` + tail, "<S> is not allowed inside <LM>"},
-		{"nested-S", head + `<F n="x"><P n="p" v="{[0x1-0x2)}"><S l="1" v="{[0x1-0x2)}"><S l="2"/></S></P></F>` + tail, "<S> is not allowed inside <S>"},
-		{"bad-v", head + `<F n="x"><P n="p" v="{[0x1-0x2),[0x3-0x4)}"/></F>` + tail, "attribute v: bad range set"},
-		{"bad-v-hex", head + `<F n="x"><P n="p" v="{[0X1-0x2)}"/></F>` + tail, "attribute v: bad range set"},
+		{"nested-S", head + `<F n="x"><P n="p" l="1" v="{[0x1-0x2)}"><S l="1" v="{[0x1-0x2)}"><S l="2"/></S></P></F>` + tail, "<S> is not allowed inside <S>"},
+		{"bad-v", head + `<F n="x"><P n="p" l="1" v="{[0x1-0x2),[0x3-0x4)}"/></F>` + tail, "attribute v: bad range set"},
+		{"bad-v-hex", head + `<F n="x"><P n="p" l="1" v="{[0X1-0x2)}"/></F>` + tail, "attribute v: bad range set"},
 		{"dup-attr", head + `<F n="x" n="y"/>` + tail, "attribute n twice"},
 		{"text-inside", head + `<F n="x">junk</F>` + tail, "unexpected text inside <F>"},
 		{"unterminated", head + `<F n="x">`, "truncated XML: <F> opened at line 1 is never closed"},
 		{"cut-tag", head + `<F n="x`, "truncated"},
 		{"two-roots", head + tail + head + tail, "second root element"},
 		{"stray-end", head + tail + `</LM>`, "unexpected end tag </LM>"},
-		{"deep", `<HPCToolkitStructure><LM><F><P>` + strings.Repeat("<L>", 1200) + strings.Repeat("</L>", 1200) + `</P></F></LM></HPCToolkitStructure>`, "nested deeper"},
+		{"deep", head + `<F n="x"><P n="p" l="1">` + strings.Repeat(`<L l="1">`, 1200) + strings.Repeat("</L>", 1200) + `</P></F>` + tail, "nested deeper"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			name := "case-" + tt.name + ".hpcstruct"
-			d, err := Parse(strings.NewReader(tt.src), name)
+			// Ids are added: the cases are about other rules.
+			d, err := Parse(strings.NewReader(withIDs(tt.src)), name)
 			if err == nil {
 				t.Fatalf("no error; root %+v", d.Root)
 			}
@@ -209,13 +210,22 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(""))
 	f.Add([]byte("\x7fELF"))
 	for _, c := range diffCases {
-		f.Add([]byte(wrapProcs(c.a)))
+		f.Add([]byte(withIDs(wrapProcs(c.a))))
+	}
+	for _, c := range validationCases() {
+		if !strings.HasPrefix(c.name, "json") && len(c.src) < 64<<10 {
+			f.Add([]byte(c.src))
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := Parse(bytes.NewReader(data), "fuzz")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz:") {
 				t.Fatalf("error does not name the file: %v", err)
+			}
+			// Messages quote excerpts, never a whole value.
+			if len(err.Error()) > 400 {
+				t.Fatalf("error of %d bytes: %.500s", len(err.Error()), err)
 			}
 			return
 		}

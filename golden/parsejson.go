@@ -34,15 +34,15 @@ type jsonFile struct {
 }
 
 type jsonScope struct {
-	Kind     string       `json:"kind"`
-	Name     string       `json:"name"`
-	LinkName string       `json:"link_name"`
-	File     string       `json:"file"`
-	Line     *int         `json:"line"`
-	Entry    *string      `json:"entry"`
-	Ranges   [][]string   `json:"ranges"` // not [2]string: that would pad or cut silently
-	Inline   string       `json:"inline"`
-	Children []*jsonScope `json:"children"`
+	Kind     string          `json:"kind"`
+	Name     string          `json:"name"`
+	LinkName string          `json:"link_name"`
+	File     string          `json:"file"`
+	Line     json.RawMessage `json:"line"` // raw: checkElement judges the number as it judges the XML's l
+	Entry    *string         `json:"entry"`
+	Ranges   [][]string      `json:"ranges"` // not [2]string: that would pad or cut silently
+	Inline   string          `json:"inline"`
+	Children []*jsonScope    `json:"children"`
 }
 
 // jsonVersion is the schema version this reader understands.
@@ -69,7 +69,15 @@ func parseJSON(data []byte, name string) (*Doc, error) {
 	for i, m := range jd.Modules {
 		lm, err := b.module(m, fmt.Sprintf("modules[%d]", i))
 		if err != nil {
-			return nil, &ParseError{File: name, Msg: err.Error()}
+			pe := &ParseError{File: name, Msg: err.Error()}
+			if at, ok := err.(*jsonAt); ok {
+				path := at.where
+				if at.field != "" {
+					path += "." + at.field
+				}
+				pe.Line = jsonLine(data, path)
+			}
+			return nil, pe
 		}
 		root.Children = append(root.Children, lm)
 	}
@@ -79,10 +87,7 @@ func parseJSON(data []byte, name string) (*Doc, error) {
 // jsonError turns an encoding/json error into a ParseError with the line
 // of the offending byte.
 func jsonError(data []byte, name string, err error) *ParseError {
-	lineAt := func(off int64) int {
-		off = min(max(off, 0), int64(len(data)))
-		return 1 + bytes.Count(data[:off], []byte("\n"))
-	}
+	lineAt := func(off int64) int { return lineOf(data, int(min(max(off, 0), int64(len(data))))) }
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
@@ -96,7 +101,7 @@ func jsonError(data []byte, name string, err error) *ParseError {
 			field = "document"
 		}
 		return &ParseError{File: name, Line: lineAt(te.Offset),
-			Msg: fmt.Sprintf("not a bloop JSON structure file: %s is a JSON %s, want %s", field, te.Value, jsonKind(te.Type))}
+			Msg: fmt.Sprintf("not a bloop JSON structure file: %s is a JSON %s, want %s", field, clipped(te.Value), jsonKind(te.Type))}
 	}
 	return &ParseError{File: name, Msg: "invalid JSON: " + err.Error()}
 }
@@ -150,14 +155,21 @@ func (b *jsonBuilder) module(m jsonModule, where string) (*Node, error) {
 }
 
 // scope converts s, found inside an element with tag parent, at nesting
-// depth depth; where locates it in errors (JSON has no usable line here).
+// depth depth; where names it in errors, and jsonLine finds its line.
 func (b *jsonBuilder) scope(s *jsonScope, parent, where string, depth int) (*Node, error) {
 	if err := checkScope(s, parent, depth); err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
+		return nil, &jsonAt{where: where, err: err}
 	}
 	n, err := b.element(s)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
+		return nil, &jsonAt{where: where, err: err}
+	}
+	if err := checkElement(n.Tag, n.Attrs); err != nil {
+		at := &jsonAt{where: where, err: errors.New(jsonWording(s.Kind, err))}
+		if !err.missing {
+			at.field = jsonField(s.Kind, err.key)
+		}
+		return nil, at
 	}
 	for i, c := range s.Children {
 		cn, err := b.scope(c, s.Kind, fmt.Sprintf("%s.children[%d]", where, i), depth+1)
@@ -182,8 +194,6 @@ func checkScope(s *jsonScope, parent string, depth int) error {
 		return fmt.Errorf("kind %s is not allowed inside %s", s.Kind, parent)
 	case depth > maxDepth:
 		return fmt.Errorf("scopes nested deeper than %d", maxDepth)
-	case s.Line == nil:
-		return fmt.Errorf("%s scope without \"line\"", s.Kind)
 	case s.Ranges != nil && s.Kind != "S":
 		return fmt.Errorf("%s scope with \"ranges\" (only S has them)", s.Kind)
 	case s.Entry != nil && s.Kind != "P" && s.Kind != "L":
@@ -201,14 +211,18 @@ func checkScope(s *jsonScope, parent string, depth int) error {
 // element makes s's element with the attributes scopes.XMLWriter writes
 // for its kind, in its order.
 func (b *jsonBuilder) element(s *jsonScope) (*Node, error) {
-	l := Attr{"l", strconv.Itoa(*s.Line)}
+	// An absent line is left out, for checkElement to report.
+	var l []Attr
+	if len(s.Line) > 0 && string(s.Line) != "null" {
+		l = []Attr{{"l", string(s.Line)}}
+	}
 	switch s.Kind {
 	case "P":
 		attrs := []Attr{{"n", s.Name}}
 		if s.LinkName != "" {
 			attrs = append(attrs, Attr{"ln", s.LinkName})
 		}
-		attrs = append(attrs, l)
+		attrs = append(attrs, l...)
 		v, err := entryAttr(s.Entry)
 		if err != nil {
 			return nil, err
@@ -217,19 +231,19 @@ func (b *jsonBuilder) element(s *jsonScope) (*Node, error) {
 	case "A":
 		// The call/callee/guard role is not stored: the XML tells it by
 		// n ("" for a call site, "<inline>" for a guard), and so does Diff.
-		return b.node("A", l, Attr{"f", s.File}, Attr{"n", s.Name}, Attr{"v", "{}"}), nil
+		return b.node("A", append(l, Attr{"f", s.File}, Attr{"n", s.Name}, Attr{"v", "{}"})...), nil
 	case "L":
 		v, err := entryAttr(s.Entry)
 		if err != nil {
 			return nil, err
 		}
-		return b.node("L", append([]Attr{l, {"f", s.File}}, v...)...), nil
+		return b.node("L", append(append(l, Attr{"f", s.File}), v...)...), nil
 	}
 	v, err := rangesAttr(s.Ranges)
 	if err != nil {
 		return nil, err
 	}
-	return b.node("S", l, Attr{"v", v}), nil
+	return b.node("S", append(l, Attr{"v", v})...), nil
 }
 
 // entryAttr is the v of a P or L: the one byte at its entry; none when
@@ -248,7 +262,9 @@ func entryAttr(entry *string) ([]Attr, error) {
 	return []Attr{{"v", FormatRanges([]Range{{lo, lo + 1}})}}, nil
 }
 
-// rangesAttr is the v of an S, checked as strictly as the XML's v.
+// rangesAttr is the v of an S; checkElement then checks it as it checks
+// the XML's v (FormatRanges is exact for parsed addresses, so order and
+// emptiness are judged by the same rules).
 func rangesAttr(pairs [][]string) (string, error) {
 	rs := make([]Range, 0, len(pairs))
 	for _, p := range pairs {
@@ -265,11 +281,94 @@ func rangesAttr(pairs [][]string) (string, error) {
 		}
 		rs = append(rs, Range{lo, hi})
 	}
-	// FormatRanges is exact for parsed addresses, so ParseRanges checks
-	// order and emptiness with the XML reader's rules.
-	v := FormatRanges(rs)
-	if _, err := ParseRanges(v); err != nil {
-		return "", fmt.Errorf("ranges: bad range set: %w", err)
+	return FormatRanges(rs), nil
+}
+
+// jsonWording says a broken attribute rule in the JSON's terms: the
+// field the attribute came from.
+func jsonWording(kind string, e *attrError) string {
+	field := jsonField(kind, e.key)
+	if e.missing {
+		return fmt.Sprintf("%s scope without %q", kind, field)
 	}
-	return v, nil
+	return fmt.Sprintf("%s scope %q: %s", kind, field, e.msg)
+}
+
+// jsonField is the field of a scope of kind that gives attribute key.
+func jsonField(kind, key string) string {
+	if key == "v" {
+		if kind == "S" {
+			return "ranges"
+		}
+		return "entry"
+	}
+	return map[string]string{"l": "line", "n": "name", "ln": "link_name", "f": "file"}[key]
+}
+
+// jsonAt is an error about the scope at where, a path in the document
+// such as modules[0].files[1].procs[2].children[0], or about its field.
+type jsonAt struct {
+	where string
+	field string // "" when the error is about the scope as a whole
+	err   error
+}
+
+func (e *jsonAt) Error() string {
+	// A path 1000 scopes deep is 12 kB: keep its two ends.
+	w := e.where
+	if len(w) > 120 {
+		w = w[:60] + "..." + w[len(w)-60:]
+	}
+	return w + ": " + e.err.Error()
+}
+
+// jsonLine is the line where the value at path where starts in data (as
+// jsonAt names it), or 0 when it is not found. Only errors need it, so
+// the document is walked again rather than tracked while decoding.
+func jsonLine(data []byte, where string) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	type frame struct {
+		obj     bool
+		wantKey bool
+		key     string
+		idx     int
+		path    string
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		path := ""
+		if len(stack) > 0 {
+			top := stack[len(stack)-1]
+			switch {
+			case top.obj && top.wantKey:
+				top.key, top.wantKey = tok.(string), false
+				continue
+			case top.obj:
+				path, top.wantKey = top.key, true
+				if top.path != "" {
+					path = top.path + "." + top.key
+				}
+			default:
+				path = fmt.Sprintf("%s[%d]", top.path, top.idx)
+				top.idx++
+			}
+		}
+		if path == where {
+			// The offset is just past the token, whose last byte is on
+			// its first line: JSON tokens hold no raw newline.
+			return lineOf(data, int(dec.InputOffset()-1))
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, &frame{obj: d == '{', wantKey: d == '{', path: path})
+		}
+	}
 }

@@ -128,7 +128,7 @@ func TestParseJSONErrors(t *testing.T) {
 		{"version", `{"version": 2, "modules": []}`, "JSON version 2, want 1"},
 		{"version-type", `{"version": "1"}`, "version is a JSON string, want integer"},
 		{"modules-type", `{"version": 1, "modules": {}}`, "modules is a JSON object, want array"},
-		{"line-float", doc(`{"kind": "S", "line": 1.5}`), "line is a JSON number 1.5, want integer"},
+		{"line-float", doc(`{"kind": "S", "line": 1.5}`), at + `.children[0]: S scope "line": "1.5": want a decimal integer from 0 to 4294967295`},
 		{"null-scope", doc(`null`), at + ".children[0]: scope is null"},
 		{"kind", doc(`{"kind": "C", "line": 1}`), at + `.children[0]: kind "C", want P, A, L or S`},
 		{"no-kind", doc(`{"line": 1}`), `kind "", want`},
@@ -296,11 +296,20 @@ func FuzzParseJSON(f *testing.F) {
 			f.Add(data)
 		}
 	}
+	for _, c := range validationCases() {
+		if strings.HasPrefix(c.name, "json") && len(c.src) < 64<<10 {
+			f.Add([]byte(c.src))
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := Parse(bytes.NewReader(data), "fuzz")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz:") {
 				t.Fatalf("error does not name the file: %v", err)
+			}
+			// Messages quote excerpts, never a whole value.
+			if len(err.Error()) > 400 {
+				t.Fatalf("error of %d bytes: %.500s", len(err.Error()), err)
 			}
 			return
 		}
@@ -335,10 +344,10 @@ func TestParseJSONDepth(t *testing.T) {
 	for _, loops := range []int{maxDepth - 4, maxDepth - 3} {
 		js := `{"version": 1, "modules": [{"files": [{"name": "x.c", "procs": [{"kind": "P", "line": 1, "children": [` +
 			strings.Repeat(`{"kind": "L", "line": 1, "children": [`, loops) + strings.Repeat(`]}`, loops) + `]}]}]}]}`
-		xml := `<HPCToolkitStructure><LM><F n="x.c"><P l="1">` + strings.Repeat(`<L l="1">`, loops) +
+		xml := `<HPCToolkitStructure i="0" version="4.9"><LM n="x" has-calls="0"><F n="x.c"><P n="p" l="1">` + strings.Repeat(`<L l="1">`, loops) +
 			strings.Repeat(`</L>`, loops) + `</P></F></LM></HPCToolkitStructure>`
 		_, errJ := Parse(strings.NewReader(js), "deep.json")
-		_, errX := Parse(strings.NewReader(xml), "deep.hpcstruct")
+		_, errX := Parse(strings.NewReader(withIDs(xml)), "deep.hpcstruct")
 		if (errJ == nil) != (errX == nil) {
 			t.Errorf("%d nested loops: JSON error %v, XML error %v", loops, errJ, errX)
 		}

@@ -18,7 +18,7 @@ type Range struct{ Lo, Hi uint64 }
 // normalized.
 func ParseRanges(v string) ([]Range, error) {
 	if len(v) < 2 || v[0] != '{' || v[len(v)-1] != '}' {
-		return nil, fmt.Errorf("range set %q: must be enclosed in {}", v)
+		return nil, fmt.Errorf("range set %s: must be enclosed in {}", excerpt(v))
 	}
 	body := v[1 : len(v)-1]
 	if body == "" {
@@ -28,25 +28,25 @@ func ParseRanges(v string) ([]Range, error) {
 	out := make([]Range, 0, len(parts))
 	for _, p := range parts {
 		if len(p) < 2 || p[0] != '[' || p[len(p)-1] != ')' {
-			return nil, fmt.Errorf("range set %q: %q is not of the form [lo-hi) (ranges are separated by one space)", v, p)
+			return nil, fmt.Errorf("range set %s: %s is not of the form [lo-hi) (ranges are separated by one space)", excerpt(v), excerpt(p))
 		}
 		los, his, ok := strings.Cut(p[1:len(p)-1], "-")
 		if !ok {
-			return nil, fmt.Errorf("range set %q: %q has no '-'", v, p)
+			return nil, fmt.Errorf("range set %s: %s has no '-'", excerpt(v), excerpt(p))
 		}
 		lo, err := parseAddr(los)
 		if err != nil {
-			return nil, fmt.Errorf("range set %q: %v", v, err)
+			return nil, fmt.Errorf("range set %s: %v", excerpt(v), err)
 		}
 		hi, err := parseAddr(his)
 		if err != nil {
-			return nil, fmt.Errorf("range set %q: %v", v, err)
+			return nil, fmt.Errorf("range set %s: %v", excerpt(v), err)
 		}
 		if lo >= hi {
-			return nil, fmt.Errorf("range set %q: %q is empty or reversed", v, p)
+			return nil, fmt.Errorf("range set %s: %s is empty or reversed", excerpt(v), excerpt(p))
 		}
 		if n := len(out); n > 0 && lo < out[n-1].Hi {
-			return nil, fmt.Errorf("range set %q: %q is out of order or overlaps the previous range", v, p)
+			return nil, fmt.Errorf("range set %s: %s is out of order or overlaps the previous range", excerpt(v), excerpt(p))
 		}
 		out = append(out, Range{lo, hi})
 	}
@@ -60,11 +60,11 @@ func parseAddr(s string) (uint64, error) {
 	}
 	h, ok := strings.CutPrefix(s, "0x")
 	if !ok || h == "" || h[0] == '0' || len(h) > 16 {
-		return 0, fmt.Errorf("address %q: want 0 or 0x<lower-case hex>", s)
+		return 0, fmt.Errorf("address %s: want 0 or 0x<lower-case hex>", excerpt(s))
 	}
 	for _, c := range h {
 		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return 0, fmt.Errorf("address %q: want 0 or 0x<lower-case hex>", s)
+			return 0, fmt.Errorf("address %s: want 0 or 0x<lower-case hex>", excerpt(s))
 		}
 	}
 	return strconv.ParseUint(h, 16, 64)

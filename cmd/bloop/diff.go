@@ -12,7 +12,7 @@ import (
 const diffNotes = `
 A and B are hpcstruct XML or bloop JSON (struct --format json), told apart by
 content; the two forms of one structure compare equal. Exit 0 equal,
-1 different, 2 error.
+1 different, 2 error (a malformed file: one line FILE:LINE: what is wrong).
 
 Report paths name a scope inside the procedure of their section, outermost
 first, joined by "/" (B's scopes for additions, A's otherwise; files are

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -301,6 +302,69 @@ func TestDiffBadInput(t *testing.T) {
 				t.Errorf("%v: error message is not one line: %q", args, errOut)
 			}
 		}
+	}
+}
+
+// TestDiffMalformed: a structure file that breaks the format's value rules
+// (a line that is not a number, a missing id, a range set that does not
+// parse, a 9.6 MB attribute; XML or JSON) gives exit 2 and one short line
+// "bloop diff: FILE:LINE: ...", LINE being the bad element's.
+func TestDiffMalformed(t *testing.T) {
+	good := goldenFile(t, "switch-gcc12-O2")
+	xml, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(goldenDir, "switch-gcc12-O2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// mutate replaces the first old in data after the first after, and
+	// returns the file and the line of the replacement.
+	mutate := func(name string, data []byte, after, old, new string) (string, int) {
+		t.Helper()
+		from := bytes.Index(data, []byte(after))
+		at := bytes.Index(data[from:], []byte(old))
+		if from < 0 || at < 0 {
+			t.Fatalf("%s: %q after %q not found", name, old, after)
+		}
+		at += from
+		out := append(append(append([]byte(nil), data[:at]...), new...), data[at+len(old):]...)
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path, 1 + bytes.Count(data[:at], []byte("\n"))
+	}
+	huge := strings.Repeat("x", 9_600_000)
+	cases := []struct {
+		name, after, old, new, msg string
+		data                       []byte
+	}{
+		{"line.hpcstruct", "<S ", ` l="`, ` l="abc`, `<S> attribute l: "abc`, xml},
+		{"negative.hpcstruct", "<L ", ` l="`, ` l="-`, `<L> attribute l: "-`, xml},
+		{"no-id.hpcstruct", "<P ", `<P i="`, `<P x="`, `<P> lacks attribute i`, xml},
+		{"range.hpcstruct", "<S ", ` v="{[`, ` v="{(`, `<S> attribute v: bad range set`, xml},
+		{"huge.hpcstruct", "<S ", ` v="{`, ` v="{` + huge, `<S> attribute v longer than 1048576 bytes`, xml},
+		{"line.json", `"kind": "S"`, `"line": `, `"line": -`, `S scope "line": "-`, js},
+		{"huge.json", `"kind": "P"`, `"name": "`, `"name": "` + huge, `JSON string longer than 1048576 bytes`, js},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bad, line := mutate(c.name, c.data, c.after, c.old, c.new)
+			code, out, errOut := diffCaptured(t, good, bad)
+			if code != 2 || out != "" {
+				t.Errorf("exit %d, stdout %q; want 2 and nothing", code, out)
+			}
+			prefix := fmt.Sprintf("bloop diff: %s:%d: ", bad, line)
+			if !strings.HasPrefix(errOut, prefix) || !strings.Contains(errOut, c.msg) {
+				t.Errorf("stderr %q, want %q...%q", errOut, prefix, c.msg)
+			}
+			if strings.Count(errOut, "\n") != 1 || len(errOut) > len(prefix)+200 {
+				t.Errorf("stderr is not one short line: %d bytes", len(errOut))
+			}
+		})
 	}
 }
 
