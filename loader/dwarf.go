@@ -288,6 +288,7 @@ func (img *Image) mergeUnits(units []*unitWalk) {
 			canon[d] = c
 		}
 		img.Warnings = append(img.Warnings, u.warnings...)
+		img.bad.merge(u.bad)
 	}
 	for _, d := range img.Descriptors {
 		if d.Parent != nil {

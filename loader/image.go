@@ -81,8 +81,13 @@ type Image struct {
 	// SM architecture), else 0. Statements are made per instruction.
 	InstSize uint64
 	Warnings []string
+	// Corrupt lists the inconsistent data that loading repaired or
+	// ignored, by kind (Corruption), sorted: where it is, the structure
+	// may be wrong.
+	Corrupt []Corruption
 
 	procIndex []procRange
+	bad       tally      // corruption in the DWARF (readDWARF, readLinePrograms)
 	data      []*Section // every allocated PROGBITS section, for jump tables // every range of every procedure, by Lo
 }
 
@@ -236,13 +241,14 @@ func Open(path string, opt Options) (img *Image, err error) {
 	// .debug_info is the longest step of loading, and they use neither
 	// each other's results nor the fields the DWARF fills.
 	symbols := make(chan any)
+	var symBad tally // the symbols' and .eh_frame's, apart from the DWARF's: no lock
 	go func() {
 		defer func() { symbols <- recover() }()
-		img.readFuncs(ef, dbgSyms, opt.DyninstPLTNames)
+		img.readFuncs(ef, dbgSyms, opt.DyninstPLTNames, &symBad)
 		if opt.DyninstStubs {
 			img.dyninstStubs(ef)
 		}
-		img.CallSites, img.Frames = readEHFrame(ef, img)
+		img.CallSites, img.Frames = readEHFrame(ef, img, &symBad)
 		img.InitFuncs = img.initFuncs(ef, self)
 	}()
 	defer func() {
@@ -268,6 +274,11 @@ func Open(path string, opt Options) (img *Image, err error) {
 		panic(x) // reported by Open's recover, as bad input
 	}
 	symbols = nil
+	for i := range img.bad {
+		img.bad[i].File = dbgPath
+	}
+	img.bad.merge(symBad)
+	img.Corrupt, img.bad = img.bad.sorted(), nil
 	if img.Lines == nil {
 		img.Lines = &LineTable{}
 	}

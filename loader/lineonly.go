@@ -20,7 +20,7 @@ func (img *Image) readLinePrograms(s dwarfscan.Sections, opt Options) error {
 	if opt.RawFileNames {
 		real = &realPaths{}
 	}
-	b := &lineBuilder{img: img}
+	b := &lineBuilder{img: img, bad: &img.bad}
 	for off := uint64(0); off+4 <= uint64(len(s.Line)); {
 		size, hdr := uint64(binary.LittleEndian.Uint32(s.Line[off:])), uint64(4)
 		if size == 0xffffffff {
@@ -40,7 +40,7 @@ func (img *Image) readLinePrograms(s dwarfscan.Sections, opt Options) error {
 		if err != nil {
 			return fmt.Errorf("line program at %#x: %w", off, err)
 		}
-		b.add(lp, joinFiles(lp, "", real), "", real)
+		b.add(lp, off, joinFiles(lp, "", real), "", real)
 		if size > uint64(len(s.Line))-off-hdr {
 			break
 		}

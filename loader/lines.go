@@ -2,6 +2,8 @@ package loader
 
 import (
 	"cmp"
+	"errors"
+	"io"
 	"slices"
 	"sort"
 
@@ -115,6 +117,14 @@ type lineBuilder struct {
 	files  []string
 	fileOf map[string]uint32
 	open   []uint64 // rows that run on past their sequence (add)
+	bad    *tally   // where add counts corrupt programs; nil: not counted
+}
+
+// corrupt counts a corrupt line program at off.
+func (b *lineBuilder) corrupt(kind string, off uint64) {
+	if b.bad != nil {
+		b.bad.add(kind, ".debug_line", off)
+	}
 }
 
 func (b *lineBuilder) fileIndex(name string) uint32 {
@@ -134,9 +144,10 @@ func (b *lineBuilder) add1(addr, end uint64, file uint32, line int) {
 	b.rows = append(b.rows, lineRow{addr: addr, end: end, file: file, line: int32(line)})
 }
 
-// add reads the rows of a unit's line program; joined is its file table
-// with absolute names (fileIn with real).
-func (b *lineBuilder) add(lp *dwarfscan.LineProgram, joined []string, compDir string, real *realPaths) {
+// add reads the rows of a unit's line program, which starts at off in
+// .debug_line; joined is its file table with absolute names (fileIn with
+// real).
+func (b *lineBuilder) add(lp *dwarfscan.LineProgram, off uint64, joined []string, compDir string, real *realPaths) {
 	// The program's file numbers, numbered for the table as first used.
 	var index []uint32
 	have := []bool(nil)
@@ -174,7 +185,10 @@ func (b *lineBuilder) add(lp *dwarfscan.LineProgram, joined []string, compDir st
 	first := true
 	for {
 		if err := lp.Next(&row); err != nil {
-			break // io.EOF, or a corrupt program: keep what was read
+			if !errors.Is(err, io.EOF) {
+				b.corrupt(CorruptLineProgram, off) // keep what was read
+			}
+			break
 		}
 		if first && !row.EndSequence {
 			starts = append(starts, row.Address)
@@ -190,8 +204,16 @@ func (b *lineBuilder) add(lp *dwarfscan.LineProgram, joined []string, compDir st
 				sec = b.img.SectionAt(prev.Address)
 			}
 			if sec != nil {
+				if uint(prev.Line) > maxLine { // negative ones too
+					b.corrupt(CorruptLine, off)
+				}
+				if row.Address > sec.End() {
+					b.corrupt(CorruptLinePastSection, off)
+				}
 				b.add1(prev.Address, min(row.Address, sec.End()), file(prev.File), prev.Line)
 			}
+		} else if ok && row.Address < prev.Address {
+			b.corrupt(CorruptLineBackwards, off)
 		}
 		if row.EndSequence {
 			ok = false

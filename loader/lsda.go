@@ -130,8 +130,10 @@ type CallSite struct {
 }
 
 // readEHFrame walks .eh_frame and returns the call sites with landing pads
-// and the FDEs' code ranges that lie in code, both sorted by Lo.
-func readEHFrame(f *elf.File, img *Image) ([]CallSite, []Range) {
+// and the FDEs' code ranges that lie in code, both sorted by Lo. Records
+// that do not decode and FDE ranges outside the code are counted in bad
+// (the linker drops the FDEs of the code it discards).
+func readEHFrame(f *elf.File, img *Image, bad *tally) ([]CallSite, []Range) {
 	sec := f.Section(".eh_frame")
 	if sec == nil || sec.Type == elf.SHT_NOBITS {
 		return nil, nil
@@ -156,19 +158,31 @@ func readEHFrame(f *elf.File, img *Image) ([]CallSite, []Range) {
 			length, hdr = binary.LittleEndian.Uint64(data[off+4:]), 12
 		}
 		end := off + hdr + int(length)
-		if length > uint64(len(data)) || end > len(data) || end <= off {
+		if length > uint64(len(data)) || end > len(data) || end <= off || end-off < hdr+4 {
+			bad.add(CorruptEHRecord, ".eh_frame", uint64(off)) // the rest is lost
 			break
 		}
 		idOff := off + hdr
 		id := binary.LittleEndian.Uint32(data[idOff:])
 		rec := &ehReader{b: data[:end], addr: sec.Addr, off: idOff + 4}
 		if id == 0 {
-			cies[off] = parseCIE(rec)
-		} else if cie := cies[idOff-int(id)]; cie != nil {
+			if cies[off] = parseCIE(rec); cies[off] == nil {
+				bad.add(CorruptEHRecord, ".eh_frame", uint64(off))
+			}
+		} else if cie, known := cies[idOff-int(id)]; !known {
+			bad.add(CorruptEHRecord, ".eh_frame", uint64(off)) // no CIE there
+		} else if cie != nil {
 			if start, ok := rec.ptr(cie.fdeEnc); ok {
 				// The pc range is a length: only the value part of the encoding applies.
-				if n, ok := rec.ptr(cie.fdeEnc & 0x0f); ok && n > 0 && start+n > start && img.IsCode(start) {
-					frames = append(frames, Range{Lo: start, Hi: start + n})
+				if n, ok := rec.ptr(cie.fdeEnc & 0x0f); ok && n > 0 {
+					if s := img.SectionAt(start); s != nil && start+n > start {
+						if n > s.End()-start {
+							bad.add(CorruptFDERange, ".eh_frame", uint64(off)) // procs cuts it
+						}
+						frames = append(frames, Range{Lo: start, Hi: start + n})
+					} else {
+						bad.add(CorruptFDERange, ".eh_frame", uint64(off))
+					}
 				}
 				if cie.z {
 					rec.uleb()
@@ -178,6 +192,9 @@ func readEHFrame(f *elf.File, img *Image) ([]CallSite, []Range) {
 						pads = append(pads, lsdaPads(img, lsda, start)...)
 					}
 				}
+			}
+			if rec.bad { // its fields run past its length
+				bad.add(CorruptEHRecord, ".eh_frame", uint64(off))
 			}
 		}
 		off = end

@@ -111,8 +111,8 @@ func TestDeclBeyondSnapshot(t *testing.T) {
 	early := newUnitWalk(img, snap)
 	asked := false
 	early.whole = func() *dwarfscan.Data { asked = true; return whole }
-	got := early.decl(target, 0)
-	want := newUnitWalk(img, whole).decl(target, 0)
+	got := early.decl(target, 0, 0)
+	want := newUnitWalk(img, whole).decl(target, 0, 0)
 	if !asked || *got != *want || want.Name == "" {
 		t.Errorf("decl beyond the snapshot: %+v (whole asked: %v), want %+v", *got, asked, *want)
 	}

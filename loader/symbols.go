@@ -29,12 +29,13 @@ type symInfo struct {
 // one Func per entry address, and bounds each by its size or by the next entry.
 // Stripped binaries keep their full .symtab in the separate debug file, so
 // dbg (when not nil) contributes its symbols too. dyninstPLT names PLT
-// stubs as Dyninst does (pltStubs).
-func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool) {
+// stubs as Dyninst does (pltStubs). Sizes that run past their section
+// are counted in bad.
+func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool, bad *tally) {
 	byAddr := map[uint64]*symInfo{}
 	var toc uint64
-	add := func(syms []elf.Symbol) {
-		for _, s := range syms {
+	add := func(syms []elf.Symbol, table, file string) {
+		for i, s := range syms {
 			if s.Name == ".TOC." && f.Machine == elf.EM_PPC64 {
 				toc = s.Value
 			}
@@ -42,8 +43,17 @@ func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool) {
 			if t != elf.STT_FUNC && t != elf.STT_GNU_IFUNC {
 				continue
 			}
-			if s.Section == elf.SHN_UNDEF || s.Name == "" || !img.IsCode(s.Value) {
+			if s.Section == elf.SHN_UNDEF || s.Name == "" {
 				continue
+			}
+			sec := img.SectionAt(s.Value)
+			if sec == nil {
+				continue
+			}
+			if s.Size > sec.End()-s.Value {
+				// Cut at the section's end below. Symbols() leaves out
+				// the null symbol, index 0.
+				bad.addN(Corruption{Kind: CorruptSymbolSize, Section: table, File: file, Offset: uint64(i+1) * elf.Sym64Size, Count: 1})
 			}
 			si := byAddr[s.Value]
 			if si == nil {
@@ -60,14 +70,14 @@ func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool) {
 		}
 	}
 	if syms, err := f.Symbols(); err == nil {
-		add(syms)
+		add(syms, ".symtab", "")
 	}
 	if syms, err := f.DynamicSymbols(); err == nil {
-		add(syms)
+		add(syms, ".dynsym", "")
 	}
 	if dbg != nil {
 		if syms, err := dbg.Symbols(); err == nil {
-			add(syms)
+			add(syms, ".symtab", img.DebugFile)
 		}
 	}
 	var funcs []*Func

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path"
+	"slices"
 	"sort"
 
 	"bloop/dwarfscan"
@@ -37,13 +38,17 @@ type unitWalk struct {
 	whole   func() *dwarfscan.Data
 	seek    *dwarfscan.Reader
 	entries [maxDeclDepth + 1]dwarfscan.Entry
-	rbuf    []dwarfscan.Range
+	// chain holds the entries being read by fillDecl, by depth: a
+	// reference back to one of them closes a cycle.
+	chain [maxDeclDepth + 1]uint64
+	rbuf  []dwarfscan.Range
 
 	// What the unit contributes, in the order it was found.
 	descList []*Descriptor
 	procs    []*Subprogram
 	lines    lineBuilder
 	warnings []string
+	bad      tally  // corrupt data found in the unit
 	ui       int    // the unit walked
 	name     string // its DW_AT_name
 }
@@ -51,13 +56,15 @@ type unitWalk struct {
 // noCallee is the callee of an inline record without an abstract origin.
 var noCallee Callee
 
-// maxDeclDepth bounds specification/abstract-origin chains: cycles occur
-// in bad DWARF.
+// maxDeclDepth bounds specification/abstract-origin chains, which
+// compilers make three levels deep at most.
 const maxDeclDepth = 8
 
 func newUnitWalk(img *Image, d *dwarfscan.Data) *unitWalk {
-	return &unitWalk{img: img, d: d, files: map[int][]string{}, decls: map[uint64]*Callee{},
+	w := &unitWalk{img: img, d: d, files: map[int][]string{}, decls: map[uint64]*Callee{},
 		descs: map[descKey]*Descriptor{}, lambdas: map[uint64]*Descriptor{}, seek: d.Reader(), lines: lineBuilder{img: img}}
+	w.lines.bad = &w.bad
+	return w
 }
 
 // walk reads unit ui; a unit that cannot be read is reported and what was
@@ -82,7 +89,7 @@ func (w *unitWalk) walk(ui int) {
 		w.warnings = append(w.warnings, fmt.Sprintf("line table of unit at %#x: %v", u.Offset, lpErr))
 	}
 	if lp != nil {
-		w.lines.add(lp, w.files[ui], u.CompDir, w.real)
+		w.lines.add(lp, uint64(u.StmtList), w.files[ui], u.CompDir, w.real)
 	}
 	w.lines.sortRows()
 }
@@ -146,14 +153,21 @@ func fileName(tab []string, i int64, ok bool) string {
 }
 
 // decl resolves name, linkage name and declaration through
-// DW_AT_specification and DW_AT_abstract_origin chains.
-func (w *unitWalk) decl(off uint64, depth int) *Callee {
+// DW_AT_specification and DW_AT_abstract_origin chains; from is the entry
+// that refers to off, where bad references are counted.
+func (w *unitWalk) decl(off uint64, depth int, from uint64) *Callee {
 	if di, ok := w.decls[off]; ok {
+		// An entry still being read is on the chain: the reference loops
+		// (depth 0, from an inlined call, has no chain yet).
+		if depth > 0 && slices.Contains(w.chain[:depth], off) {
+			w.bad.add(CorruptDeclCycle, ".debug_info", from)
+		}
 		return di
 	}
 	di := &Callee{}
 	w.decls[off] = di
 	if depth > maxDeclDepth {
+		w.bad.add(CorruptDeclDepth, ".debug_info", from)
 		return di
 	}
 	e := &w.entries[depth]
@@ -163,6 +177,7 @@ func (w *unitWalk) decl(off uint64, depth int) *Callee {
 		w.seek = w.d.Reader()
 	}
 	if w.seek.Seek(off) != nil || w.seek.Next(e) != nil || e.Tag == 0 {
+		w.bad.add(CorruptBadRef, ".debug_info", from)
 		return di
 	}
 	w.fillDecl(di, e, w.d.UnitOf(off), depth)
@@ -175,6 +190,7 @@ func (w *unitWalk) decl(off uint64, depth int) *Callee {
 // of constructors and lambdas on the abstract instance but names on the
 // declaration).
 func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
+	w.chain[depth] = e.Offset
 	named := false
 	if n, ok := e.String(dwarfscan.AttrName); ok {
 		di.Name, di.LinkName, named = n, linkageName(e), true
@@ -188,8 +204,9 @@ func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
 	}
 	// The chain is followed after e is read: the next level reuses no
 	// Entry of this one, but e's values are taken first all the same.
-	spec, hasSpec := e.Ref(dwarfscan.AttrSpecification)
-	origin, hasOrigin := e.Ref(dwarfscan.AttrAbstractOrigin)
+	u := &w.d.Units()[ui]
+	spec, hasSpec := w.ref(u, e, dwarfscan.AttrSpecification)
+	origin, hasOrigin := w.ref(u, e, dwarfscan.AttrAbstractOrigin)
 	for _, o := range []struct {
 		off uint64
 		ok  bool
@@ -197,7 +214,7 @@ func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
 		if !o.ok {
 			continue
 		}
-		up := w.decl(o.off, depth+1)
+		up := w.decl(o.off, depth+1, e.Offset)
 		if !named && up.Name != "" {
 			di.Name, di.LinkName, named = up.Name, up.LinkName, true
 		}
@@ -209,6 +226,20 @@ func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
 			di.DeclFile = up.DeclFile
 		}
 	}
+}
+
+// ref is e's reference attribute a. A unit-relative reference past the
+// end of u, e's unit, is counted and followed all the same: the range test
+// is all the valid case pays.
+func (w *unitWalk) ref(u *dwarfscan.Unit, e *dwarfscan.Entry, a dwarfscan.Attr) (uint64, bool) {
+	o, ok := e.Ref(a)
+	if ok && (o < u.Offset || o >= u.End) {
+		switch f, _ := e.Field(a); f.Form {
+		case dwarfscan.FormRef1, dwarfscan.FormRef2, dwarfscan.FormRef4, dwarfscan.FormRef8, dwarfscan.FormRefUdata:
+			w.bad.add(CorruptRefOutsideUnit, ".debug_info", e.Offset)
+		}
+	}
+	return o, ok
 }
 
 func linkageName(e *dwarfscan.Entry) string {
@@ -240,18 +271,38 @@ func (w *unitWalk) entryPC(u *dwarfscan.Unit, e *dwarfscan.Entry, sorted []Range
 	return sorted[0].Lo
 }
 
-// ranges are e's non-empty address ranges in code, sorted.
+// ranges are e's non-empty address ranges in code, sorted. Ranges that
+// start outside the code are the linker's leftovers of discarded code
+// (relocated to 0, or a tombstone from which the length wraps); one that
+// starts in code and ends before its start or past its section is
+// corrupt.
 func (w *unitWalk) ranges(u *dwarfscan.Unit, e *dwarfscan.Entry) []Range {
 	rs, err := w.d.Ranges(u, e, w.rbuf[:0])
 	if err != nil {
+		// A list offset or index out of range is the entry's fault; a
+		// list that does not decode is its section's.
+		if de := (*dwarfscan.DecodeError)(nil); errors.As(err, &de) && !errors.Is(err, dwarfscan.ErrBadOffset) {
+			w.bad.add(CorruptRangeList, de.Section, de.Offset)
+		} else {
+			w.bad.add(CorruptRangeList, ".debug_info", e.Offset)
+		}
 		return nil
 	}
 	w.rbuf = rs
 	var out []Range
 	for _, x := range rs {
-		if x.Hi > x.Lo && w.img.IsCode(x.Lo) {
-			out = append(out, Range{x.Lo, x.Hi})
+		s := w.img.SectionAt(x.Lo)
+		if s == nil || x.Hi == x.Lo {
+			continue
 		}
+		if x.Hi < x.Lo {
+			w.bad.add(CorruptRangeBackwards, ".debug_info", e.Offset)
+			continue
+		}
+		if x.Hi > s.End() {
+			w.bad.add(CorruptRangePastSection, ".debug_info", e.Offset)
+		}
+		out = append(out, Range{x.Lo, x.Hi})
 	}
 	sortRanges(out)
 	return out
@@ -418,12 +469,15 @@ func (w *unitWalk) inlined(u *dwarfscan.Unit, files []string, e *dwarfscan.Entry
 	}
 	if l, ok := e.Int(dwarfscan.AttrCallLine); ok {
 		in.CallLine = int(l)
+		if uint64(l) > maxLine { // negative ones too
+			w.bad.add(CorruptCallLine, ".debug_info", e.Offset)
+		}
 	}
 	if f, ok := e.Field(dwarfscan.AttrCallFile); ok && f.Form == dwarfscan.FormImplicitConst {
 		in.CallUnknown = true
 	}
-	if o, ok := e.Ref(dwarfscan.AttrAbstractOrigin); ok {
-		in.Callee = w.decl(o, 0)
+	if o, ok := w.ref(u, e, dwarfscan.AttrAbstractOrigin); ok {
+		in.Callee = w.decl(o, 0, e.Offset)
 	}
 	if len(in.Ranges) == 0 {
 		return frame{sub: top.sub, in: top.in, desc: top.desc}

@@ -275,6 +275,7 @@ func reportResult(f *structFlags, bin string, r *structfile.Result) {
 	for _, w := range img.Warnings {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
 	}
+	reportCorrupt(os.Stderr, bin, img.Corrupt, *f.verbose)
 	reportProblems(bin, r.Problems, *f.verbose)
 	if *f.verbose {
 		if n := img.Lines.Overlaps; n > 0 {
@@ -283,6 +284,40 @@ func reportResult(f *structFlags, bin string, r *structfile.Result) {
 		fmt.Fprintf(os.Stderr, "bloop: %s: %d procedures, %d files, 0 skipped\n", bin, r.NumProcs, r.NumFiles)
 		reportSources(os.Stderr, bin, img, r.Procs)
 	}
+}
+
+// reportCorrupt tells that the input held inconsistent data, which the
+// loader repaired or ignored, so the structure may be wrong there: one
+// line without -v, one per kind (with its section and first offset, for
+// readelf or a hex dump) under -v.
+func reportCorrupt(w io.Writer, bin string, bad []loader.Corruption, verbose bool) {
+	if len(bad) == 0 {
+		return
+	}
+	if !verbose {
+		places := 0
+		for _, c := range bad {
+			places += c.Count
+		}
+		fmt.Fprintf(w, "bloop: warning: %s: corrupt data repaired or ignored (%s, %s); the structure may be wrong there; -v lists them\n",
+			bin, plural(len(bad), "kind"), plural(places, "place"))
+		return
+	}
+	for _, c := range bad {
+		in := c.Section
+		if c.File != "" {
+			in += " of " + c.File
+		}
+		fmt.Fprintf(w, "bloop: %s: corrupt data: %s: %d in %s, first at offset %#x\n", bin, c.Kind, c.Count, in, c.Offset)
+	}
+}
+
+// plural is "n word", with an s unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // reportProblems lists the problems bloop worked around under -v, with a

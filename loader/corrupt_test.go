@@ -1,0 +1,307 @@
+package loader
+
+import (
+	"bytes"
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// bigline's call line and line rows are past maxLine, from a #line
+// directive.
+const bigline = "testdata/corrupt/bigline-gcc12-O2"
+
+// corpusImage is a binary of the test corpus, from the package directory.
+func corpusImage(name string) string { return filepath.Join("..", "testdata", "bin", name) }
+
+// patched is a binary's bytes with their layout, for a patch to find what
+// to break.
+type patched struct {
+	t    *testing.T
+	b    []byte
+	f    *elf.File
+	dies []*dwarf.Entry // non-null entries of .debug_info, read when first asked for
+}
+
+// section is the file offset and size of section name.
+func (p *patched) section(name string) (off, size int) {
+	s := p.f.Section(name)
+	if s == nil {
+		p.t.Fatalf("no section %s", name)
+	}
+	return int(s.Offset), int(s.Size)
+}
+
+// die is the first .debug_info entry for which ok holds, with the offset
+// of the entry after it (where its bytes end, give or take null entries).
+func (p *patched) die(ok func(*dwarf.Entry) bool) (e *dwarf.Entry, end dwarf.Offset) {
+	if p.dies == nil {
+		d, err := p.f.DWARF()
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		for r := d.Reader(); ; {
+			x, err := r.Next()
+			if err != nil || x == nil {
+				break
+			}
+			if x.Tag == dwarf.TagCompileUnit && x.Offset != 0xc {
+				p.t.Fatalf("unit root at %#x: the patches expect one DWARF 5 unit at 0", x.Offset)
+			}
+			if x.Tag != 0 {
+				p.dies = append(p.dies, x)
+			}
+		}
+	}
+	for i, x := range p.dies {
+		if ok(x) {
+			if i+1 < len(p.dies) {
+				return x, p.dies[i+1].Offset
+			}
+			_, size := p.section(".debug_info")
+			return x, dwarf.Offset(size)
+		}
+	}
+	p.t.Fatal("no such entry")
+	return nil, 0
+}
+
+// at is die for the entry at off.
+func (p *patched) at(off dwarf.Offset) (*dwarf.Entry, dwarf.Offset) {
+	return p.die(func(e *dwarf.Entry) bool { return e.Offset == off })
+}
+
+// setInDIE replaces the one occurrence of old in entry e's bytes by new.
+func (p *patched) setInDIE(e *dwarf.Entry, end dwarf.Offset, old, new []byte) {
+	info, _ := p.section(".debug_info")
+	span := p.b[info+int(e.Offset) : info+int(end)]
+	i := bytes.Index(span, old)
+	if i < 0 || bytes.Contains(span[i+1:], old) {
+		p.t.Fatalf("entry at %#x: % x not found once in % x", e.Offset, old, span)
+	}
+	copy(span[i:], new)
+}
+
+func le32(v uint32) []byte  { return binary.LittleEndian.AppendUint32(nil, v) }
+func u64le(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+
+func isInlined(e *dwarf.Entry) bool {
+	return e.Tag == dwarf.TagInlinedSubroutine && e.Val(dwarf.AttrAbstractOrigin) != nil
+}
+
+// firstFDE is the .eh_frame offset of the first FDE, checking that its CIE
+// encodes pc_begin as gcc does on x86-64 (pcrel sdata4: pc_range follows
+// at +12).
+func (p *patched) firstFDE() int {
+	sec, size := p.section(".eh_frame")
+	data := p.b[sec : sec+size]
+	for off := 0; off+8 <= len(data); {
+		n := int(binary.LittleEndian.Uint32(data[off:]))
+		if id := binary.LittleEndian.Uint32(data[off+4:]); id != 0 {
+			cie := off + 4 - int(id)
+			if !bytes.HasPrefix(data[cie+9:], []byte("zR\x00")) || !bytes.Contains(data[cie+12:cie+4+int(binary.LittleEndian.Uint32(data[cie:]))], []byte{0x1b}) {
+				p.t.Fatalf("CIE at %#x: not zR with pcrel sdata4", cie)
+			}
+			return off
+		}
+		off += 4 + n
+	}
+	p.t.Fatal("no FDE")
+	return 0
+}
+
+// TestCorruptInput breaks one thing in a corpus binary and checks that
+// loading counts that kind, in the section and at the offset of the
+// broken data.
+func TestCorruptInput(t *testing.T) {
+	inline := corpusImage("inline-gcc12-O2")
+	tests := []struct {
+		name, bin string
+		kind      string
+		// patch breaks p and returns the section and offset to report.
+		patch func(p *patched) (string, uint64)
+	}{
+		{"origin is itself", inline, CorruptDeclCycle, func(p *patched) (string, uint64) {
+			e, end := p.die(isInlined)
+			o := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+			p.setInDIE(e, end, le32(uint32(o)), le32(uint32(e.Offset)))
+			return ".debug_info", uint64(e.Offset)
+		}},
+		{"origin's specification is the inlined call", corpusImage("tmpl-gcc12-O2"), CorruptDeclCycle, func(p *patched) (string, uint64) {
+			// An inlined call X whose abstract origin A specifies a
+			// declaration: A's specification becomes X.
+			x, _ := p.die(func(e *dwarf.Entry) bool {
+				if !isInlined(e) {
+					return false
+				}
+				a, _ := p.at(e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset))
+				return a.Val(dwarf.AttrSpecification) != nil
+			})
+			a, end := p.at(x.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset))
+			d := a.Val(dwarf.AttrSpecification).(dwarf.Offset)
+			p.setInDIE(a, end, le32(uint32(d)), le32(uint32(x.Offset)))
+			return ".debug_info", uint64(x.Offset)
+		}},
+		{"origin past the section", inline, CorruptBadRef, func(p *patched) (string, uint64) {
+			e, end := p.die(isInlined)
+			p.setInDIE(e, end, le32(uint32(e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset))), le32(0xfffff0))
+			return ".debug_info", uint64(e.Offset)
+		}},
+		{"origin past the unit", inline, CorruptRefOutsideUnit, func(p *patched) (string, uint64) {
+			e, end := p.die(isInlined)
+			p.setInDIE(e, end, le32(uint32(e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset))), le32(0xfffff0))
+			return ".debug_info", uint64(e.Offset)
+		}},
+		{"call line", bigline, CorruptCallLine, func(p *patched) (string, uint64) {
+			e, _ := p.die(func(e *dwarf.Entry) bool { return e.Val(dwarf.AttrCallLine) == int64(200000000) })
+			return ".debug_info", uint64(e.Offset)
+		}},
+		{"line", bigline, CorruptLine, func(p *patched) (string, uint64) {
+			e, _ := p.die(func(e *dwarf.Entry) bool { return e.Tag == dwarf.TagCompileUnit })
+			return ".debug_line", uint64(e.Val(dwarf.AttrStmtList).(int64))
+		}},
+		{"range list offset", inline, CorruptRangeList, func(p *patched) (string, uint64) {
+			e, end := p.die(func(e *dwarf.Entry) bool { return isInlined(e) && e.Val(dwarf.AttrRanges) != nil })
+			p.setInDIE(e, end, le32(uint32(e.Val(dwarf.AttrRanges).(int64))), le32(0x7ffffff0))
+			return ".debug_info", uint64(e.Offset)
+		}},
+		{"high_pc below low_pc", inline, CorruptRangeBackwards, func(p *patched) (string, uint64) {
+			e, end := p.die(func(e *dwarf.Entry) bool {
+				return e.Tag == dwarf.TagSubprogram && e.AttrField(dwarf.AttrHighpc) != nil && e.AttrField(dwarf.AttrHighpc).Class == dwarf.ClassConstant
+			})
+			p.setInDIE(e, end, u64le(uint64(e.Val(dwarf.AttrHighpc).(int64))), u64le(^uint64(0xff)))
+			return ".debug_info", uint64(e.Offset)
+		}},
+		{"high_pc past the section", inline, CorruptRangePastSection, func(p *patched) (string, uint64) {
+			e, end := p.die(func(e *dwarf.Entry) bool {
+				return e.Tag == dwarf.TagSubprogram && e.AttrField(dwarf.AttrHighpc) != nil && e.AttrField(dwarf.AttrHighpc).Class == dwarf.ClassConstant
+			})
+			p.setInDIE(e, end, u64le(uint64(e.Val(dwarf.AttrHighpc).(int64))), u64le(1<<30))
+			return ".debug_info", uint64(e.Offset)
+		}},
+		{"symbol size", corpusImage("loops-gcc12-O2"), CorruptSymbolSize, func(p *patched) (string, uint64) {
+			syms, _ := p.f.Symbols()
+			for i, s := range syms {
+				if s.Name == "main" {
+					at := uint64(i+1) * elf.Sym64Size
+					symtab, _ := p.section(".symtab")
+					binary.LittleEndian.PutUint64(p.b[symtab+int(at)+16:], 0x7fffffff) // st_size
+					return ".symtab", at
+				}
+			}
+			p.t.Fatal("no main")
+			return "", 0
+		}},
+		{"FDE range past the section", corpusImage("loops-gcc12-O2"), CorruptFDERange, func(p *patched) (string, uint64) {
+			fde := p.firstFDE()
+			sec, _ := p.section(".eh_frame")
+			binary.LittleEndian.PutUint32(p.b[sec+fde+12:], 0x7fffffff)
+			return ".eh_frame", uint64(fde)
+		}},
+		{"FDE start outside the code", corpusImage("loops-gcc12-O2"), CorruptFDERange, func(p *patched) (string, uint64) {
+			fde := p.firstFDE()
+			sec, _ := p.section(".eh_frame")
+			at := p.b[sec+fde+8:]
+			binary.LittleEndian.PutUint32(at, binary.LittleEndian.Uint32(at)+0x40000000)
+			return ".eh_frame", uint64(fde)
+		}},
+		{"FDE names no CIE", corpusImage("loops-gcc12-O2"), CorruptEHRecord, func(p *patched) (string, uint64) {
+			fde := p.firstFDE()
+			sec, _ := p.section(".eh_frame")
+			binary.LittleEndian.PutUint32(p.b[sec+fde+4:], 2) // points inside the FDE's own length
+			return ".eh_frame", uint64(fde)
+		}},
+		{"record past the section", corpusImage("loops-gcc12-O2"), CorruptEHRecord, func(p *patched) (string, uint64) {
+			fde := p.firstFDE()
+			sec, _ := p.section(".eh_frame")
+			binary.LittleEndian.PutUint32(p.b[sec+fde:], 0x7ffffff0)
+			return ".eh_frame", uint64(fde)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := os.ReadFile(tc.bin)
+			if err != nil {
+				t.Skip(err)
+			}
+			f, err := elf.NewFile(bytes.NewReader(bytes.Clone(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sec, off := tc.patch(&patched{t: t, b: b, f: f})
+			path := filepath.Join(t.TempDir(), filepath.Base(tc.bin))
+			if err := os.WriteFile(path, b, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, workers := range []int{1, 2} {
+				img, err := Open(path, Options{Workers: workers})
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := false
+				for _, c := range img.Corrupt {
+					if c.Kind == tc.kind && c.Section == sec {
+						found = true
+						if c.Offset != off || c.Count < 1 || c.File != "" {
+							t.Errorf("-j%d: %+v, want the first at %#x", workers, c, off)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("-j%d: no %q in %s among %+v", workers, tc.kind, sec, img.Corrupt)
+				}
+			}
+		})
+	}
+}
+
+// TestNoCorruptionInCompilerOutput: what compilers and linkers write is
+// not corrupt, however odd (discarded code at 0, overlapping sequences).
+// A report there would be a false alarm.
+func TestNoCorruptionInCompilerOutput(t *testing.T) {
+	var bins []string
+	for _, pat := range []string{"../testdata/bin/*", "../testdata/bin-arm64/*", "../testdata/bin-ppc64le/*",
+		"../../shared/hpcstruct-refs/bin/*", "../../shared/hpcstruct-refs-arch/bin/*"} {
+		m, _ := filepath.Glob(pat)
+		bins = append(bins, m...)
+	}
+	if len(bins) == 0 {
+		t.Skip("no corpus")
+	}
+	n := 0
+	for _, bin := range bins {
+		img, err := Open(bin, Options{})
+		if err != nil {
+			continue // SHA256SUMS and the like
+		}
+		n++
+		if len(img.Corrupt) > 0 {
+			t.Errorf("%s: %+v", bin, img.Corrupt)
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d images read", n)
+	}
+}
+
+// TestCorruptTally: counts add up and the first offset is the lowest,
+// whatever order the places were found in.
+func TestCorruptTally(t *testing.T) {
+	var a, b tally
+	a.add(CorruptLine, ".debug_line", 0x40)
+	a.add(CorruptCallLine, ".debug_info", 0x30)
+	b.add(CorruptLine, ".debug_line", 0x10)
+	b.add(CorruptLine, ".debug_line", 0x20)
+	a.merge(b)
+	got := a.sorted()
+	want := []Corruption{
+		{Kind: CorruptCallLine, Section: ".debug_info", Offset: 0x30, Count: 1},
+		{Kind: CorruptLine, Section: ".debug_line", Offset: 0x10, Count: 3},
+	}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
