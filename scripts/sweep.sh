@@ -3,6 +3,7 @@
 # memory bound, and prints a table of outcomes:
 #   ok         written, no problem worked around
 #   problems   written; procedures with problems worked around (-v kinds)
+#   corrupt    written; the loader repaired or ignored corrupt data (-v kinds)
 #   refused    exit 1 with a one-line error (not ELF we read, unsupported, ...)
 #   skipped    procedures left out of the output (must never happen)
 #   timeout    over the time bound
@@ -52,8 +53,11 @@ one() {
   elif [ $rc -eq 0 ]; then
     skipped=$(grep -o ', [0-9]* skipped' "$err" | grep -o '[0-9]*' | tail -1 || true)
     probs=$(grep -E 'procedures with ' "$err" | sed 's/^bloop: [^:]*: //' | paste -sd ';' - || true)
+    corrupt=$(grep -E ': corrupt data: ' "$err" | sed 's/^.*: corrupt data: //; s/, first at.*//' | paste -sd ';' - || true)
     if [ -n "$skipped" ] && [ "$skipped" != 0 ]; then
       outcome=skipped detail="$skipped skipped"
+    elif [ -n "$corrupt" ]; then
+      outcome=corrupt detail="$corrupt${probs:+;$probs}"
     elif [ -n "$probs" ]; then
       outcome=problems detail=$probs
     else
@@ -66,7 +70,7 @@ one() {
     outcome=crash
     detail="exit $rc: $(grep -m1 -E 'panic|fatal|signal|bloop:' "$err" | cut -c1-200)"
   fi
-  if [ "$outcome" = ok ] || [ "$outcome" = problems ]; then
+  if [ "$outcome" = ok ] || [ "$outcome" = problems ] || [ "$outcome" = corrupt ]; then
     if [ $((kb / 1024)) -gt "$mmax" ]; then
       outcome=memory detail="$((kb / 1024)) MB"
     fi
@@ -86,10 +90,10 @@ echo "sweep: $total ELF files below $*; bounds ${tmax}s and ${mmax} MB per file,
 xargs -0 -P "$par" -I{} bash -c 'one "$@"' _ {} "$tmax" "$mmax" "$work" < "$work/files" > "$results"
 
 printf '\n%-10s %6s\n' outcome files
-for o in ok problems refused skipped timeout memory crash; do
+for o in ok problems corrupt refused skipped timeout memory crash; do
   printf '%-10s %6d\n' "$o" "$(awk -F'\t' -v o="$o" '$1 == o' "$results" | wc -l)"
 done
-for o in crash timeout memory skipped refused problems; do
+for o in crash timeout memory skipped corrupt refused problems; do
   n=$(awk -F'\t' -v o="$o" '$1 == o' "$results" | wc -l)
   [ "$n" -gt 0 ] || continue
   printf '\n%s:\n' "$o"
