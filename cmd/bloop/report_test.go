@@ -133,3 +133,38 @@ func TestReportUsesCache(t *testing.T) {
 		t.Errorf("reports differ with the cache:\n%s\n---\n%s\n---\n%s", out1, out2, out3)
 	}
 }
+
+// TestReportDamagedRecording: a truncated or overwritten recording (a
+// record killed mid-write, a disk error, another file) is refused in one
+// line naming the file and what is wrong, with exit 1, and nothing on
+// standard output.
+func TestReportDamagedRecording(t *testing.T) {
+	bin, _ := filepath.Abs("../../testdata/bin/loops-gcc12-O2")
+	good, err := os.ReadFile(fakeRecording(t, bin, 0x1100, 0x1104, 0x1108))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"truncated", good[:len(good)-7], "truncated record"},
+		{"header only", good[:10], "bad header"},
+		{"an ELF file", []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"), "not a bloop recording"},
+		{"record length overwritten", append(append([]byte(nil), good[:len(good)-60]...), 6, 0xff, 0xff, 0xff, 0x7f), "record of"},
+		{"future version", append([]byte("BLOOPREC"), 9, 0, 0, 0), "version 9"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.rec")
+			if err := os.WriteFile(path, tc.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, out, msg := captured(t, runReport, "--no-struct", "--nocache", path)
+			if code != 1 || out != "" || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, path) || !strings.Contains(msg, tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and one line naming %s and saying %q", code, out, msg, path, tc.want)
+			}
+		})
+	}
+}
