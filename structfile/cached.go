@@ -1,6 +1,7 @@
 package structfile
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +14,7 @@ import (
 )
 
 // formatVersion changes whenever the key's parts or the entry layout do.
-const formatVersion = "bloop structure file 1"
+const formatVersion = "bloop structure file 2" // 2: notes beside the file
 
 // ModulePath is the LM path of bin: absolute, links resolved.
 func ModulePath(bin string) string {
@@ -107,7 +108,9 @@ func Cached(c *cache.Cache, bin string, opt Options, w io.Writer) (*Result, erro
 		if _, err := io.Copy(w, f); err != nil {
 			return nil, fmt.Errorf("copying %s from the cache: %w", bin, err)
 		}
-		return &Result{Cached: true}, nil
+		r := &Result{Cached: true}
+		readNotes(c, key, r)
+		return r, nil
 	}
 	e, err := c.Create(key)
 	if err != nil {
@@ -119,12 +122,58 @@ func Cached(c *cache.Cache, bin string, opt Options, w io.Writer) (*Result, erro
 		e.Abort()
 		return r, err
 	}
-	for _, p := range finder.Probed() {
+	probed := finder.Probed()
+	for _, p := range probed {
 		e.DependsOn(p)
 	}
+	// The notes first: a reader never finds the file without them.
+	writeNotes(c, key, r, probed)
 	// A failure to store is not the run's failure: the output is written.
 	if err := e.Commit(); err != nil {
 		e.Abort()
 	}
 	return r, nil
+}
+
+// notes are a cached file's Result fields that say something of the
+// input; they are stored beside it only when there is something to say.
+type notes struct {
+	Warnings []string            `json:"warnings,omitempty"`
+	Corrupt  []loader.Corruption `json:"corrupt,omitempty"`
+}
+
+func notesKey(key string) string { return cache.Key(key, "notes") }
+
+func writeNotes(c *cache.Cache, key string, r *Result, deps []string) {
+	if len(r.Warnings) == 0 && len(r.Corrupt) == 0 {
+		return
+	}
+	b, err := json.Marshal(notes{r.Warnings, r.Corrupt})
+	if err != nil {
+		return
+	}
+	e, err := c.Create(notesKey(key))
+	if err != nil {
+		return
+	}
+	for _, p := range deps {
+		e.DependsOn(p)
+	}
+	if _, err := e.Write(b); err != nil || e.Commit() != nil {
+		e.Abort()
+	}
+}
+
+// readNotes fills r's notes from the cache; a missing or damaged entry
+// leaves them empty.
+func readNotes(c *cache.Cache, key string, r *Result) {
+	f := c.Get(notesKey(key))
+	if f == nil {
+		return
+	}
+	defer f.Close()
+	var n notes
+	if json.NewDecoder(f).Decode(&n) == nil {
+		r.Warnings, r.Corrupt = n.Warnings, n.Corrupt
+	}
 }

@@ -44,6 +44,12 @@ type Result struct {
 	Load     time.Duration
 	Analyze  time.Duration // analysis and writing
 	Cached   bool
+	// Warnings and Corrupt are what loading said of the input (the
+	// image's warnings, the corrupt data it repaired or ignored). They
+	// come back with a file from the cache: a damaged binary is reported
+	// on every run, not only on the one that analysed it.
+	Warnings []string
+	Corrupt  []loader.Corruption
 }
 
 // Open loads the binary, as the first phase of Write.
@@ -67,6 +73,7 @@ func Write(bin string, opt Options, w io.Writer) (*Result, error) {
 // filling r.
 func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 	t1 := time.Now()
+	r.Warnings, r.Corrupt = img.Warnings, img.Corrupt
 	path := opt.ModulePath
 	if path == "" {
 		path = img.Path

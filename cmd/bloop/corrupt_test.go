@@ -46,3 +46,34 @@ func TestStructReportsCorruptData(t *testing.T) {
 		}
 	}
 }
+
+// TestCorruptDataFromCache: a structure file served from the cache
+// comes with its input's corrupt-data report, so a pipeline that runs
+// bloop on every build hears of a damaged binary every time.
+func TestCorruptDataFromCache(t *testing.T) {
+	if _, err := os.Stat(bigline); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.hpcstruct")
+	cacheDir := filepath.Join(dir, "cache")
+	_, _, miss := captured(t, runStruct, "-c", cacheDir, "-o", out, bigline)
+	first, _ := os.ReadFile(out)
+	_, _, hit := captured(t, runStruct, "-c", cacheDir, "-v", "-o", out, bigline)
+	if !strings.Contains(hit, "structure file from the cache") {
+		t.Fatalf("the second run did not use the cache: %q", hit)
+	}
+	if second, _ := os.ReadFile(out); string(second) != string(first) {
+		t.Error("the cached file differs from the analysed one")
+	}
+	if !strings.Contains(miss, "corrupt data repaired or ignored") {
+		t.Errorf("miss: %q", miss)
+	}
+	if want := "corrupt data: call line out of range: 1 in .debug_info, first at offset 0x10d\n"; !strings.Contains(hit, want) {
+		t.Errorf("hit with -v: %q; want a line %q", hit, want)
+	}
+	_, _, hit = captured(t, runStruct, "-c", cacheDir, "-o", out, bigline)
+	if hit != miss {
+		t.Errorf("hit says %q, the analysing run %q", hit, miss)
+	}
+}

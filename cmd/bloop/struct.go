@@ -259,8 +259,15 @@ func structBinary(f *structFlags, opt structfile.Options, bin string) int {
 }
 
 // reportResult prints a run's warnings and, under -v, its problems and
-// counts. A file from the cache has none: they were shown when it was made.
+// counts. A file from the cache comes with the warnings and corrupt data
+// of its input; the analysis's problems and counts were shown when it was
+// made.
 func reportResult(f *structFlags, bin string, r *structfile.Result) {
+	// What the input is like is said on every run, from the cache too.
+	for _, w := range r.Warnings {
+		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
+	}
+	reportCorrupt(os.Stderr, bin, r.Corrupt, *f.verbose)
 	img := r.Image
 	if img == nil {
 		if *f.verbose {
@@ -272,10 +279,6 @@ func reportResult(f *structFlags, bin string, r *structfile.Result) {
 	if isa.For(img.Machine) == nil && img.Arch != loader.CUDA {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s: %s has no control-flow analysis yet: procedures, statements and inlined code only, no loops\n", bin, img.Arch)
 	}
-	for _, w := range img.Warnings {
-		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
-	}
-	reportCorrupt(os.Stderr, bin, img.Corrupt, *f.verbose)
 	reportProblems(bin, r.Problems, *f.verbose)
 	if *f.verbose {
 		if n := img.Lines.Overlaps; n > 0 {
