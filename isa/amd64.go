@@ -109,13 +109,16 @@ func vexLen(b []byte) int {
 	default:
 		return 0
 	}
-	if len(b) < n+2 {
+	if len(b) < n+1 {
 		return 0
 	}
 	opcode := b[n]
 	n++
 	if mmap == 1 && opcode == 0x77 { // vzeroupper, vzeroall: no ModRM
 		return n
+	}
+	if len(b) < n+1 {
+		return 0
 	}
 	modrm := b[n]
 	n++

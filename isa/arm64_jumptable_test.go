@@ -75,10 +75,14 @@ type memImage struct {
 }
 
 func (m *memImage) Bytes(lo, hi uint64) []byte {
-	if lo < m.codeAddr || lo >= m.codeAddr+uint64(len(m.code)) {
+	end := m.codeAddr + uint64(len(m.code))
+	if lo < m.codeAddr || lo >= end {
 		return nil
 	}
-	return m.code[lo-m.codeAddr : min(hi, m.codeAddr+uint64(len(m.code)))-m.codeAddr]
+	if hi > end || hi < lo { // hi < lo: lo+n wrapped around, as Image.Bytes
+		hi = end
+	}
+	return m.code[lo-m.codeAddr : hi-m.codeAddr]
 }
 
 func (m *memImage) ReadData(addr uint64, n int) []byte {
@@ -86,7 +90,8 @@ func (m *memImage) ReadData(addr uint64, n int) []byte {
 		b  []byte
 		at uint64
 	}{{m.code, m.codeAddr}, {m.data, m.dataAddr}} {
-		if addr >= r.at && addr+uint64(n) <= r.at+uint64(len(r.b)) {
+		// As Image.ReadData: n against what is left, since addr+n can wrap.
+		if addr >= r.at && addr-r.at <= uint64(len(r.b)) && uint64(n) <= uint64(len(r.b))-(addr-r.at) {
 			return r.b[addr-r.at : addr-r.at+uint64(n)]
 		}
 	}

@@ -417,7 +417,10 @@ func (img *Image) Bytes(lo, hi uint64) []byte {
 // read-only data), or nil when they are not all in one section.
 func (img *Image) ReadData(addr uint64, n int) []byte {
 	i := sort.Search(len(img.data), func(i int) bool { return img.data[i].End() > addr })
-	if i == len(img.data) || img.data[i].Addr > addr || addr+uint64(n) > img.data[i].End() {
+	// n > End-addr rather than addr+n > End: an address computed from
+	// hostile code can lie at the top of the address space, where addr+n
+	// wraps around.
+	if i == len(img.data) || img.data[i].Addr > addr || n < 0 || uint64(n) > img.data[i].End()-addr {
 		return nil
 	}
 	off := addr - img.data[i].Addr

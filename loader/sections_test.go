@@ -172,3 +172,33 @@ func TestLookupNear(t *testing.T) {
 		}
 	}
 }
+
+// ReadData near the top of the address space: an address computed from
+// hostile code (a jump-table base of -4) must give nil, not wrap around
+// and slice out of range (found by FuzzPPC64LE).
+func TestReadDataAtTopOfMemory(t *testing.T) {
+	top := &Section{Name: ".rodata", Addr: 0xffff_ffff_ffff_f000, Data: make([]byte, 0xfff)}
+	top.Data[0xffa] = 7
+	img := FromSections(AMD64, nil, []*Section{top})
+	for _, c := range []struct {
+		addr uint64
+		n    int
+		want int // length of the answer, -1 for nil
+	}{
+		{0xffff_ffff_ffff_fffc, 8, -1},
+		{0xffff_ffff_ffff_fffc, 3, 3},
+		{0xffff_ffff_ffff_fffa, 1, 1},
+		{0xffff_ffff_ffff_fffe, 2, -1},
+		{0xffff_ffff_ffff_f000, -1, -1},
+		{0xffff_ffff_ffff_f000, 0xfff, 0xfff},
+		{0xffff_ffff_ffff_f000, 0x1000, -1},
+	} {
+		got := img.ReadData(c.addr, c.n)
+		if c.want < 0 && got != nil || c.want >= 0 && len(got) != c.want {
+			t.Errorf("ReadData(%#x, %d) = %d bytes, want %d", c.addr, c.n, len(got), c.want)
+		}
+	}
+	if b := img.ReadData(0xffff_ffff_ffff_fffa, 1); len(b) != 1 || b[0] != 7 {
+		t.Errorf("ReadData(%#x, 1) = %v, want [7]", uint64(0xffff_ffff_ffff_fffa), b)
+	}
+}
