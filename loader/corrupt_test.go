@@ -85,6 +85,21 @@ func (p *patched) setInDIE(e *dwarf.Entry, end dwarf.Offset, old, new []byte) {
 	copy(span[i:], new)
 }
 
+// setInLines replaces old by new at offset off of .debug_line, checking
+// that old is there.
+func (p *patched) setInLines(off int, old, new []byte) {
+	sec, _ := p.section(".debug_line")
+	at := p.b[sec+off:]
+	if !bytes.HasPrefix(at, old) {
+		p.t.Fatalf(".debug_line+%#x: % x, want % x", off, at[:len(old)], old)
+	}
+	copy(at, new)
+}
+
+// anyOffset, from a patch, is a place the test does not predict (which
+// link of a chain the walk reaches first).
+const anyOffset = ^uint64(0)
+
 func le32(v uint32) []byte  { return binary.LittleEndian.AppendUint32(nil, v) }
 func u64le(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
 
@@ -145,6 +160,34 @@ func TestCorruptInput(t *testing.T) {
 			p.setInDIE(a, end, le32(uint32(d)), le32(uint32(x.Offset)))
 			return ".debug_info", uint64(x.Offset)
 		}},
+		{"chain too long", corpusImage("tmpl-gcc12-O2"), CorruptDeclDepth, func(p *patched) (string, uint64) {
+			// Twice maxDeclDepth definitions, each made to refer to the
+			// next: a chain with no cycle, longer than any compiler writes.
+			ref := func(e *dwarf.Entry) (dwarf.Offset, bool) {
+				for _, a := range []dwarf.Attr{dwarf.AttrSpecification, dwarf.AttrAbstractOrigin} {
+					if o, ok := e.Val(a).(dwarf.Offset); ok {
+						return o, true
+					}
+				}
+				return 0, false
+			}
+			type link struct {
+				e      *dwarf.Entry
+				end, o dwarf.Offset
+			}
+			var chain []link
+			p.die(func(e *dwarf.Entry) bool {
+				if o, ok := ref(e); ok && e.Tag == dwarf.TagSubprogram {
+					_, end := p.at(e.Offset)
+					chain = append(chain, link{e, end, o})
+				}
+				return len(chain) == 2*maxDeclDepth
+			})
+			for i, l := range chain[:len(chain)-1] {
+				p.setInDIE(l.e, l.end, le32(uint32(l.o)), le32(uint32(chain[i+1].e.Offset)))
+			}
+			return ".debug_info", anyOffset
+		}},
 		{"origin past the section", inline, CorruptBadRef, func(p *patched) (string, uint64) {
 			e, end := p.die(isInlined)
 			p.setInDIE(e, end, le32(uint32(e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset))), le32(0xfffff0))
@@ -168,6 +211,18 @@ func TestCorruptInput(t *testing.T) {
 			p.setInDIE(e, end, le32(uint32(e.Val(dwarf.AttrRanges).(int64))), le32(0x7ffffff0))
 			return ".debug_info", uint64(e.Offset)
 		}},
+		{"range list entry of no kind", inline, CorruptRangeList, func(p *patched) (string, uint64) {
+			// An inlined call's list begins with a DW_RLE_* kind (0-7);
+			// 0x3f is none.
+			e, _ := p.die(func(e *dwarf.Entry) bool { return isInlined(e) && e.Val(dwarf.AttrRanges) != nil })
+			off := int(e.Val(dwarf.AttrRanges).(int64))
+			sec, _ := p.section(".debug_rnglists")
+			if p.b[sec+off] > 7 {
+				p.t.Fatalf(".debug_rnglists+%#x: %#x is no DW_RLE_* kind", off, p.b[sec+off])
+			}
+			p.b[sec+off] = 0x3f
+			return ".debug_rnglists", uint64(off)
+		}},
 		{"high_pc below low_pc", inline, CorruptRangeBackwards, func(p *patched) (string, uint64) {
 			e, end := p.die(func(e *dwarf.Entry) bool {
 				return e.Tag == dwarf.TagSubprogram && e.AttrField(dwarf.AttrHighpc) != nil && e.AttrField(dwarf.AttrHighpc).Class == dwarf.ClassConstant
@@ -181,6 +236,28 @@ func TestCorruptInput(t *testing.T) {
 			})
 			p.setInDIE(e, end, u64le(uint64(e.Val(dwarf.AttrHighpc).(int64))), u64le(1<<30))
 			return ".debug_info", uint64(e.Offset)
+		}},
+		// loops-gcc12-O2 has one line program at 0, of two sequences:
+		// 0x1280-0x1661 (end_sequence at 0x283), then 0x1060-0x1187
+		// (set_address at 0x288).
+		{"line address backwards", corpusImage("loops-gcc12-O2"), CorruptLineBackwards, func(p *patched) (string, uint64) {
+			// Without the first end_sequence, the second sequence's
+			// set_address moves its rows back.
+			p.setInLines(0x283, []byte{0, 1, 1}, []byte{6, 6, 6}) // negate_stmt thrice
+			return ".debug_line", 0
+		}},
+		{"line row past the section", corpusImage("loops-gcc12-O2"), CorruptLinePastSection, func(p *patched) (string, uint64) {
+			// minimum_instruction_length 1 -> 64: every advance takes the
+			// rows 64 times as far, out of .text.
+			p.setInLines(12, []byte{1}, []byte{64})
+			return ".debug_line", 0
+		}},
+		{"line program cut short", corpusImage("loops-gcc12-O2"), CorruptLineProgram, func(p *patched) (string, uint64) {
+			// unit_length ends the program 4 bytes into the second
+			// sequence's set_address.
+			_, size := p.section(".debug_line")
+			p.setInLines(0, le32(uint32(size-4)), le32(0x28c-4))
+			return ".debug_line", 0
 		}},
 		{"symbol size", corpusImage("loops-gcc12-O2"), CorruptSymbolSize, func(p *patched) (string, uint64) {
 			syms, _ := p.f.Symbols()
@@ -245,7 +322,7 @@ func TestCorruptInput(t *testing.T) {
 				for _, c := range img.Corrupt {
 					if c.Kind == tc.kind && c.Section == sec {
 						found = true
-						if c.Offset != off || c.Count < 1 || c.File != "" {
+						if off != anyOffset && c.Offset != off || c.Count < 1 || c.File != "" {
 							t.Errorf("-j%d: %+v, want the first at %#x", workers, c, off)
 						}
 					}
