@@ -40,6 +40,14 @@ const (
 	// DW_AT_call_line or a line row above maxLine. The value is kept.
 	CorruptCallLine = "call line out of range"
 	CorruptLine     = "line number out of range"
+	// DW_AT_decl_line above maxLine (a procedure's or a class's, the line
+	// of its P or of a lambda in it). The value is kept.
+	CorruptDeclLine = "declaration line out of range"
+	// A DW_AT_decl_file or DW_AT_call_file, or a line row's file, past its
+	// unit's file table: the file is unknown (""), and the procedure,
+	// inlined call or statement goes to the module's unknown file.
+	// Offset is the entry's, or the line program's start.
+	CorruptFileIndex = "file index past the file table"
 	// A range list that does not decode; the entry's ranges are dropped
 	// (a procedure without code, an inlined call that is not seen).
 	CorruptRangeList = "unreadable range list"

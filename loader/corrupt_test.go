@@ -14,6 +14,9 @@ import (
 // directive.
 const bigline = "testdata/corrupt/bigline-gcc12-O2"
 
+// bigdecl's big_decl is declared past maxLine, from a #line directive.
+const bigdecl = "testdata/corrupt/bigdecl-gcc12-O2"
+
 // corpusImage is a binary of the test corpus, from the package directory.
 func corpusImage(name string) string { return filepath.Join("..", "testdata", "bin", name) }
 
@@ -94,6 +97,17 @@ func (p *patched) setInLines(off int, old, new []byte) {
 		p.t.Fatalf(".debug_line+%#x: % x, want % x", off, at[:len(old)], old)
 	}
 	copy(at, new)
+}
+
+// replaceAll replaces every occurrence of old in section name by new (of
+// the same length), and fails when there is none.
+func (p *patched) replaceAll(name string, old, new []byte) {
+	sec, size := p.section(name)
+	data := p.b[sec : sec+size]
+	if !bytes.Contains(data, old) {
+		p.t.Fatalf("%s: no % x", name, old)
+	}
+	copy(data, bytes.ReplaceAll(data, old, new))
 }
 
 // anyOffset, from a patch, is a place the test does not predict (which
@@ -206,6 +220,20 @@ func TestCorruptInput(t *testing.T) {
 			e, _ := p.die(func(e *dwarf.Entry) bool { return e.Tag == dwarf.TagCompileUnit })
 			return ".debug_line", uint64(e.Val(dwarf.AttrStmtList).(int64))
 		}},
+		{"declaration line", bigdecl, CorruptDeclLine, func(p *patched) (string, uint64) {
+			e, _ := p.die(func(e *dwarf.Entry) bool { return e.Val(dwarf.AttrDeclLine) == int64(300000000) })
+			return ".debug_info", uint64(e.Offset)
+		}},
+		{"declaration file past the table", inline, CorruptFileIndex, func(p *patched) (string, uint64) {
+			// Every abbreviation whose DW_AT_decl_file is the implicit
+			// constant 1 gets file 63 (sleb 0x3f); the unit has 5 files.
+			p.replaceAll(".debug_abbrev", []byte{0x3a, 0x21, 0x01}, []byte{0x3a, 0x21, 0x3f})
+			return ".debug_info", anyOffset
+		}},
+		{"call file past the table", inline, CorruptFileIndex, func(p *patched) (string, uint64) {
+			p.replaceAll(".debug_abbrev", []byte{0x58, 0x21, 0x01}, []byte{0x58, 0x21, 0x3f})
+			return ".debug_info", anyOffset
+		}},
 		{"range list offset", inline, CorruptRangeList, func(p *patched) (string, uint64) {
 			e, end := p.die(func(e *dwarf.Entry) bool { return isInlined(e) && e.Val(dwarf.AttrRanges) != nil })
 			p.setInDIE(e, end, le32(uint32(e.Val(dwarf.AttrRanges).(int64))), le32(0x7ffffff0))
@@ -250,6 +278,12 @@ func TestCorruptInput(t *testing.T) {
 			// minimum_instruction_length 1 -> 64: every advance takes the
 			// rows 64 times as far, out of .text.
 			p.setInLines(12, []byte{1}, []byte{64})
+			return ".debug_line", 0
+		}},
+		{"line row's file past the table", corpusImage("loops-gcc12-O2"), CorruptFileIndex, func(p *patched) (string, uint64) {
+			// "set column 3" at 0x52, near the first sequence's start,
+			// becomes "set file 63" (the program has 3 files).
+			p.setInLines(0x52, []byte{5, 3}, []byte{4, 0x3f})
 			return ".debug_line", 0
 		}},
 		{"line program cut short", corpusImage("loops-gcc12-O2"), CorruptLineProgram, func(p *patched) (string, uint64) {

@@ -158,6 +158,7 @@ func (b *lineBuilder) add(lp *dwarfscan.LineProgram, off uint64, joined []string
 			have = append(have, make([]bool, len(files)-len(have))...)
 		}
 		if i < 0 || i >= len(index) {
+			b.corrupt(CorruptFileIndex, off)
 			return b.fileIndex("")
 		}
 		if !have[i] {

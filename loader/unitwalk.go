@@ -152,6 +152,24 @@ func fileName(tab []string, i int64, ok bool) string {
 	return tab[i]
 }
 
+// fileName is the package's fileName, counting an index past the unit's
+// file table as corrupt at the entry at. A unit without a file table (no
+// line program, or one that did not read) is not counted again here.
+func (w *unitWalk) fileName(tab []string, i int64, ok bool, at uint64) string {
+	if ok && len(tab) > 0 && (i < 0 || i >= int64(len(tab))) {
+		w.bad.add(CorruptFileIndex, ".debug_info", at)
+	}
+	return fileName(tab, i, ok)
+}
+
+// checkLine counts a line attribute above maxLine (negative ones too) as
+// corrupt of kind at the entry at.
+func (w *unitWalk) checkLine(kind string, l int64, at uint64) {
+	if uint64(l) > maxLine {
+		w.bad.add(kind, ".debug_info", at)
+	}
+}
+
 // decl resolves name, linkage name and declaration through
 // DW_AT_specification and DW_AT_abstract_origin chains; from is the entry
 // that refers to off, where bad references are counted.
@@ -197,10 +215,11 @@ func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
 	}
 	if l, ok := e.Int(dwarfscan.AttrDeclLine); ok {
 		di.DeclLine = int(l)
+		w.checkLine(CorruptDeclLine, l, e.Offset)
 	}
 	if _, ok := e.Field(dwarfscan.AttrDeclFile); ok {
 		i, ok := e.Int(dwarfscan.AttrDeclFile)
-		di.DeclFile = fileName(w.fileTable(ui), i, ok)
+		di.DeclFile = w.fileName(w.fileTable(ui), i, ok, e.Offset)
 	}
 	// The chain is followed after e is read: the next level reuses no
 	// Entry of this one, but e's values are taken first all the same.
@@ -389,7 +408,8 @@ func (w *unitWalk) unit(ui int) error {
 			next.classAnon = !named
 			if l, ok := e.Int(dwarfscan.AttrDeclLine); ok {
 				i, ok := e.Int(dwarfscan.AttrDeclFile)
-				next.classFile, next.classLine = fileName(files, i, ok), int(l)
+				next.classFile, next.classLine = w.fileName(files, i, ok, e.Offset), int(l)
+				w.checkLine(CorruptDeclLine, l, e.Offset)
 			}
 		default:
 			// types and variables attach to no procedure
@@ -463,15 +483,13 @@ func (w *unitWalk) inlined(u *dwarfscan.Unit, files []string, e *dwarfscan.Entry
 	in := &Inline{Callee: &noCallee, Ranges: w.ranges(u, e), CallIndex: -1}
 	// Read e's own attributes before decl reads other entries.
 	i, ok := e.Int(dwarfscan.AttrCallFile)
-	in.CallFile = fileName(files, i, ok)
+	in.CallFile = w.fileName(files, i, ok, e.Offset)
 	if ok && i >= 0 && i <= math.MaxInt32 {
 		in.CallIndex = int32(i)
 	}
 	if l, ok := e.Int(dwarfscan.AttrCallLine); ok {
 		in.CallLine = int(l)
-		if uint64(l) > maxLine { // negative ones too
-			w.bad.add(CorruptCallLine, ".debug_info", e.Offset)
-		}
+		w.checkLine(CorruptCallLine, l, e.Offset)
 	}
 	if f, ok := e.Field(dwarfscan.AttrCallFile); ok && f.Form == dwarfscan.FormImplicitConst {
 		in.CallUnknown = true
