@@ -78,6 +78,11 @@ const (
 	// whose fields do not decode; it (or, when its length is bad, the
 	// rest of the section) is ignored.
 	CorruptEHRecord = "unreadable .eh_frame record"
+	// An FDE's LSDA (its .gcc_except_table entry) that does not decode,
+	// or names a landing pad outside the code: its landing pads are
+	// dropped (calls in that procedure are not known to throw there).
+	// Offset is the FDE's.
+	CorruptLSDA = "unreadable LSDA"
 )
 
 // maxLine bounds plausible line numbers. No source file has a hundred

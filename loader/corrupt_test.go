@@ -331,6 +331,41 @@ func TestCorruptInput(t *testing.T) {
 			binary.LittleEndian.PutUint32(p.b[sec+fde:], 0x7ffffff0)
 			return ".eh_frame", uint64(fde)
 		}},
+		{"LSDA that does not decode", corpusImage("stl-gcc12-O2"), CorruptLSDA, func(p *patched) (string, uint64) {
+			// 0xff everywhere: no LPStart, no type table, and a
+			// call-site table length whose ULEB128 never ends.
+			sec, size := p.section(".gcc_except_table")
+			copy(p.b[sec:sec+size], bytes.Repeat([]byte{0xff}, size))
+			return ".eh_frame", anyOffset
+		}},
+		{"landing pad outside the code", corpusImage("stl-gcc12-O2"), CorruptLSDA, func(p *patched) (string, uint64) {
+			// The first LSDA's first landing pad of two ULEB128 bytes
+			// becomes 0x3fff, past the end of the 12 KiB of code.
+			sec, size := p.section(".gcc_except_table")
+			r := &ehReader{b: p.b[sec : sec+size]}
+			if r.u8() != 0xff {
+				p.t.Fatal("first LSDA has an LPStart")
+			}
+			if r.u8() != 0xff {
+				r.uleb() // type table offset
+			}
+			if r.u8() != 0x01 {
+				p.t.Fatal("first LSDA's call sites are not ULEB128")
+			}
+			end := int(r.uleb()) + r.off
+			for r.off < end {
+				r.uleb()
+				r.uleb()
+				at := r.off
+				if lp := r.uleb(); lp != 0 && r.off-at == 2 {
+					copy(r.b[at:], []byte{0xff, 0x7f})
+					return ".eh_frame", anyOffset
+				}
+				r.uleb()
+			}
+			p.t.Fatal("no landing pad of two bytes in the first LSDA")
+			return "", 0
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

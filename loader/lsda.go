@@ -189,7 +189,11 @@ func readEHFrame(f *elf.File, img *Image, bad *tally) ([]CallSite, []Range) {
 				}
 				if cie.hasLSDA {
 					if lsda, ok := rec.ptr(cie.lsdaEnc); ok && lsda != 0 {
-						pads = append(pads, lsdaPads(img, lsda, start)...)
+						ps, ok := lsdaPads(img, lsda, start)
+						if !ok {
+							bad.add(CorruptLSDA, ".eh_frame", uint64(off))
+						}
+						pads = append(pads, ps...)
 					}
 				}
 			}
@@ -207,7 +211,7 @@ func readEHFrame(f *elf.File, img *Image, bad *tally) ([]CallSite, []Range) {
 	})
 	out := pads[:0]
 	for _, p := range pads {
-		if p.Hi > p.Lo && img.IsCode(p.Pad) {
+		if p.Hi > p.Lo {
 			out = append(out, p)
 		}
 	}
@@ -277,11 +281,12 @@ func parseCIE(r *ehReader) *cieInfo {
 	return c
 }
 
-// lsdaPads reads one LSDA's call-site table.
-func lsdaPads(img *Image, lsda, funcStart uint64) []CallSite {
+// lsdaPads reads one LSDA's call-site table; ok is false when it does not
+// decode or a landing pad lies outside the code (those pads are dropped).
+func lsdaPads(img *Image, lsda, funcStart uint64) (pads []CallSite, ok bool) {
 	b := img.dataFrom(lsda)
 	if b == nil {
-		return nil
+		return nil, false
 	}
 	r := &ehReader{b: b, addr: lsda}
 	lpStart := funcStart
@@ -296,18 +301,23 @@ func lsdaPads(img *Image, lsda, funcStart uint64) []CallSite {
 	csEnc := r.u8()
 	csLen := r.uleb()
 	end := r.off + int(csLen)
-	if r.bad || end > len(r.b) {
-		return nil
+	if r.bad || end > len(r.b) || end < r.off {
+		return nil, false
 	}
-	var pads []CallSite
+	ok = true
 	for r.off < end && !r.bad {
 		start, _ := r.ptr(csEnc & 0x0f)
 		length, _ := r.ptr(csEnc & 0x0f)
 		lp, _ := r.ptr(csEnc & 0x0f)
 		r.uleb() // action
-		if lp != 0 && !r.bad {
-			pads = append(pads, CallSite{Lo: funcStart + start, Hi: funcStart + start + length, Pad: lpStart + lp})
+		if lp == 0 || r.bad {
+			continue
 		}
+		if !img.IsCode(lpStart + lp) {
+			ok = false
+			continue
+		}
+		pads = append(pads, CallSite{Lo: funcStart + start, Hi: funcStart + start + length, Pad: lpStart + lp})
 	}
-	return pads
+	return pads, ok && !r.bad
 }
