@@ -25,9 +25,12 @@ while getopts t:m:j:o: opt; do
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || { echo "usage: scripts/sweep.sh [-t SECONDS] [-m MB] [-j PARALLEL] [-o RESULTS.tsv] DIR..." >&2; exit 2; }
-go build -o /tmp/bloop-sweep ./cmd/bloop
 work=$(mktemp -d)
+# A stopped sweep stops its workers too, and two sweeps do not share a
+# binary.
 trap 'rm -rf "$work"' EXIT
+trap 'trap - INT TERM; kill 0' INT TERM
+go build -o "$work/bloop" ./cmd/bloop
 [ -n "$results" ] || results=$work/results.tsv
 
 # One file: prints "outcome<TAB>seconds<TAB>MB<TAB>path<TAB>detail".
@@ -40,7 +43,7 @@ one() {
   # the peak resident size that time(1) reports.
   set +e
   ( ulimit -v $((mmax * 1024 * 4)); exec /usr/bin/time -f "%e %M" -o "$out" \
-      timeout -k 5 "$tmax" /tmp/bloop-sweep struct --nocache -j1 -v -o /dev/null "$f" ) 2>"$err" >/dev/null
+      timeout -k 5 "$tmax" "$work/bloop" struct --nocache -j1 -v -o /dev/null "$f" ) 2>"$err" >/dev/null
   rc=$?
   set -e
   read -r secs kb < <(tail -1 "$out" 2>/dev/null || echo "0 0") || true
@@ -87,7 +90,9 @@ find "$@" -type f -size +63c -print0 2>/dev/null |
   > "$work/files"
 total=$(tr -cd '\0' < "$work/files" | wc -c)
 echo "sweep: $total ELF files below $*; bounds ${tmax}s and ${mmax} MB per file, $par at a time" >&2
-xargs -0 -P "$par" -I{} bash -c 'one "$@"' _ {} "$tmax" "$mmax" "$work" < "$work/files" > "$results"
+# In the background, so that the trap runs as soon as a signal comes.
+xargs -0 -P "$par" -I{} bash -c 'one "$@"' _ {} "$tmax" "$mmax" "$work" < "$work/files" > "$results" &
+wait $!
 
 printf '\n%-10s %6s\n' outcome files
 for o in ok problems corrupt refused skipped timeout memory crash; do
