@@ -92,7 +92,12 @@ func leafLines(pp *profile.Profile) map[lineKey]int64 {
 	for _, s := range pp.Sample {
 		for _, ln := range s.Location[0].Line {
 			if !isLoopFrame(ln.Function.Name) {
-				out[lineKey{ln.Function.Name, ln.Line}] += s.Value[0]
+				// Line 0 is code without a line (a PLT stub, a line-0
+				// row), on both sides left out: the flat line view lists
+				// statements only.
+				if ln.Line != 0 {
+					out[lineKey{ln.Function.Name, ln.Line}] += s.Value[0]
+				}
 				break
 			}
 		}
@@ -106,7 +111,7 @@ func isLoopFrame(name string) bool { return len(name) > 8 && name[:8] == "loop a
 func flatLines(p *Profile) map[lineKey]int64 {
 	out := map[lineKey]int64{}
 	for _, fe := range p.Flat(true) {
-		if fe.Elem.Kind == ElemStmt && fe.Excl > 0 {
+		if fe.Elem.Kind == ElemStmt && fe.Excl > 0 && fe.Elem.Line != 0 {
 			out[lineKey{fe.Proc, int64(fe.Elem.Line)}] += int64(fe.Excl)
 		}
 	}
