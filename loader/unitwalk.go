@@ -145,21 +145,21 @@ func absFile(name, compDir string) string {
 	return name
 }
 
-func fileName(tab []string, i int64, ok bool) string {
-	if !ok || i < 0 || int(i) >= len(tab) {
+// fileName is entry i of the unit's file table, or "" when there is none.
+// An index past a non-empty table is counted as corrupt at the entry at;
+// a unit without a file table (no line program, or one that did not
+// read) was counted where the table was read.
+func (w *unitWalk) fileName(tab []string, i int64, ok bool, at uint64) string {
+	if !ok {
+		return ""
+	}
+	if i < 0 || i >= int64(len(tab)) {
+		if len(tab) > 0 {
+			w.bad.add(CorruptFileIndex, ".debug_info", at)
+		}
 		return ""
 	}
 	return tab[i]
-}
-
-// fileName is the package's fileName, counting an index past the unit's
-// file table as corrupt at the entry at. A unit without a file table (no
-// line program, or one that did not read) is not counted again here.
-func (w *unitWalk) fileName(tab []string, i int64, ok bool, at uint64) string {
-	if ok && len(tab) > 0 && (i < 0 || i >= int64(len(tab))) {
-		w.bad.add(CorruptFileIndex, ".debug_info", at)
-	}
-	return fileName(tab, i, ok)
 }
 
 // checkLine counts a line attribute above maxLine (negative ones too) as
