@@ -24,16 +24,26 @@ type Subprogram struct {
 	// DW_AT_name base name when that is another unit, else nil. Dyninst
 	// 12.3 reads DW_AT_call_file against it (see DyninstCallSite).
 	NamesakeFiles []string
+	// File0Unknown is set when Dyninst's table for this unit's call files
+	// holds "Unknown file" at index 0 (see DyninstCallSite).
+	File0Unknown bool
 }
 
 // DyninstCallSite is in's call file as Dyninst 12.3 reads it: the index
 // looked up in the file table of the first unit whose name has the base
 // name of in's own (gsl has four units named oper.c), where an index
 // outside that table leaves the call site unread (<unknown>:0 in
-// hpcstruct).
+// hpcstruct). Index 0 is DWARF 5's primary source file, where clang
+// points the call sites in the main file: in the table Dyninst builds for
+// a unit named by a relative path it is "Unknown file" (clang 14's units
+// in the corpus), for a unit named by an absolute path the line table's
+// file 0 (clang 15's in hpctoolkit-tests).
 func (p *Subprogram) DyninstCallSite(in *Inline) (file string, ok bool) {
 	if in.CallUnknown {
 		return "", false
+	}
+	if in.CallIndex == 0 && p.File0Unknown {
+		return DyninstFile0, true
 	}
 	if p.NamesakeFiles == nil || in.CallIndex < 0 {
 		return in.CallFile, true
@@ -43,6 +53,10 @@ func (p *Subprogram) DyninstCallSite(in *Inline) (file string, ok bool) {
 	}
 	return p.NamesakeFiles[in.CallIndex], true
 }
+
+// DyninstFile0 is what Dyninst's file table holds at index 0, whatever
+// the unit's line table says.
+const DyninstFile0 = "Unknown file"
 
 // Descriptor is a procedure as the source declares it: every DWARF
 // subprogram with a name and a begin line, with or without code (the
@@ -311,10 +325,16 @@ func (img *Image) mergeUnits(units []*unitWalk) {
 // one Dyninst resolves their call files against. The key is the base name
 // because Dyninst's is (libstdc++'s c++20/sstream-inst.cc reads its call
 // files in c++11/sstream-inst.cc's table). Units are in unit order, so the
-// choice does not depend on which walker read which unit.
+// choice does not depend on which walker read which unit. It also marks
+// the procedures of units named by a relative path (File0Unknown).
 func resolveNamesakes(units []*unitWalk) {
 	first := map[string][]string{}
 	for _, u := range units {
+		if !path.IsAbs(u.name) {
+			for _, p := range u.procs {
+				p.File0Unknown = true
+			}
+		}
 		if u.name == "" {
 			continue
 		}
