@@ -63,6 +63,14 @@ type Image struct {
 	CallSites []CallSite
 	// Entry is the ELF entry point (for most shared libraries 0, or not code).
 	Entry uint64
+	// DyninstExec is Dyninst 12.3's Symtab::isExec(): the file can only be
+	// an executable (elfclassify's rule, elfFacts). hpcstruct suffixes
+	// procedure names with "[module]" where it is false, which is also the
+	// case for a library that can be run, as libc.so.6 (Shared false).
+	DyninstExec bool
+	// DyninstProgram is Dyninst's Object::isExecutable: ParseAPI starts a
+	// function "_start" at Entry when no symbol is there.
+	DyninstProgram bool
 	// DyninstEntries are, with Options.DyninstStubs, the ppc64 local entry
 	// points that calls reach, sorted: Dyninst makes a function of each
 	// beside its procedure's.
@@ -212,6 +220,8 @@ func Open(path string, opt Options) (img *Image, err error) {
 	default:
 		return nil, errorf(path, "unsupported ELF type %v (want an executable or shared library)", ef.Type)
 	}
+	facts := readELFFacts(ef)
+	img.DyninstExec, img.DyninstProgram = facts.onlyExecutable(), facts.program()
 	self := fileBytes{raw, uint64(st.Size())}
 	if err := img.readSections(ef, self); err != nil {
 		return nil, err

@@ -17,8 +17,9 @@ import (
 // all 3 and 25 stubs of libgsl and libstdc++. Stubs no relocation names
 // are targ<addr>@plt.
 //
-// With dyninstNames, the stubs Dyninst 12.3 does not name are
-// targ<addr>@plt: all of aarch64's .plt (every aarch64 reference file).
+// With dyninstNames, stubs are named as Dyninst 12.3 names them: those it
+// does not name are targ<addr>@plt, all of aarch64's .plt (every aarch64
+// reference file), and x86-64's get dyninstLinkage's names.
 func (img *Image) pltStubs(f *elf.File, dyninstNames bool) []*Func {
 	slots := gotRelocs(f, elf.R_X86_64_JMP_SLOT)
 	var globDat map[uint64]string
@@ -29,6 +30,10 @@ func (img *Image) pltStubs(f *elf.File, dyninstNames bool) []*Func {
 	}
 	if f.Machine == elf.EM_PPC64 {
 		return img.ppc64Stubs(f, ar) // call stubs in the code; .plt is data
+	}
+	var linkage map[uint64]string // Dyninst's names by stub address (x86-64)
+	if dyninstNames && img.Arch == AMD64 {
+		linkage = dyninstLinkage(f, img.Sections, ar)
 	}
 	for _, s := range img.Sections {
 		var entSize, first uint64
@@ -85,13 +90,24 @@ func (img *Image) pltStubs(f *elf.File, dyninstNames bool) []*Func {
 			if got, ok := ar.PLTSlot(s.Data[off:off+entSize], addr); ok {
 				name = names[got]
 			}
-			if name == "" {
+			if linkage != nil {
+				name = dyninstStubName(linkage, addr)
+			} else if name == "" {
 				name = fmt.Sprintf("targ%x", addr)
 			}
 			out = append(out, &Func{Name: name + "@plt", Aliases: []string{name + "@plt"}, Addr: addr, End: addr + entSize, PLT: true, Sized: true})
 		}
 	}
 	return out
+}
+
+// dyninstStubName is the name Dyninst gives the stub at addr: its linkage
+// name, which may be empty, else targ<addr>.
+func dyninstStubName(linkage map[uint64]string, addr uint64) string {
+	if name, ok := linkage[addr]; ok {
+		return name
+	}
+	return fmt.Sprintf("targ%x", addr)
 }
 
 // branchTargets are the addresses in section s that direct branches and

@@ -17,6 +17,9 @@ type Func struct {
 	// not Addr: ppc64 ELFv2's local entry point, past the global entry's
 	// setup of the TOC pointer. 0: none.
 	LocalEntry uint64
+	// Found marks a procedure no symbol names: a call target or the entry
+	// point (package procs). Dyninst calls such a function targ<addr>.
+	Found bool
 }
 
 type symInfo struct {

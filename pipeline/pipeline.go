@@ -119,9 +119,9 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 		workers = runtime.GOMAXPROCS(0)
 	}
 	if opt.Procs == nil {
-		opt.Procs = Procedures(img)
+		opt.Procs = Procedures(img, opt)
 	}
-	img = withProcs(img, opt.Procs)
+	img = withProcs(img, opt.Procs, opt.Compat)
 	pl := newPlan(img, opt, workers)
 	order, files := outputOrder(img, pl.subs)
 	type result struct {

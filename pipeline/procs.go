@@ -1,15 +1,25 @@
 package pipeline
 
 import (
+	"runtime"
+
 	"bloop/loader"
 	"bloop/procs"
 )
 
-// Procedures returns the procedures Run analyses in img: those of its
-// symbols and PLT stubs, and those package procs finds in code no symbol
-// covers (all of a stripped file's code). The PLT's resolver trampoline
+// Procedures returns the procedures Run analyses in img under opt: those
+// of its symbols and PLT stubs, and those package procs finds in code no
+// symbol covers (all of a stripped file's code); with opt.Compat, those
+// Dyninst makes instead (dyninstProcedures). The PLT's resolver trampoline
 // is left out, as hpcstruct leaves it out.
-func Procedures(img *loader.Image) *procs.Table {
+func Procedures(img *loader.Image, opt Options) *procs.Table {
+	if opt.Compat {
+		workers := opt.Workers
+		if workers <= 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		return dyninstProcedures(img, workers)
+	}
 	t := procs.Find(img, procs.Options{})
 	out := make([]procs.Proc, 0, len(t.Procs))
 	for _, p := range t.Procs {
@@ -23,8 +33,9 @@ func Procedures(img *loader.Image) *procs.Table {
 
 // withProcs returns img with the procedures of t as its Funcs; those
 // without a symbol are named by the DWARF procedure entered there, else as
-// procs names them. Without procedures beyond the symbols, img itself.
-func withProcs(img *loader.Image, t *procs.Table) *loader.Image {
+// procs names them (with dyninst, always as procs names them: Dyninst's
+// targ<addr>). Without procedures beyond the symbols, img itself.
+func withProcs(img *loader.Image, t *procs.Table, dyninst bool) *loader.Image {
 	extra := false
 	for _, p := range t.Procs {
 		extra = extra || p.Func == nil || p.Func.End != p.Hi
@@ -43,10 +54,10 @@ func withProcs(img *loader.Image, t *procs.Table) *loader.Image {
 			funcs[i] = &fn
 		default:
 			name := p.Name()
-			if n := dwarfName(img, p.Lo); n != "" {
+			if n := dwarfName(img, p.Lo); n != "" && !dyninst {
 				name = n
 			}
-			funcs[i] = &loader.Func{Name: name, Aliases: []string{name}, Addr: p.Lo, End: p.Hi}
+			funcs[i] = &loader.Func{Name: name, Aliases: []string{name}, Addr: p.Lo, End: p.Hi, Found: true}
 		}
 	}
 	return img.WithFuncs(funcs)

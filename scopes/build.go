@@ -278,6 +278,11 @@ func (b *builder) tree() *node {
 // inline context of its first byte, as hpcstruct walks such code.
 func Gaps(in Input) []Range {
 	fn := in.Func
+	if in.Hpcstruct && fn.Found {
+		// hpcstruct fills gaps only in procedures a symbol names: those
+		// ParseAPI found by a call get the code their parse reaches.
+		return nil
+	}
 	var covered []Range
 	if in.Graph != nil {
 		for _, blk := range in.Graph.Blocks {

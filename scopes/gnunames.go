@@ -23,6 +23,11 @@ type Names struct {
 	// DWARFAliases makes a procedure's DWARF name compete with its
 	// symbols, as Dyninst's DWARF walk does (compat mode; see dwarfAlias).
 	DWARFAliases bool
+	// Hpcstruct names procedures as hpcstruct 2023.08 does where the
+	// binary does not decide: the "[module]" suffix by Dyninst's
+	// classification of the file (loader.Image.DyninstExec), and a
+	// procedure without a symbol as "<unknown procedure>" (unknownName).
+	Hpcstruct bool
 }
 
 type demangled struct {

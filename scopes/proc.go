@@ -1,6 +1,7 @@
 package scopes
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
@@ -69,9 +70,13 @@ func (n *Names) procName(img *loader.Image, fn *loader.Func, sub *loader.Subprog
 	if fn.PLT {
 		// hpcstruct demangles the stub's symbol, then appends @plt; it
 		// keeps the symbol when the demangled text names no function
-		// (has none of "()<>"). A stub it found too long for one has no
-		// @plt (loader.Options.DyninstStubs).
+		// (has none of "()<>"). A stub it found too long for one (more
+		// than 32 bytes up to the next function, as after an uncalled
+		// stub) has no @plt (also loader.Options.DyninstStubs).
 		sym, stub := strings.CutSuffix(link, "@plt")
+		if n != nil && n.Hpcstruct && fn.End-fn.Addr > 32 {
+			link, stub = sym, false
+		}
 		d, _ := n.demangle(sym)
 		if !strings.ContainsAny(d, "()<>") {
 			d = sym
@@ -93,13 +98,47 @@ func (n *Names) procName(img *loader.Image, fn *loader.Func, sub *loader.Subprog
 			pretty, link = sub.Name, sub.Name
 		}
 	}
-	if img.Shared {
+	if n != nil && n.Hpcstruct && fn.Found {
+		pretty, link = n.foundName(img, fn)
+	} else if n.suffixed(img) {
 		pretty += " [" + img.Name + "]"
 	}
 	if pretty == link {
 		link = ""
 	}
 	return pretty, link
+}
+
+// suffixed reports whether procedure names get the "[module]" suffix:
+// in a shared library, and with Hpcstruct wherever Dyninst does not take
+// the file for an executable only (libc.so.6, which can be run, has it).
+func (n *Names) suffixed(img *loader.Image) bool {
+	if n != nil && n.Hpcstruct {
+		return !img.DyninstExec
+	}
+	return img.Shared
+}
+
+// foundName is hpcstruct's pretty and link name of a function ParseAPI
+// found without a symbol (a call target, or _start at the entry point):
+// hpcstruct takes one of at most 32 bytes (up to the next function) for a
+// PLT stub and appends "@plt"; it calls a longer one that Dyninst names
+// targ<addr> "<unknown procedure> 0x<addr> [<module>]", keeping targ<addr>
+// as the link name.
+func (n *Names) foundName(img *loader.Image, fn *loader.Func) (pretty, link string) {
+	link = fn.Name
+	suffix := ""
+	if n.suffixed(img) {
+		suffix = " [" + img.Name + "]"
+	}
+	switch {
+	case fn.End-fn.Addr <= 32:
+		link = strings.TrimSuffix(link, "@plt") + "@plt"
+		return link + suffix, link
+	case link == fmt.Sprintf("targ%x", fn.Addr):
+		return fmt.Sprintf("<unknown procedure> %#x [%s]", fn.Addr, img.Name), link
+	}
+	return link + suffix, link
 }
 
 // dwarfAlias is the name Dyninst's DWARF walk adds to the symbols of the

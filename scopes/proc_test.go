@@ -130,3 +130,61 @@ func TestGNUNames(t *testing.T) {
 		t.Errorf("the built-in demangler got this one right: drop the c++filt path")
 	}
 }
+
+// TestHpcstructProcNames pins the names compat mode gives where hpcstruct
+// decides by Dyninst's view rather than by the binary: the "[module]"
+// suffix by Dyninst's classification (a library that can be run, as
+// libc.so.6, has it), and a function ParseAPI found by a call, with no
+// symbol, as "<unknown procedure>" (a stub when at most 32 bytes).
+func TestHpcstructProcNames(t *testing.T) {
+	lib := &loader.Image{Name: "libz.so.1.2.13", Shared: true}
+	runnable := &loader.Image{Name: "libc.so.6"}
+	exe := &loader.Image{Name: "prog", DyninstExec: true}
+	sym := &loader.Func{Name: "crc32", Addr: 0x47c0, End: 0x4890}
+	found := &loader.Func{Name: "targ4b10", Addr: 0x4b10, End: 0x50d0, Found: true}
+	short := &loader.Func{Name: "targ12560", Addr: 0x12560, End: 0x12570, Found: true}
+	start := &loader.Func{Name: "_start", Addr: 0x1040, End: 0x1080, Found: true}
+	stub := &loader.Func{Name: "free@plt", Addr: 0x26360, End: 0x26370, PLT: true}
+	long := &loader.Func{Name: "free@plt", Addr: 0xaf530, End: 0xaf560, PLT: true}
+	compat, plain := &Names{Hpcstruct: true}, &Names{}
+	for _, c := range []struct {
+		names        *Names
+		img          *loader.Image
+		fn           *loader.Func
+		pretty, link string
+	}{
+		{compat, lib, sym, "crc32 [libz.so.1.2.13]", "crc32"},
+		{compat, runnable, sym, "crc32 [libc.so.6]", "crc32"},
+		{plain, runnable, sym, "crc32", ""},
+		{compat, exe, sym, "crc32", ""},
+		{compat, lib, found, "<unknown procedure> 0x4b10 [libz.so.1.2.13]", "targ4b10"},
+		{compat, exe, found, "<unknown procedure> 0x4b10 [prog]", "targ4b10"},
+		{plain, lib, found, "targ4b10 [libz.so.1.2.13]", "targ4b10"},
+		{compat, lib, short, "targ12560@plt [libz.so.1.2.13]", "targ12560@plt"},
+		{compat, exe, start, "_start", ""},
+		{compat, runnable, stub, "free@plt [libc.so.6]", "free@plt"},
+		{compat, exe, long, "free", ""},
+		{plain, exe, long, "free@plt", ""},
+	} {
+		pretty, link := c.names.procName(c.img, c.fn, nil)
+		if pretty != c.pretty || link != c.link {
+			t.Errorf("Hpcstruct %v, %s, %s: %q, %q; want %q, %q", c.names.Hpcstruct, c.img.Name, c.fn.Name, pretty, link, c.pretty, c.link)
+		}
+	}
+}
+
+// TestFoundProcedureGaps: hpcstruct fills the gaps of a procedure a symbol
+// names but not those of one ParseAPI found by a call (libz.so.1's
+// targ4b10 lists no statement for its nop padding at 0x4ee7).
+func TestFoundProcedureGaps(t *testing.T) {
+	img := &loader.Image{Sections: []*loader.Section{{Name: ".text", Addr: 0x1000, Data: make([]byte, 0x20)}}, Lines: &loader.LineTable{}}
+	for _, c := range []struct {
+		found, hpcstruct bool
+		gaps             int
+	}{{false, true, 1}, {true, false, 1}, {true, true, 0}} {
+		fn := &loader.Func{Name: "targ1000", Addr: 0x1000, End: 0x1020, Found: c.found}
+		if n := len(Gaps(Input{Img: img, Func: fn, Hpcstruct: c.hpcstruct})); n != c.gaps {
+			t.Errorf("found %v, Hpcstruct %v: %d gaps, want %d", c.found, c.hpcstruct, n, c.gaps)
+		}
+	}
+}

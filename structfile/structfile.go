@@ -82,7 +82,7 @@ func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 		}
 	}
 	popt := opt.Pipeline
-	popt.Procs = pipeline.Procedures(img)
+	popt.Procs = pipeline.Procedures(img, popt)
 	r.Procs = popt.Procs
 	total := 0
 	for _, n := range popt.Procs.Counts() {

@@ -70,7 +70,7 @@ func TestStructStripped(t *testing.T) {
 				t.Fatal(err)
 			}
 			var msg bytes.Buffer
-			reportSources(&msg, bin, img, pipeline.Procedures(img))
+			reportSources(&msg, bin, img, pipeline.Procedures(img, pipeline.Options{}))
 			for _, want := range c.sources {
 				if !strings.Contains(msg.String(), want) {
 					t.Errorf("-v report lacks %q:\n%s", want, msg.String())

@@ -1,0 +1,110 @@
+package loader
+
+import (
+	"debug/elf"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"bloop/isa"
+)
+
+var testDynsyms = []elf.Symbol{{Name: "realloc"}, {Name: "_dl_exception_create"}, {Name: "calloc"}}
+
+// TestFBTNames pins Dyninst's naming of .plt stubs: by the position of the
+// relocation in .rela.plt, not by the slot its stub jumps through; an
+// IRELATIVE relocation names no symbol.
+func TestFBTNames(t *testing.T) {
+	const irelative = 37 // R_X86_64_IRELATIVE
+	relocs := []rela{
+		{off: 0x3010, typ: uint32(elf.R_X86_64_JMP_SLOT), sym: 1},
+		{off: 0x3020, typ: uint32(elf.R_X86_64_JMP_SLOT), sym: 2},
+		{off: 0x3038, typ: uint32(elf.R_X86_64_JMP_SLOT), sym: 3},
+		{off: 0x3000, typ: irelative, addend: 0x9f550},
+		{off: 0x3018, typ: irelative, addend: 0x9f250},
+	}
+	out := map[uint64]string{}
+	fbtNames(out, 0x26000, relocs, testDynsyms)
+	want := map[uint64]string{0x26010: "realloc", 0x26020: "_dl_exception_create", 0x26030: "calloc", 0x26040: "", 0x26050: ""}
+	if !reflect.DeepEqual(out, want) {
+		t.Errorf("got %v, want %v", out, want)
+	}
+}
+
+// pltSecStub is an IBT stub jumping through slot: endbr64; bnd jmp
+// *disp(%rip); nop.
+func pltSecStub(addr, slot uint64) []byte {
+	d := uint32(slot - (addr + 11))
+	return []byte{0xf3, 0x0f, 0x1e, 0xfa, 0xf2, 0xff, 0x25, byte(d), byte(d >> 8), byte(d >> 16), byte(d >> 24), 0x0f, 0x1f, 0x44, 0, 0}
+}
+
+// TestPLTSecNames pins .plt.sec: by the slot the displacement at byte 7
+// points to; an ifunc slot (no symbol) is ifunc<addr>; a slot no
+// relocation names leaves the stub unnamed.
+func TestPLTSecNames(t *testing.T) {
+	sec := &Section{Name: ".plt.sec", Addr: 0x1100}
+	for i, slot := range []uint64{0x4018, 0x4020, 0x4028} {
+		sec.Data = append(sec.Data, pltSecStub(sec.Addr+uint64(16*i), slot)...)
+	}
+	out := map[uint64]string{}
+	pltSecNames(out, sec, map[uint64]string{0x4018: "puts", 0x4020: ""})
+	want := map[uint64]string{0x1100: "puts", 0x1110: "ifunc1110"}
+	if !reflect.DeepEqual(out, want) {
+		t.Errorf("got %v, want %v", out, want)
+	}
+}
+
+// TestPLTGotNames8 pins .plt.got: every jmp *disp(%rip) (ff 25, then a
+// two-byte nop) by its slot's .rela.dyn relocation, a RELATIVE one (no
+// symbol) giving an empty name.
+func TestPLTGotNames8(t *testing.T) {
+	sec := &Section{Name: ".plt.got", Addr: 0x6b2e0}
+	for i, slot := range []uint64{0x2bccb8, 0x2bccf0, 0x2bcd90} {
+		d := uint32(slot - (sec.Addr + uint64(8*i) + 6))
+		sec.Data = append(sec.Data, 0xff, 0x25, byte(d), byte(d>>8), byte(d>>16), byte(d>>24), 0x66, 0x90)
+	}
+	out := map[uint64]string{}
+	pltGotNames(out, sec, isa.For(elf.EM_X86_64), map[uint64]string{0x2bccb8: "gsl_integration_qk15", 0x2bcd90: ""})
+	want := map[uint64]string{0x6b2e0: "gsl_integration_qk15", 0x6b2f0: ""}
+	if !reflect.DeepEqual(out, want) {
+		t.Errorf("got %v, want %v", out, want)
+	}
+}
+
+// TestDyninstPLTNamesLibc pins the rule on libc.so.6 (Debian 12's, whose
+// .plt has 39 IRELATIVE slots after 14 JUMP_SLOT ones): hpcstruct's
+// realloc@plt is the stub at 0x26010, realloc's own stub (0x26030) is
+// calloc@plt, 0x260f0 on are "@plt", and the two .plt.got stubs (16
+// bytes) are unnamed. Without Dyninst's names each stub has its slot's.
+func TestDyninstPLTNamesLibc(t *testing.T) {
+	const libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+	f, err := elf.Open(libc)
+	if err != nil {
+		t.Skip(err)
+	}
+	id := fmt.Sprintf("%x", buildID(f))
+	f.Close()
+	if id != "93ac61ec5a8eb1396f9fbd350e3169a558528a40" {
+		t.Skipf("%s: build-id %s, not the one the facts are about", libc, id)
+	}
+	for _, c := range []struct {
+		dyninst bool
+		want    map[uint64]string
+	}{
+		{true, map[uint64]string{0x26010: "realloc@plt", 0x26030: "calloc@plt", 0x260e0: "_dl_audit_preinit@plt", 0x260f0: "@plt", 0x26350: "@plt", 0x26360: "targ26360@plt", 0x26368: "targ26368@plt"}},
+		{false, map[uint64]string{0x26030: "realloc@plt", 0x26010: "targ26010@plt", 0x26360: "free@plt", 0x26368: "malloc@plt"}},
+	} {
+		img, err := Open(libc, Options{DyninstPLTNames: c.dyninst, SkipDescriptors: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for addr, want := range c.want {
+			if f := img.FuncAt(addr); f == nil || f.Addr != addr || !f.PLT || f.Name != want {
+				t.Errorf("Dyninst names %v: stub at %#x is %+v, want %s", c.dyninst, addr, f, want)
+			}
+		}
+		if img.DyninstExec || !img.DyninstProgram || img.Shared {
+			t.Errorf("libc.so.6: DyninstExec %v, DyninstProgram %v, Shared %v; want false, true, false", img.DyninstExec, img.DyninstProgram, img.Shared)
+		}
+	}
+}
