@@ -447,3 +447,20 @@ func (g *Graph) Succs() [][]int {
 	}
 	return out
 }
+
+// DyninstSuccs returns the successor lists in the order Dyninst's parse
+// links the edges, which its loop analysis (havlak.FindWMZC) visits: a
+// conditional branch's fall-through before its target (the parse runs on
+// along the fall-through and links the taken edge when it gets to it).
+// irred-gcc12-O0's state machine and libz.so.1's inflateBack have
+// hpcstruct's loops in this order only.
+func (g *Graph) DyninstSuccs() [][]int {
+	out := make([][]int, len(g.Blocks))
+	for i, b := range g.Blocks {
+		out[i] = b.Succs
+		if len(b.Succs) == 2 && b.Last().Kind == isa.CondJump {
+			out[i] = []int{b.Succs[1], b.Succs[0]}
+		}
+	}
+	return out
+}

@@ -80,8 +80,18 @@ func (p *Subprogram) Entry() uint64 { return p.EntryPC }
 type Callee struct {
 	Name     string // DW_AT_name (through specification/abstract_origin)
 	LinkName string // DW_AT_linkage_name, or ""
-	DeclFile string
-	DeclLine int
+	// DyninstName is the name Dyninst's DWARF walk ends up with: it adds
+	// each entry's name as it reaches it (the entry, then what its
+	// abstract origin leads to, then its specification), a linkage name
+	// in place of DW_AT_name where the entry has one, and the last added
+	// is the function's name. So the end of the chain decides: glibc's
+	// declarations, which hidden_proto's asm labels give __GI_ linkage
+	// names, name its inlined callees so; DyninstMangled says the name is
+	// a linkage name.
+	DyninstName    string
+	DyninstMangled bool
+	DeclFile       string
+	DeclLine       int
 }
 
 // Inline is one DW_TAG_inlined_subroutine: a call site and the callee's code.

@@ -108,3 +108,56 @@ func TestDyninstPLTNamesLibc(t *testing.T) {
 		}
 	}
 }
+
+// TestDyninstCalleeNames pins the name Dyninst's DWARF walk gives an
+// inlined callee: the last along the chain of the inline record's
+// abstract origin and specification, a linkage name where an entry has
+// one. glibc's __woverflow is defined without one but declared with the
+// asm label __GI___woverflow; clang's vector constructor has its linkage
+// name on the abstract instance and only a name on the declaration.
+func TestDyninstCalleeNames(t *testing.T) {
+	cases := []struct {
+		bin, buildID, name, want string
+		mangled                  bool
+	}{
+		{"/usr/lib/x86_64-linux-gnu/libc.so.6", "93ac61ec5a8eb1396f9fbd350e3169a558528a40", "__woverflow", "__GI___woverflow", true},
+		{corpus + "tmpl-clang14-O2", "", "vector", "vector", false},
+	}
+	for _, c := range cases {
+		if c.buildID != "" {
+			f, err := elf.Open(c.bin)
+			if err != nil {
+				t.Logf("%s: %v", c.bin, err)
+				continue
+			}
+			id := fmt.Sprintf("%x", buildID(f))
+			f.Close()
+			if id != c.buildID {
+				t.Logf("%s: build-id %s, not the one the facts are about", c.bin, id)
+				continue
+			}
+		}
+		img, err := Open(c.bin, Options{SkipDescriptors: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found *Callee
+		var walk func([]*Inline)
+		walk = func(ins []*Inline) {
+			for _, in := range ins {
+				if found == nil && in.Callee.Name == c.name {
+					found = in.Callee
+				}
+				walk(in.Children)
+			}
+		}
+		for _, p := range img.Procs {
+			walk(p.Inlines)
+		}
+		if found == nil {
+			t.Errorf("%s: no inlined call of %s", c.bin, c.name)
+		} else if found.DyninstName != c.want || found.DyninstMangled != c.mangled {
+			t.Errorf("%s: %s is %q (mangled %v) to Dyninst, want %q (%v)", c.bin, c.name, found.DyninstName, found.DyninstMangled, c.want, c.mangled)
+		}
+	}
+}

@@ -226,14 +226,22 @@ func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
 	u := &w.d.Units()[ui]
 	spec, hasSpec := w.ref(u, e, dwarfscan.AttrSpecification)
 	origin, hasOrigin := w.ref(u, e, dwarfscan.AttrAbstractOrigin)
+	if di.DyninstName = linkageName(e); di.DyninstName != "" {
+		di.DyninstMangled = true
+	} else if n, ok := e.String(dwarfscan.AttrName); ok {
+		di.DyninstName = n
+	}
 	for _, o := range []struct {
 		off uint64
 		ok  bool
-	}{{spec, hasSpec}, {origin, hasOrigin}} {
+	}{{origin, hasOrigin}, {spec, hasSpec}} {
 		if !o.ok {
 			continue
 		}
 		up := w.decl(o.off, depth+1, e.Offset)
+		if up.DyninstName != "" { // a later name wins
+			di.DyninstName, di.DyninstMangled = up.DyninstName, up.DyninstMangled
+		}
 		if !named && up.Name != "" {
 			di.Name, di.LinkName, named = up.Name, up.LinkName, true
 		}

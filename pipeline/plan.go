@@ -13,6 +13,7 @@ import (
 	"bloop/loader"
 	"bloop/normalize"
 	"bloop/par"
+	"bloop/procs"
 	"bloop/scopes"
 	"bloop/source"
 )
@@ -64,8 +65,27 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	for i, fn := range img.Funcs {
 		pl.subs[i] = img.SubprogramAt(fn.Addr)
 	}
-	pl.claimed = pl.claimedEntries(workers)
+	if t := opt.Procs; opt.Compat && t != nil && t.NoReturn != nil {
+		pl.dyninstParse(t)
+	} else {
+		pl.claimed = pl.claimedEntries(workers)
+	}
 	return pl
+}
+
+// dyninstParse takes what the parse that found the procedures learned
+// (dyninstProcedures): a call to a function of the module returns as its
+// parse says, one to a stub as its name does; code runs on past the end of
+// an extent; the entries other procedures' code runs into are claimed.
+func (pl *plan) dyninstParse(t *procs.Table) {
+	stubNoret := pl.noret
+	pl.noret = func(a uint64) bool {
+		if fn := pl.img.FuncAt(a); fn != nil && fn.PLT && fn.Addr == a {
+			return stubNoret(a)
+		}
+		return t.NoReturn[a]
+	}
+	pl.fallOut, pl.claimed = true, t.Claimed
 }
 
 // engineFor is the engine that places img's code under opt.
@@ -208,6 +228,9 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	}
 	if err != nil {
 		return nil, nil, err
+	}
+	if pl.compat {
+		return g, havlak.Find(len(g.Blocks), g.Entry, g.DyninstSuccs()), nil
 	}
 	return g, havlak.Find(len(g.Blocks), g.Entry, g.Succs()), nil
 }

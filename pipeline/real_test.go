@@ -20,6 +20,7 @@ type realCase struct {
 	share             float64 // measured path agreement
 	canonical         int     // measured canonical differences (golden.Compare)
 	kinds             map[string]uint64
+	allowed           []string // kinds of procedure problems the binary causes (in every mode)
 }
 
 // Kinds of difference, by the first component of a byte's scope path that
@@ -84,8 +85,11 @@ type realCase struct {
 //     as calculate_cj 0x154fe8: hpcstruct merges same-line nested loops
 //     only into an irreducible loop, never into a reducible one) and
 //     libstdc++'s 33 (d_encoding.part.0 0xc2680) and 23 (d_print_comp_inner
-//     0xc2ca0: Havlak nests a loop with its irreducible parent's entry,
-//     Dyninst has one loop per entry). The 30 -O0 jump tables of libstdc++
+//     0xc2ca0: Havlak nested a loop with its irreducible parent's entry
+//     where Dyninst has one loop per entry; merging it was replaced by
+//     Dyninst's successor order, fall-through first, cfg.Graph.DyninstSuccs,
+//     which also nests irred-gcc12-O0's and libz's loops right). The 30
+//     -O0 jump tables of libstdc++
 //     (33,798 bytes, money_get::_M_extract and friends) and calls to
 //     noreturn functions Dyninst knows by name (std::unexpected,
 //     __gnu_cxx::__throw_insufficient_space: 164 bytes) were bloop's to
@@ -128,13 +132,51 @@ type realCase struct {
 // list-aux.cc and list-aux-2.cc are each two F elements there, one spelled
 // .../src/debug/../../../../../src/libstdc++-v3/src/c++98/ and one
 // .../src/debug/c++98/../../../../../../src/libstdc++-v3/src/c++98/.
+//
+// libz.so.1 (stripped, .dynsym only) is exact since compat mode makes
+// ParseAPI's procedures (symbols, PLT stubs that parsed code calls, call
+// targets; no .eh_frame, no gap parsing: dyninstProcedures), names the
+// unsymbolled ones "<unknown procedure> 0x.. [libz.so.1.2.13]" without gap
+// statements, and nests irreducible loops in Dyninst's edge order
+// (inflateBack 0x9adb: cfg.Graph.DyninstSuccs). libc.so.6 took, besides
+// these, Dyninst's PLT names (the IRELATIVE slots of .plt: realloc@plt at
+// 0x26010, "@plt" from 0x260f0), the [libc.so.6] suffix (elfclassify: a
+// soname makes a runnable file a library), Dyninst's return statuses with
+// parses running on past extents (malloc_printerr 0x94850 into
+// int_mallinfo, written with its gaps only) and __GI_ callee names
+// (loader.Callee.DyninstName): 90.4655% before issue 21, 93.8098% now. What
+// is left is Dyninst's own machine-code analysis, by ref procedure (bytes):
+//
+//	jump tables bloop does not resolve                   57,348
+//	  str(n)(case)cmp _sse2/_sse42: lea (%r10,%r9),%r10; jmp *%r10,
+//	    the index bounded by and $0xf (0xa5379)          36,485
+//	  __vfprintf_internal, __vfwprintf_internal, printf_positional:
+//	    byte-table index, offsets from a code label (0x5ca86)  18,588
+//	  _authenticate: a table into _svcauth_* (0x13c970)   2,275
+//	code several parses share, listed under each
+//	  (__mem{move,pcpy,set}_chk run into their bodies)   12,367
+//	AVX-512 Dyninst 12.3 does not decode (vptestmb at
+//	  0x167caa ends __strncasecmp_evex's parse)            6,400
+//	smaller cases (parse_expression's and _int_free's
+//	  loops, call sites in guard aliens)                   8,400
 var realCases = []realCase{
 	{"/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30", "../../shared/hpcstruct-real/libstdc++.so.6.0.30.hpcstruct",
-		"4ab8ef0cdee0f9b3900d2b90425bb328b39cfccb", 0.999810, 46,
-		map[string]uint64{"loop": 41, "procedure": 154, "alien": 46, "statement line": 5}},
+		"4ab8ef0cdee0f9b3900d2b90425bb328b39cfccb", 0.999817, 44,
+		map[string]uint64{"loop": 41, "procedure": 154, "alien": 41}, nil},
 	{"/usr/lib/x86_64-linux-gnu/libgsl.so.27", "../../shared/hpcstruct-real/libgsl.so.27.hpcstruct",
 		"a6c5261a1af7a903879da759adfab7fb4398effc", 1.0, 0,
-		map[string]uint64{}},
+		map[string]uint64{}, nil},
+	{"/usr/lib/x86_64-linux-gnu/libc.so.6", "../../shared/hpcstruct-real/libc.so.6.hpcstruct",
+		"93ac61ec5a8eb1396f9fbd350e3169a558528a40", 0.938098, 13219,
+		map[string]uint64{"procedure": 45140, "loop": 33274, "statement line": 5047, "callee file/line": 942,
+			"not covered": 130, "loop line": 69, "call site": 54},
+		// glibc's atomics jump over a lock prefix (catomic_*: je past the
+		// lock byte): arena_get2, _int_free, _int_malloc and sysmalloc
+		// have instructions that overlap, in every mode.
+		[]string{KindOverlap}},
+	{"/usr/lib/x86_64-linux-gnu/libz.so.1", "../../shared/hpcstruct-real/libz.so.1.hpcstruct",
+		"1f95d5498d283b79505861523e20b3db2afdf518", 1.0, 0,
+		map[string]uint64{}, nil},
 }
 
 // TestHPCStructReal compares compat mode with real hpcstruct on two Debian
@@ -151,7 +193,7 @@ func TestHPCStructReal(t *testing.T) {
 			if id := buildIDOf(c.bin); id != c.buildID {
 				t.Skipf("%s: build-id %q, not %s (another package version)", c.bin, id, c.buildID)
 			}
-			got, err := golden.Parse(bytes.NewReader(structure(t, c.bin, 2)), name)
+			got, err := golden.Parse(bytes.NewReader(structureAllowing(t, c.bin, 2, c.allowed)), name)
 			if err != nil {
 				t.Fatal(err)
 			}

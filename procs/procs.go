@@ -72,6 +72,11 @@ type Options struct {
 // Table holds the procedures of one image.
 type Table struct {
 	Procs []Proc // sorted by Lo; extents are disjoint
+	// NoReturn and Claimed, when set, are what the parse that found the
+	// procedures learned (hpcstruct's, in compat mode): the entries of
+	// procedures that never return, and of those another procedure's code
+	// runs into without a call.
+	NoReturn, Claimed map[uint64]bool
 }
 
 // Counts returns how many procedures each source found.

@@ -252,6 +252,12 @@ func (b *builder) addBlock(root *node, blk *cfg.Block, base []*inlKey) {
 func (b *builder) tree() *node {
 	root := newNode()
 	if b.in.Claimed {
+		// hpcstruct skips a function whose entry another one's parse
+		// reaches, but still fills its gaps: its extent less its own
+		// blocks (libc.so.6's int_mallinfo keeps 4 bytes).
+		if b.in.Hpcstruct {
+			b.addGaps(root)
+		}
 		return root
 	}
 	g, f := b.in.Graph, b.in.Forest
@@ -265,10 +271,14 @@ func (b *builder) tree() *node {
 			}
 		}
 	}
+	b.addGaps(root)
+	return root
+}
+
+func (b *builder) addGaps(root *node) {
 	for _, r := range Gaps(b.in) {
 		b.addRange(root, b.path(r.Lo), r)
 	}
-	return root
 }
 
 // Gaps are the bytes of the procedure's extent that no decoded instruction

@@ -273,16 +273,16 @@ func fileBase(f string) string {
 
 // mergeIrreducible merges into an irreducible loop its irreducible nested
 // loops with the same header file name and line (hpcstruct takes them for
-// one source loop) and any nested loop entered where it is (Dyninst has one
-// loop per entry, where Havlak may nest one inside an irreducible region);
-// their nested loops become p's, unexamined.
+// one source loop); their nested loops become p's, unexamined. Nested in
+// Dyninst's successor order (cfg.Graph.DyninstSuccs), the loops are
+// Dyninst's: one entered where its parent is stays a loop of its own.
 func mergeIrreducible(p *loopPlan) {
 	if !p.l.Irreducible {
 		return
 	}
 	var kids []*loopPlan
 	for _, c := range p.kids {
-		if c.h.entry == p.h.entry || c.l.Irreducible && sameHeader(c.h.key, p.h.key) {
+		if c.l.Irreducible && sameHeader(c.h.key, p.h.key) {
 			p.own = append(p.own, c.own...)
 			kids = append(kids, c.kids...)
 			continue

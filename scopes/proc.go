@@ -223,14 +223,23 @@ func (n *Names) inlineName(in *loader.Inline) string {
 }
 
 func calleeName(n *Names, in *loader.Callee) string {
-	if in.LinkName != "" {
-		d, ok := n.demangle(in.LinkName)
+	if n != nil && n.Hpcstruct && in.DyninstName != "" {
+		// hpcstruct demangles Dyninst's name where it is a linkage name,
+		// and shows it as it is where that fails (a C name).
+		if d, ok := n.demangle(in.DyninstName); ok && in.DyninstMangled {
+			return d
+		}
+		return in.DyninstName
+	}
+	link := in.LinkName
+	if link != "" {
+		d, ok := n.demangle(link)
 		if !ok {
 			// Only GNU's demangler fails; hpcstruct then shows the
 			// linkage name as it is.
-			return in.LinkName
+			return link
 		}
-		if d != in.LinkName {
+		if d != link {
 			return d
 		}
 	}

@@ -188,3 +188,40 @@ func TestFoundProcedureGaps(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimedGaps: a procedure whose entry another one's parse runs into
+// is written without its own code; hpcstruct (compat mode) still fills its
+// gaps, the default mode writes it empty.
+func TestClaimedGaps(t *testing.T) {
+	img := &loader.Image{Sections: []*loader.Section{{Name: ".text", Addr: 0x1000, Data: make([]byte, 0x20)}}, Lines: &loader.LineTable{}}
+	fn := &loader.Func{Name: "int_mallinfo", Addr: 0x1000, End: 0x1020}
+	for _, hpcstruct := range []bool{false, true} {
+		p, _ := BuildProc(Input{Img: img, Func: fn, Claimed: true, Hpcstruct: hpcstruct})
+		if got := len(p.Children) > 0; got != hpcstruct {
+			t.Errorf("Hpcstruct %v: statements %v, want %v", hpcstruct, got, hpcstruct)
+		}
+	}
+}
+
+// TestHpcstructCalleeNames: compat mode names an inlined callee by
+// Dyninst's name (loader.Callee.DyninstName), demangled when it is a
+// linkage name, as it is when that fails; the default mode by the entry
+// that names it first.
+func TestHpcstructCalleeNames(t *testing.T) {
+	glibc := &loader.Callee{Name: "__woverflow", DyninstName: "__GI___woverflow", DyninstMangled: true}
+	ctor := &loader.Callee{Name: "vector", DyninstName: "vector"}
+	cxx := &loader.Callee{Name: "swap", LinkName: "_ZSt4swapIiEvRT_S1_", DyninstName: "_ZSt4swapIiEvRT_S1_", DyninstMangled: true}
+	for _, c := range []struct {
+		hpcstruct bool
+		in        *loader.Callee
+		want      string
+	}{
+		{true, glibc, "__GI___woverflow"}, {false, glibc, "__woverflow"},
+		{true, ctor, "vector"}, {false, ctor, "vector"},
+		{true, cxx, "std::swap<int>(int&, int&)"}, {false, cxx, "std::swap<int>(int&, int&)"},
+	} {
+		if got := calleeName(&Names{Hpcstruct: c.hpcstruct}, c.in); got != c.want {
+			t.Errorf("Hpcstruct %v, %s: %q, want %q", c.hpcstruct, c.in.Name, got, c.want)
+		}
+	}
+}

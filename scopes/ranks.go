@@ -52,7 +52,7 @@ func (b *builder) fileRanks() map[string]int {
 			block(v)
 		}
 	}
-	if !b.in.Claimed {
+	if !b.in.Claimed || b.in.Hpcstruct {
 		for _, r := range Gaps(b.in) {
 			at(r.Lo)
 		}
