@@ -82,6 +82,10 @@ type Callee struct {
 	LinkName string // DW_AT_linkage_name, or ""
 	DeclFile string
 	DeclLine int
+	// MIPSLinkage tells that LinkName is DW_AT_MIPS_linkage_name, which
+	// Dyninst 12.3 does not read for an inlined callee (nvcc 11.8's callees
+	// are named by their DW_AT_name in hpcstruct).
+	MIPSLinkage bool
 }
 
 // Inline is one DW_TAG_inlined_subroutine: a call site and the callee's code.

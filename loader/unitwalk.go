@@ -211,7 +211,8 @@ func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
 	w.chain[depth] = e.Offset
 	named := false
 	if n, ok := e.String(dwarfscan.AttrName); ok {
-		di.Name, di.LinkName, named = n, linkageName(e), true
+		di.LinkName, di.MIPSLinkage = linkageNameMIPS(e)
+		di.Name, named = n, true
 	}
 	if l, ok := e.Int(dwarfscan.AttrDeclLine); ok {
 		di.DeclLine = int(l)
@@ -235,7 +236,7 @@ func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
 		}
 		up := w.decl(o.off, depth+1, e.Offset)
 		if !named && up.Name != "" {
-			di.Name, di.LinkName, named = up.Name, up.LinkName, true
+			di.Name, di.LinkName, di.MIPSLinkage, named = up.Name, up.LinkName, up.MIPSLinkage, true
 		}
 		if di.DeclLine == 0 {
 			di.DeclLine, di.DeclFile = up.DeclLine, up.DeclFile
@@ -262,13 +263,20 @@ func (w *unitWalk) ref(u *dwarfscan.Unit, e *dwarfscan.Entry, a dwarfscan.Attr) 
 }
 
 func linkageName(e *dwarfscan.Entry) string {
+	n, _ := linkageNameMIPS(e)
+	return n
+}
+
+// linkageNameMIPS is linkageName, and whether it is the older
+// DW_AT_MIPS_linkage_name (nvcc's, up to DWARF 3's gcc and clang).
+func linkageNameMIPS(e *dwarfscan.Entry) (string, bool) {
 	if n, ok := e.String(dwarfscan.AttrLinkageName); ok {
-		return n
+		return n, false
 	}
 	if n, ok := e.String(dwarfscan.AttrMIPSLinkageName); ok {
-		return n
+		return n, true
 	}
-	return ""
+	return "", false
 }
 
 // entryPC is a procedure's entry: DW_AT_low_pc, DW_AT_entry_pc, else the

@@ -50,6 +50,7 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	}
 	pl.names = scopes.NewNames(gnu)
 	pl.names.DWARFAliases = opt.Compat
+	pl.names.NoMIPSCallees = opt.Compat
 	if engine == Hybrid {
 		pl.hybrid = opt.Sources
 		if pl.hybrid == nil {

@@ -23,6 +23,9 @@ type Names struct {
 	// DWARFAliases makes a procedure's DWARF name compete with its
 	// symbols, as Dyninst's DWARF walk does (compat mode; see dwarfAlias).
 	DWARFAliases bool
+	// NoMIPSCallees names inlined callees without DW_AT_MIPS_linkage_name,
+	// by their DW_AT_name, as Dyninst 12.3 does (compat mode).
+	NoMIPSCallees bool
 }
 
 type demangled struct {

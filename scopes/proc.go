@@ -184,14 +184,20 @@ func (n *Names) inlineName(in *loader.Inline) string {
 }
 
 func calleeName(n *Names, in *loader.Callee) string {
-	if in.LinkName != "" {
-		d, ok := n.demangle(in.LinkName)
+	link := in.LinkName
+	if in.MIPSLinkage && n != nil && n.NoMIPSCallees {
+		// Dyninst reads the DW_AT_name, which hpcstruct demangles (nvcc
+		// 11.2 writes the mangled name there, 11.8 the plain one).
+		link = in.Name
+	}
+	if link != "" {
+		d, ok := n.demangle(link)
 		if !ok {
 			// Only GNU's demangler fails; hpcstruct then shows the
 			// linkage name as it is.
-			return in.LinkName
+			return link
 		}
-		if d != in.LinkName {
+		if d != link {
 			return d
 		}
 	}
