@@ -130,3 +130,27 @@ func TestGNUNames(t *testing.T) {
 		t.Errorf("the built-in demangler got this one right: drop the c++filt path")
 	}
 }
+
+// TestCalleeNameMIPS: a callee named by DW_AT_MIPS_linkage_name takes its
+// DW_AT_name, demangled, in compat mode (Dyninst 12.3 does not read the
+// MIPS attribute), and its linkage name otherwise.
+func TestCalleeNameMIPS(t *testing.T) {
+	link := "_ZN47_INTERNAL_558b7056_16_inlines_loops_cu_d1d8cd7d9f4_inlineEv"
+	long := "_INTERNAL_558b7056_16_inlines_loops_cu_d1d8cd7d::f4_inline()"
+	compat := NewNames(nil)
+	compat.NoMIPSCallees = true
+	for _, c := range []struct {
+		callee loader.Callee
+		names  *Names
+		want   string
+	}{
+		{loader.Callee{Name: "f4_inline", LinkName: link, MIPSLinkage: true}, compat, "f4_inline"}, // nvcc 11.8
+		{loader.Callee{Name: link, LinkName: link, MIPSLinkage: true}, compat, long},               // nvcc 11.2
+		{loader.Callee{Name: "f4_inline", LinkName: link, MIPSLinkage: true}, NewNames(nil), long}, // default mode
+		{loader.Callee{Name: "f4_inline", LinkName: link}, compat, long},                           // DW_AT_linkage_name
+	} {
+		if got := calleeName(c.names, &c.callee); got != c.want {
+			t.Errorf("%+v (compat %v): %q, want %q", c.callee, c.names.NoMIPSCallees, got, c.want)
+		}
+	}
+}
