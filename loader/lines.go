@@ -186,8 +186,10 @@ func (b *lineBuilder) add(lp *dwarfscan.LineProgram, off uint64, joined []string
 	first := true
 	for {
 		if err := lp.Next(&row); err != nil {
-			if !errors.Is(err, io.EOF) {
-				b.corrupt(CorruptLineProgram, off) // keep what was read
+			if errors.Is(err, dwarfscan.ErrInlinedCall) {
+				b.corrupt(CorruptInlinedCall, off) // keep what was read
+			} else if !errors.Is(err, io.EOF) {
+				b.corrupt(CorruptLineProgram, off)
 			}
 			break
 		}

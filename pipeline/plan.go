@@ -100,6 +100,7 @@ func Open(path string, lopt loader.Options, opt Options) (*loader.Image, error) 
 	lopt.RawFileNames = opt.Compat
 	lopt.DyninstPLTNames = opt.Compat
 	lopt.DyninstStubs = opt.Compat
+	lopt.DyninstLineSites = opt.Compat
 	img, err := loader.Open(path, lopt)
 	if err != nil || !lopt.SkipDescriptors || engineFor(img, opt) != Heuristic {
 		return img, err
