@@ -208,7 +208,13 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return g, havlak.Find(len(g.Blocks), g.Entry, g.Succs()), nil
+	succs := g.Succs()
+	if pl.compat {
+		// hpcstruct's loops are Dyninst's: the same forest for the same
+		// depth-first order (havlak.TestSameAsWMZC), so search as it does.
+		succs = g.DyninstSuccs()
+	}
+	return g, havlak.Find(len(g.Blocks), g.Entry, succs), nil
 }
 
 // proc analyses procedure i. Whatever goes wrong, it returns a procedure:
