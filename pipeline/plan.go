@@ -63,6 +63,12 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	for i, fn := range img.Funcs {
 		pl.subs[i] = img.SubprogramAt(fn.Addr)
 	}
+	if opt.Compat {
+		if found := pl.dyninstNoReturn(workers); len(found) > 0 {
+			named := pl.noret
+			pl.noret = func(a uint64) bool { return named(a) || found[a] }
+		}
+	}
 	pl.claimed = pl.claimedEntries(workers)
 	return pl
 }
@@ -198,7 +204,7 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if fn.PLT {
 		return nil, nil, nil
 	}
-	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat})
+	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, pl.cfgOptions())
 	if errors.Is(err, cfg.ErrArch) {
 		// Statements and inlined code still, no loops. For cubins that is
 		// hpcstruct's output too: it parses their control flow only with
@@ -215,6 +221,11 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 		succs = g.DyninstSuccs()
 	}
 	return g, havlak.Find(len(g.Blocks), g.Entry, succs), nil
+}
+
+// cfgOptions are the options every procedure's graph is built with.
+func (pl *plan) cfgOptions() cfg.Options {
+	return cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat}
 }
 
 // proc analyses procedure i. Whatever goes wrong, it returns a procedure:
