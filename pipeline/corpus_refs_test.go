@@ -37,8 +37,6 @@ func corpusSums(t *testing.T) map[string]string {
 // reproduce exactly (issue 21); each is still compared and its agreement
 // logged. One that matches must leave the list.
 var corpusPending = map[string]bool{
-	"bin-arm64/noreturn-gcc12-O2": true,
-	"bin-arm64/noreturn-gcc12-O3": true,
 	"bin-arm64/stl-clang14-O2":    true,
 	"bin-arm64/stl-clang14-O3":    true,
 	"bin-arm64/stl-gcc12-O2":      true,

@@ -14,6 +14,7 @@ func BuildProc(in Input) (*Scope, string) {
 	b := &builder{in: in, names: in.Names.inlineName}
 	var rank map[string]int
 	if in.Hpcstruct {
+		b.beyond = in.Img.Lines.Beyond(in.Sub)
 		rank = b.fileRanks()
 	}
 	root := b.tree()
