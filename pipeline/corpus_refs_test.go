@@ -49,7 +49,6 @@ var corpusPending = map[string]bool{
 	"bin-ppc64le/stl-gcc12-O3":   true,
 	"bin-ppc64le/tmpl-gcc12-O2":  true,
 	"bin-ppc64le/tmpl-gcc12-O3":  true,
-	"bin/licm-clang14-O2g1":      true,
 	"bin/stl-clang14-O2":         true,
 	"bin/stl-clang14-O3":         true,
 	"bin/stl-gcc12-O2":           true,

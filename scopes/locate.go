@@ -144,7 +144,7 @@ func minLine0(cur, l int) int {
 // file, a nested loop's, then the first statement's.
 func (b *builder) locatedFile(p *loopPlan, d int, exits []exitCond, calls []*inlKey, kidsAt []*loopPlan) stmtKey {
 	if d == 0 {
-		pf := ProcFile(b.in.Img, b.in.Func, b.in.Sub)
+		pf := ProcFile(b.in.Img, b.in.Func, b.in.Sub, true)
 		for _, e := range exits {
 			if e.key.file != "" && fileBase(e.key.file) == fileBase(pf) {
 				return stmtKey{file: pf}
@@ -164,7 +164,7 @@ func (b *builder) locatedFile(p *loopPlan, d int, exits []exitCond, calls []*inl
 		}
 	}
 	if d == 0 {
-		return stmtKey{file: ProcFile(b.in.Img, b.in.Func, b.in.Sub)}
+		return stmtKey{file: ProcFile(b.in.Img, b.in.Func, b.in.Sub, true)}
 	}
 	for _, k := range calls {
 		if k.callFile != "" {
