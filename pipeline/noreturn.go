@@ -19,17 +19,33 @@ import (
 // Mutually recursive procedures without another way out are among them
 // (the least fixpoint: nothing returns until shown to).
 
-// retSummary is what the return analysis needs of one procedure's graph.
+// retSummary is what the return analysis needs of one procedure's graph,
+// compactly: python3.11 has half a million blocks.
 type retSummary struct {
-	entry int
-	succs [][]int
+	entry int32
+	// The successors of block b are to[off[b]:off[b+1]].
+	off, to []int32
 	// gate[b] is the procedure whose return the fall-through of block
 	// b's call waits for, -1 when none does.
-	gate []int
+	gate []int32
 	// exit[b] says block b leaves the procedure returning (exitReturns),
 	// or tail-calls procedure exit[b] (>= 0), or neither (exitNone).
-	exit []int
+	exit []int32
 }
+
+func newSummary(entry int, succs [][]int, gate, exit []int32) *retSummary {
+	s := &retSummary{entry: int32(entry), off: make([]int32, len(succs)+1), gate: gate, exit: exit}
+	for b, ss := range succs {
+		for _, x := range ss {
+			s.to = append(s.to, int32(x))
+		}
+		s.off[b+1] = int32(len(s.to))
+	}
+	return s
+}
+
+// succs are block b's successors.
+func (s *retSummary) succs(b int32) []int32 { return s.to[s.off[b]:s.off[b+1]] }
 
 const (
 	exitNone    = -1
@@ -50,29 +66,44 @@ func (pl *plan) dyninstNoReturn(workers int) map[uint64]bool {
 			index[fn.LocalEntry] = i
 		}
 	}
+	// A call's fall-through waits for procedures that may not return:
+	// not for PLT stubs but those named noreturn, whose calls have no
+	// fall-through anyway (tail calls to them do wait).
+	waitsFor := func(t uint64) int {
+		j, ok := index[t]
+		if !ok || img.Funcs[j].PLT && !pl.noret(img.Funcs[j].Addr) {
+			return -1
+		}
+		return j
+	}
 	sums := make([]*retSummary, len(img.Funcs))
+	returns := make([]bool, len(img.Funcs))
+	for i, fn := range img.Funcs {
+		// PLT stubs return unless named noreturn; so do procedures whose
+		// code could not be followed.
+		returns[i] = !pl.noret(fn.Addr)
+	}
 	par.For(workers, len(img.Funcs), func(i int) {
 		fn := img.Funcs[i]
-		if fn.PLT || pl.noret(fn.Addr) {
+		if !returns[i] || fn.PLT {
 			return
 		}
 		g, err := cfg.Build(img, fn.Addr, fn.Addr, fn.End, pl.cfgOptions())
 		if err != nil {
-			return // no graph: taken as returning
+			return
 		}
-		sums[i] = summarize(g, index)
+		s := summarize(g, waitsFor)
+		if s.waits() {
+			sums[i] = s
+			returns[i] = false // until shown to
+		} else {
+			returns[i] = s.returns(func(int32) bool { return false })
+		}
 	})
-	returns := make([]bool, len(img.Funcs))
-	for i, fn := range img.Funcs {
-		// PLT stubs return unless named noreturn; procedures whose code
-		// could not be followed are taken as returning.
-		returns[i] = sums[i] == nil && !pl.noret(fn.Addr)
-	}
 	solveReturns(sums, returns)
 	out := map[uint64]bool{}
-	for i, s := range sums {
-		if s != nil && !returns[i] {
-			fn := img.Funcs[i]
+	for i, fn := range img.Funcs {
+		if !returns[i] && !pl.noret(fn.Addr) {
 			out[fn.Addr] = true
 			if fn.LocalEntry != 0 {
 				out[fn.LocalEntry] = true
@@ -88,7 +119,7 @@ func (pl *plan) dyninstNoReturn(workers int) map[uint64]bool {
 // looked at again when that callee is found to return.
 func solveReturns(sums []*retSummary, returns []bool) {
 	waiting := make([][]int, len(sums)) // callee -> procedures to look at again
-	work := make([]int, 0, len(sums))
+	var work []int
 	queued := make([]bool, len(sums))
 	for i, s := range sums {
 		if s != nil {
@@ -96,8 +127,6 @@ func solveReturns(sums []*retSummary, returns []bool) {
 			queued[i] = true
 		}
 	}
-	var seen []int
-	mark := map[int]bool{}
 	for len(work) > 0 {
 		i := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -105,37 +134,15 @@ func solveReturns(sums []*retSummary, returns []bool) {
 		if returns[i] {
 			continue
 		}
-		s := sums[i]
-		// Search from the entry; calls to procedures not known to return
-		// yet block the way, and the callee is asked to wake i up.
-		clear(mark)
-		seen = append(seen[:0], s.entry)
-		mark[s.entry] = true
-		found := false
-		for k := 0; k < len(seen) && !found; k++ {
-			b := seen[k]
-			switch e := s.exit[b]; {
-			case e == exitReturns:
-				found = true
-				continue
-			case e >= 0:
-				if returns[e] {
-					found = true
-					continue
-				}
-				waiting[e] = append(waiting[e], i)
+		// Calls to procedures not known to return yet block the way, and
+		// the callee is asked to wake i up.
+		found := sums[i].returns(func(c int32) bool {
+			if returns[c] {
+				return true
 			}
-			if c := s.gate[b]; c >= 0 && !returns[c] {
-				waiting[c] = append(waiting[c], i)
-				continue
-			}
-			for _, x := range s.succs[b] {
-				if !mark[x] {
-					mark[x] = true
-					seen = append(seen, x)
-				}
-			}
-		}
+			waiting[c] = append(waiting[c], i)
+			return false
+		})
 		if !found {
 			continue
 		}
@@ -150,40 +157,73 @@ func solveReturns(sums []*retSummary, returns []bool) {
 	}
 }
 
-// summarize reads off g what the return analysis needs; index maps
-// procedure entries to their index in the image.
-func summarize(g *cfg.Graph, index map[uint64]int) *retSummary {
-	s := &retSummary{entry: g.Entry, succs: g.Succs(), gate: make([]int, len(g.Blocks)), exit: make([]int, len(g.Blocks))}
-	callee := func(t uint64) int {
-		if j, ok := index[t]; ok {
-			return j
+// returns reports whether a way out is reachable from the entry, where
+// known says whether a procedure returns.
+func (s *retSummary) returns(known func(int32) bool) bool {
+	mark := make([]bool, len(s.off)-1)
+	seen := []int32{s.entry}
+	mark[s.entry] = true
+	for k := 0; k < len(seen); k++ {
+		b := seen[k]
+		switch e := s.exit[b]; {
+		case e == exitReturns:
+			return true
+		case e >= 0 && known(e):
+			return true
 		}
-		return -1
+		if c := s.gate[b]; c >= 0 && !known(c) {
+			continue
+		}
+		for _, x := range s.succs(b) {
+			if !mark[x] {
+				mark[x] = true
+				seen = append(seen, x)
+			}
+		}
 	}
+	return false
+}
+
+// waits reports whether the summary depends on other procedures.
+func (s *retSummary) waits() bool {
+	for b := range s.gate {
+		if s.gate[b] >= 0 || s.exit[b] >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// summarize reads off g what the return analysis needs; waitsFor is the
+// procedure a call or jump to an address waits for, -1 for none (it
+// returns).
+func summarize(g *cfg.Graph, waitsFor func(uint64) int) *retSummary {
+	n := len(g.Blocks)
+	gate, exit := make([]int32, n), make([]int32, n)
 	for b, blk := range g.Blocks {
-		s.gate[b], s.exit[b] = -1, exitNone
+		gate[b], exit[b] = -1, exitNone
 		last := blk.Last()
 		switch last.Kind {
 		case isa.Return, isa.CondReturn:
-			s.exit[b] = exitReturns
+			exit[b] = exitReturns
 		case isa.IndirectJump:
 			if len(last.Table) == 0 {
-				s.exit[b] = exitReturns // unresolved: Dyninst's UNKNOWN, taken as returning
+				exit[b] = exitReturns // unresolved: Dyninst's UNKNOWN, taken as returning
 			}
 		case isa.Jump, isa.CondJump:
 			if _, in := g.BlockAt(last.Target); !in {
 				// a tail call: the procedure returns if its target does
-				if j := callee(last.Target); j >= 0 {
-					s.exit[b] = j
+				if j := waitsFor(last.Target); j >= 0 {
+					exit[b] = int32(j)
 				} else {
-					s.exit[b] = exitReturns
+					exit[b] = exitReturns
 				}
 			}
 		case isa.Call:
 			if len(blk.Succs) > 0 {
-				s.gate[b] = callee(last.Target)
+				gate[b] = int32(waitsFor(last.Target))
 			}
 		}
 	}
-	return s
+	return newSummary(g.Entry, g.Succs(), gate, exit)
 }

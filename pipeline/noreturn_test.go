@@ -17,11 +17,11 @@ func TestSolveReturns(t *testing.T) {
 	const R, N = exitReturns, exitNone
 	// proc builds a summary: succs per block, the callee each block's call
 	// waits for (-1: none), each block's exit.
-	proc := func(succs [][]int, gate, exit []int) *retSummary {
-		return &retSummary{succs: succs, gate: gate, exit: exit}
+	proc := func(succs [][]int, gate, exit []int32) *retSummary {
+		return newSummary(0, succs, gate, exit)
 	}
 	// callThenRet calls c, then returns.
-	callThenRet := func(c int) *retSummary { return proc([][]int{{1}, nil}, []int{c, -1}, []int{N, R}) }
+	callThenRet := func(c int32) *retSummary { return proc([][]int{{1}, nil}, []int32{c, -1}, []int32{N, R}) }
 	for _, tc := range []struct {
 		name  string
 		sums  []*retSummary // nil: a procedure without a summary
@@ -32,15 +32,15 @@ func TestSolveReturns(t *testing.T) {
 			name: "a fatal() that calls exit never returns, nor does its only caller's way out",
 			// 0: exit@plt (noreturn); 1: fatal calls exit, no fall-through;
 			// 2: calls fatal then returns
-			sums:  []*retSummary{nil, proc([][]int{nil}, []int{-1}, []int{N}), callThenRet(1)},
+			sums:  []*retSummary{nil, proc([][]int{nil}, []int32{-1}, []int32{N}), callThenRet(1)},
 			known: []bool{false, false, false},
 			want:  []bool{false, false, false},
 		},
 		{
 			name: "another branch returns",
 			// 1: fatal; 2: if (x) fatal(); return
-			sums: []*retSummary{nil, proc([][]int{nil}, []int{-1}, []int{N}),
-				proc([][]int{{1, 2}, {2}, nil}, []int{-1, 1, -1}, []int{N, N, R})},
+			sums: []*retSummary{nil, proc([][]int{nil}, []int32{-1}, []int32{N}),
+				proc([][]int{{1, 2}, {2}, nil}, []int32{-1, 1, -1}, []int32{N, N, R})},
 			known: []bool{false, false, false},
 			want:  []bool{false, false, true},
 		},
@@ -59,28 +59,28 @@ func TestSolveReturns(t *testing.T) {
 		{
 			name: "recursion with a base case",
 			// 0: if (n) f(n-1); return -- the return is reachable either way
-			sums:  []*retSummary{proc([][]int{{1, 2}, {2}, nil}, []int{-1, 0, -1}, []int{N, N, R})},
+			sums:  []*retSummary{proc([][]int{{1, 2}, {2}, nil}, []int32{-1, 0, -1}, []int32{N, N, R})},
 			known: []bool{false},
 			want:  []bool{true},
 		},
 		{
 			name: "a callee found later wakes its callers up",
 			// 0 calls 1 calls 2 calls 3, which returns
-			sums:  []*retSummary{callThenRet(1), callThenRet(2), callThenRet(3), proc([][]int{nil}, []int{-1}, []int{R})},
+			sums:  []*retSummary{callThenRet(1), callThenRet(2), callThenRet(3), proc([][]int{nil}, []int32{-1}, []int32{R})},
 			known: []bool{false, false, false, false},
 			want:  []bool{true, true, true, true},
 		},
 		{
 			name: "tail calls return as their target does",
 			// 0: jmp 2 (returns); 1: jmp 3 (never returns); 2: ret; 3: loops forever
-			sums: []*retSummary{proc([][]int{nil}, []int{-1}, []int{2}), proc([][]int{nil}, []int{-1}, []int{3}),
-				proc([][]int{nil}, []int{-1}, []int{R}), proc([][]int{{0}}, []int{-1}, []int{N})},
+			sums: []*retSummary{proc([][]int{nil}, []int32{-1}, []int32{2}), proc([][]int{nil}, []int32{-1}, []int32{3}),
+				proc([][]int{nil}, []int32{-1}, []int32{R}), proc([][]int{{0}}, []int32{-1}, []int32{N})},
 			known: []bool{false, false, false, false},
 			want:  []bool{true, false, true, false},
 		},
 		{
 			name:  "an unresolved indirect jump counts as a way out",
-			sums:  []*retSummary{proc([][]int{{1}, nil}, []int{-1, -1}, []int{N, R})},
+			sums:  []*retSummary{proc([][]int{{1}, nil}, []int32{-1, -1}, []int32{N, R})},
 			known: []bool{false},
 			want:  []bool{true},
 		},
@@ -112,11 +112,17 @@ func TestSummarize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := summarize(g, map[uint64]int{0x1020: 5, 0x1030: 7})
-	if want := []int{5, -1, -1, -1}; !slices.Equal(s.gate, want) {
+	waits := map[uint64]int{0x1020: 5, 0x1030: 7} // procedures not known to return
+	s := summarize(g, func(t uint64) int {
+		if j, ok := waits[t]; ok {
+			return j
+		}
+		return -1
+	})
+	if want := []int32{5, -1, -1, -1}; !slices.Equal(s.gate, want) {
 		t.Errorf("gate %v, want %v", s.gate, want)
 	}
-	if want := []int{exitNone, exitNone, exitReturns, 7}; !slices.Equal(s.exit, want) {
+	if want := []int32{exitNone, exitNone, exitReturns, 7}; !slices.Equal(s.exit, want) {
 		t.Errorf("exit %v, want %v", s.exit, want)
 	}
 }
