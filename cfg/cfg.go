@@ -447,3 +447,39 @@ func (g *Graph) Succs() [][]int {
 	}
 	return out
 }
+
+// DyninstSuccs returns the successor lists in the order Dyninst's
+// ParseAPI lists a block's targets, which is the order its loop finder
+// (LoopAnalyzer, the WMZC algorithm: one depth-first search) visits them
+// in. With parallel parsing (Dyninst 10 on) an edge joins its source's
+// target list only when its work element leaves the parser's priority
+// queue, which orders elements by kind (fall-through and call
+// fall-through, then a conditional branch's not-taken edge before its
+// taken edge, then direct jumps, then jump-table edges), then by target
+// address. So a conditional branch's fall-through comes first and a jump
+// table's targets ascend. For reducible code the order changes nothing;
+// in an irreducible region it decides which entry the search reaches
+// first, and so which loop encloses which.
+func (g *Graph) DyninstSuccs() [][]int {
+	out := make([][]int, len(g.Blocks))
+	for i, b := range g.Blocks {
+		s := b.Succs
+		switch last := b.Last(); last.Kind {
+		case isa.CondJump:
+			if len(s) == 2 && g.Blocks[s[1]].Start == last.End() {
+				s = []int{s[1], s[0]}
+			}
+		case isa.IndirectJump:
+			s = slices.Clone(s)
+			slices.Sort(s) // blocks are sorted by address
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// BlockAt returns the index of the block that starts at addr.
+func (g *Graph) BlockAt(addr uint64) (int, bool) {
+	i, ok := slices.BinarySearchFunc(g.Blocks, addr, func(b *Block, a uint64) int { return cmp.Compare(b.Start, a) })
+	return i, ok
+}

@@ -27,6 +27,9 @@ type Subprogram struct {
 	// File0Unknown is set when Dyninst's table for this unit's call files
 	// holds "Unknown file" at index 0 (see DyninstCallSite).
 	File0Unknown bool
+	// lineUnit is its unit's DW_AT_stmt_list + 1 (0: none), for
+	// LineTable.Beyond.
+	lineUnit uint64
 }
 
 // DyninstCallSite is in's call file as Dyninst 12.3 reads it: the index

@@ -456,6 +456,9 @@ func (w *unitWalk) subprogram(u *dwarfscan.Unit, ui int, e *dwarfscan.Entry, top
 	}
 	sp := &Subprogram{Name: di.Name, LinkName: di.LinkName, DeclFile: di.DeclFile, DeclLine: di.DeclLine, Ranges: rs, Parent: top.sub, Offset: e.Offset, Desc: d}
 	sp.EntryPC = w.entryPC(u, e, rs)
+	if u.StmtList >= 0 {
+		sp.lineUnit = uint64(u.StmtList) + 1
+	}
 	w.procs = append(w.procs, sp)
 	return frame{sub: sp, desc: d}
 }

@@ -123,7 +123,7 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 	}
 	img = withProcs(img, opt.Procs)
 	pl := newPlan(img, opt, workers)
-	order, files := outputOrder(img, pl.subs)
+	order, files := outputOrder(img, pl.subs, pl.compat)
 	type result struct {
 		p     *scopes.Scope
 		probs []*Problem
@@ -190,11 +190,11 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 
 // outputOrder sorts the procedures as they are written: by file name (byte
 // order), then by entry address.
-func outputOrder(img *loader.Image, subs []*loader.Subprogram) (order []int, files []string) {
+func outputOrder(img *loader.Image, subs []*loader.Subprogram, compat bool) (order []int, files []string) {
 	files = make([]string, len(img.Funcs))
 	order = make([]int, len(img.Funcs))
 	for i, fn := range img.Funcs {
-		files[i] = scopes.ProcFile(img, fn, subs[i])
+		files[i] = scopes.ProcFile(img, fn, subs[i], compat)
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool {

@@ -64,6 +64,12 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	for i, fn := range img.Funcs {
 		pl.subs[i] = img.SubprogramAt(fn.Addr)
 	}
+	if opt.Compat {
+		if found := pl.dyninstNoReturn(workers); len(found) > 0 {
+			named := pl.noret
+			pl.noret = func(a uint64) bool { return named(a) || found[a] }
+		}
+	}
 	pl.claimed = pl.claimedEntries(workers)
 	return pl
 }
@@ -200,7 +206,7 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if fn.PLT {
 		return nil, nil, nil
 	}
-	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat})
+	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, pl.cfgOptions())
 	if errors.Is(err, cfg.ErrArch) {
 		// Statements and inlined code still, no loops. For cubins that is
 		// hpcstruct's output too: it parses their control flow only with
@@ -210,7 +216,18 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return g, havlak.Find(len(g.Blocks), g.Entry, g.Succs()), nil
+	succs := g.Succs()
+	if pl.compat {
+		// hpcstruct's loops are Dyninst's: the same forest for the same
+		// depth-first order (havlak.TestSameAsWMZC), so search as it does.
+		succs = g.DyninstSuccs()
+	}
+	return g, havlak.Find(len(g.Blocks), g.Entry, succs), nil
+}
+
+// cfgOptions are the options every procedure's graph is built with.
+func (pl *plan) cfgOptions() cfg.Options {
+	return cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat}
 }
 
 // proc analyses procedure i. Whatever goes wrong, it returns a procedure:

@@ -84,8 +84,9 @@ type realCase struct {
 //     as calculate_cj 0x154fe8: hpcstruct merges same-line nested loops
 //     only into an irreducible loop, never into a reducible one) and
 //     libstdc++'s 33 (d_encoding.part.0 0xc2680) and 23 (d_print_comp_inner
-//     0xc2ca0: Havlak nests a loop with its irreducible parent's entry,
-//     Dyninst has one loop per entry). The 30 -O0 jump tables of libstdc++
+//     0xc2ca0: the search reached the irreducible region by another entry
+//     than Dyninst's, which lists a conditional branch's fall-through
+//     first: cfg.Graph.DyninstSuccs). The 30 -O0 jump tables of libstdc++
 //     (33,798 bytes, money_get::_M_extract and friends) and calls to
 //     noreturn functions Dyninst knows by name (std::unexpected,
 //     __gnu_cxx::__throw_insufficient_space: 164 bytes) were bloop's to

@@ -110,6 +110,9 @@ type builder struct {
 	// appends to that statement move it, and they update it.
 	lastRange    *Range
 	rowLo, rowHi uint64
+	// beyond are the rows only this procedure's unit sees
+	// (loader.LineTable.Beyond), in compat mode.
+	beyond []loader.LineRow
 }
 
 // path returns the inline keys of addr's inlined-call chain. The slice is
@@ -174,6 +177,12 @@ func sameChain(a, b []*loader.Inline) bool {
 }
 
 func (b *builder) line(addr uint64) stmtKey {
+	for _, r := range b.beyond {
+		if addr >= r.Addr && addr < r.End {
+			b.row, b.rowOK = r, true
+			return stmtKey{r.File, r.Line}
+		}
+	}
 	if !b.rowOK || addr < b.row.Addr || addr >= b.row.End {
 		b.row, b.rowIdx, b.rowOK = b.in.Img.Lines.LookupNear(addr, b.rowIdx)
 	}

@@ -154,3 +154,33 @@ func TestCalleeNameMIPS(t *testing.T) {
 		}
 	}
 }
+
+// TestProcFile: a procedure is filed under its entry's line; a line-0 row
+// names its file for hpcstruct (clang -g1's transform in
+// licm-clang14-O2g1), not otherwise; without a row, the DWARF procedure's
+// declaring file, else the binary.
+func TestProcFile(t *testing.T) {
+	img := &loader.Image{Name: "prog", Lines: loader.NewLineTable([]loader.LineRow{
+		{Addr: 0x100, End: 0x110, File: "/src/a.c", Line: 0},
+		{Addr: 0x110, End: 0x120, File: "/src/a.c", Line: 14},
+	})}
+	decl := &loader.Subprogram{DeclFile: "/src/decl.c"}
+	for _, tc := range []struct {
+		name   string
+		entry  uint64
+		sub    *loader.Subprogram
+		compat bool
+		want   string
+	}{
+		{"line 0, hpcstruct", 0x100, nil, true, "/src/a.c"},
+		{"line 0", 0x100, nil, false, "[prog]"},
+		{"line 0, a DWARF procedure", 0x100, decl, false, "/src/decl.c"},
+		{"line 14", 0x110, nil, false, "/src/a.c"},
+		{"no row, hpcstruct", 0x200, nil, true, "[prog]"},
+		{"no row, a DWARF procedure, hpcstruct", 0x200, decl, true, "/src/decl.c"},
+	} {
+		if got := ProcFile(img, &loader.Func{Addr: tc.entry}, tc.sub, tc.compat); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
