@@ -43,7 +43,6 @@ var corpusPending = map[string]bool{
 	"bin-arm64/noreturn-gcc12-O3":     true,
 	"bin-arm64/stl-clang14-O2":        true,
 	"bin-arm64/stl-clang14-O3":        true,
-	"bin-arm64/stl-gcc12-O2":          true,
 	"bin-arm64/stl-gcc12-O3":          true,
 	"bin-arm64/switch-clang14-O0":     true,
 	"bin-arm64/switch-clang14-O2":     true,
@@ -75,9 +74,6 @@ var corpusPending = map[string]bool{
 	"bin/stl-clang14-O2g1":            true,
 	"bin/stl-clang14-O2nodebug":       true,
 	"bin/stl-clang14-O3":              true,
-	"bin/stl-gcc12-O2":                true,
-	"bin/stl-gcc12-O2g1":              true,
-	"bin/stl-gcc12-O2nodebug":         true,
 	"bin/stl-gcc12-O3":                true,
 }
 

@@ -19,7 +19,12 @@ import (
 // which local procedures return keeps its parses inside their procedures
 // in all 26 references; there, too, the instruction before an entry is
 // ambiguous. So bloop parses through the ends of extents, in compat mode,
-// where instructions have one width.
+// where instructions have one width; on x86-64 only after a call through
+// a PLT stub whose callee Dyninst does not know never returns (gcc 11's
+// std::__throw_bad_array_new_length ends vector's copy constructor in
+// stl-gcc12-O2, whose parse runs on into _Hashtable::clear, written empty
+// by hpcstruct), since it knows a stub's callee by name only and finds the
+// image's own noreturn procedures by parsing them (fallOutCall).
 
 // fixedWidth reports whether img's instructions all have one length, so
 // that the one before an address is known.
@@ -50,6 +55,38 @@ func fallsInto(img *loader.Image, addr uint64) *loader.Func {
 		}
 	}
 	return nil
+}
+
+// fallOutCall is cfg.Options.FallOutCall on x86-64: a call through a PLT
+// stub whose callee is not known never to return.
+func (pl *plan) fallOutCall(t uint64) bool {
+	f := pl.img.FuncAt(t)
+	return f != nil && f.PLT && !pl.noret(t)
+}
+
+// fallsIntoAfterCall is fallsInto where instructions vary in length: the
+// procedure before addr when its extent ends with a direct call that
+// falls out (fallOutCall), x86-64's 5-byte call, and only padding that
+// falls through lies between it and addr.
+func (pl *plan) fallsIntoAfterCall(addr uint64) *loader.Func {
+	img := pl.img
+	i := sort.Search(len(img.Funcs), func(i int) bool { return img.Funcs[i].Addr >= addr }) - 1
+	if i < 0 || img.Funcs[i].PLT || img.Funcs[i].End > addr || img.Funcs[i].End < img.Funcs[i].Addr+5 {
+		return nil
+	}
+	f := img.Funcs[i]
+	ar := isa.For(img.Machine)
+	in := ar.Decode(img.Bytes(f.End-5, f.End), f.End-5)
+	if in.Kind != isa.Call || in.Len != 5 || !pl.fallOutCall(in.Target) {
+		return nil
+	}
+	for a := f.End; a < addr; a += uint64(in.Len) {
+		in = ar.Decode(img.Bytes(a, addr), a)
+		if in.Len <= 0 || !in.Kind.FallsThrough() || in.Kind == isa.Invalid {
+			return nil
+		}
+	}
+	return f
 }
 
 // gapAt is the extent of code at t that lies in no procedure: up to the

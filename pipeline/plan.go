@@ -31,11 +31,17 @@ type plan struct {
 	claimed map[uint64]bool      // entries another procedure's CFG continues into
 	compat  bool                 // hpcstruct's tree, its unread call sites included
 	fallOut bool                 // parse through the ends of extents (fallout.go)
+	fallVar bool                 // fallOut where instructions vary in length: after PLT calls only
+	callers *callTargets         // compat: the procedures direct calls enter
 }
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
-	pl := &plan{img: img, noret: noReturnSet(img), region: continuation(img, opt.Compat), compat: opt.Compat}
+	pl := &plan{img: img, noret: noReturnSet(img, opt.Compat), region: continuation(img, opt.Compat), compat: opt.Compat}
 	pl.fallOut = opt.Compat && fixedWidth(img)
+	pl.fallVar = opt.Compat && !fixedWidth(img) && isa.For(img.Machine) != nil
+	if opt.Compat {
+		pl.callers = &callTargets{img: img}
+	}
 	engine := engineFor(img, opt)
 	pl.lvl = normalize.None
 	if engine == Heuristic {
@@ -141,6 +147,8 @@ func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 			add(img.FuncAt(fn.Addr - 5))
 		} else if pl.fallOut {
 			add(fallsInto(img, fn.Addr))
+		} else if pl.fallVar {
+			add(pl.fallsIntoAfterCall(fn.Addr))
 		}
 	}
 	if len(set) == 0 {
@@ -161,6 +169,8 @@ func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 			add(img.FuncAt(f.Addr - 5))
 		} else if pl.fallOut {
 			add(fallsInto(img, f.Addr))
+		} else if pl.fallVar {
+			add(pl.fallsIntoAfterCall(f.Addr))
 		}
 	}
 	var sources []int
@@ -198,7 +208,14 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if fn.PLT {
 		return nil, nil, nil
 	}
-	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat})
+	opt := cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat}
+	if pl.fallVar {
+		opt.FallOut, opt.FallOutCall = true, pl.fallOutCall
+	}
+	if pl.callers != nil {
+		opt.DyninstTailCalls, opt.Called = true, pl.callers.called
+	}
+	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, opt)
 	if errors.Is(err, cfg.ErrArch) {
 		// Statements and inlined code still, no loops. For cubins that is
 		// hpcstruct's output too: it parses their control flow only with

@@ -1,0 +1,107 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+
+	"bloop/loader"
+)
+
+// funcNamed returns img's procedure with symbol name n.
+func funcNamed(t *testing.T, img *loader.Image, n string) *loader.Func {
+	t.Helper()
+	for _, f := range img.Funcs {
+		for _, a := range f.Aliases {
+			if a == n {
+				return f
+			}
+		}
+	}
+	t.Fatalf("no procedure %s", n)
+	return nil
+}
+
+// TestCompatFallOutAfterStub: stl-gcc12-O2nodebug's vector<double> copy
+// constructor ends with a call through the stub of gcc 11's
+// std::__throw_bad_array_new_length, which Dyninst 12.3 does not know never
+// returns: in compat mode the call returns, the parse falls out through the
+// padding into _Hashtable::clear, and clear is written empty, as hpcstruct
+// writes them. The default mode knows better.
+func TestCompatFallOutAfterStub(t *testing.T) {
+	const bin = "../testdata/bin/stl-gcc12-O2nodebug"
+	const clear = "_ZNSt10_HashtableINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESt4pairIKS5_iESaIS8_ENSt8__detail10_Select1stESt8equal_toIS5_ESt4hashIS5_ENSA_18_Mod_range_hashingENSA_20_Default_ranged_hashENSA_20_Prime_rehash_policyENSA_17_Hashtable_traitsILb1ELb0ELb1EEEE5clearEv"
+	for _, compat := range []bool{false, true} {
+		img, err := Open(bin, loader.Options{}, Options{Compat: compat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stub := funcNamed(t, img, "_ZSt28__throw_bad_array_new_lengthv@plt")
+		if got := noReturnSet(img, compat)(stub.Addr); got == compat {
+			t.Errorf("compat %v: the stub never returns: %v", compat, got)
+		}
+		pl := newPlan(img, Options{Compat: compat}, 1)
+		ctor := funcNamed(t, img, "_ZNSt6vectorIdSaIdEEC2ERKS1_")
+		cl := funcNamed(t, img, clear)
+		if got := pl.claimed[cl.Addr]; got != compat {
+			t.Errorf("compat %v: clear claimed %v", compat, got)
+		}
+		if compat {
+			if f := pl.fallsIntoAfterCall(cl.Addr); f != ctor {
+				t.Errorf("falls into clear: %v, want the copy constructor", f)
+			}
+			// _M_deallocate_buckets follows clear's ret.
+			next := funcNamed(t, img, "_ZNSt10_HashtableINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESt4pairIKS5_iESaIS8_ENSt8__detail10_Select1stESt8equal_toIS5_ESt4hashIS5_ENSA_18_Mod_range_hashingENSA_20_Default_ranged_hashENSA_20_Prime_rehash_policyENSA_17_Hashtable_traitsILb1ELb0ELb1EEEE21_M_deallocate_bucketsEv")
+			if f := pl.fallsIntoAfterCall(next.Addr); f != nil {
+				t.Errorf("falls into _M_deallocate_buckets: %s", f.Name)
+			}
+		}
+	}
+}
+
+// TestCompatSelfTailCall: gcc turns __merge_adaptive's and
+// __merge_without_buffer's last recursive call into a jump back to the
+// entry; Dyninst takes it for a tail call (the entry is called, and on
+// x86-64 the jump follows the epilogue's pops), so in compat mode the
+// procedure has no loop headed at its entry. callTargets knows the
+// entries direct calls reach.
+func TestCompatSelfTailCall(t *testing.T) {
+	for _, bin := range []string{"../testdata/bin/stl-gcc12-O2nodebug", "../testdata/bin-arm64/stl-gcc12-O2", "../testdata/bin-ppc64le/stl-gcc12-O2"} {
+		for _, compat := range []bool{false, true} {
+			img, err := Open(bin, loader.Options{}, Options{Compat: compat})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pl := newPlan(img, Options{Compat: compat}, 1)
+			n := 0
+			for i, fn := range img.Funcs {
+				if !strings.Contains(fn.Name, "__merge_without_buffer") && !strings.Contains(fn.Name, "__merge_adaptive") {
+					continue
+				}
+				n++
+				g, forest, err := pl.graph(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				atEntry := false
+				for _, l := range forest.Loops {
+					atEntry = atEntry || g.Blocks[l.Header].Start == fn.Addr || g.Blocks[l.Header].Start == fn.LocalEntry
+				}
+				if atEntry == compat {
+					t.Errorf("%s, compat %v: loop at the entry of %s: %v", bin, compat, fn.Name, atEntry)
+				}
+				if compat {
+					entry := fn.Addr
+					if fn.LocalEntry != 0 {
+						entry = fn.LocalEntry
+					}
+					if !pl.callers.called(entry) || pl.callers.called(entry+4) {
+						t.Errorf("%s: %s: called(entry) %v, called(entry+4) %v", bin, fn.Name, pl.callers.called(entry), pl.callers.called(entry+4))
+					}
+				}
+			}
+			if n != 2 {
+				t.Errorf("%s: %d procedures of the merges, want 2", bin, n)
+			}
+		}
+	}
+}
