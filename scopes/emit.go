@@ -64,6 +64,15 @@ func emit(n *node, ctx context) []*Scope {
 		}
 		// Inside a loop the loop's file is the context, and lines are not judged.
 		l.Children = emit(ln.body, context{file: l.File, rank: ctx.rank})
+		// hpcstruct judges a loop by its header's file and line; one with
+		// line 0 is, like a statement with line 0, never foreign (the
+		// stl_heap.h loops of __make_heap in stl-clang14-O3, a procedure
+		// of stl_iterator.h; no line-0 loop of the references and corpus
+		// is in a guard).
+		if ctx.rank != nil && ln.line == 0 {
+			loops = append(loops, l)
+			continue
+		}
 		if g := guard(ln.file, ln.line); g != nil {
 			g.Children = append(g.Children, l)
 			continue
