@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"bloop/loader"
+	"bloop/scopes"
 )
 
 // funcNamed returns img's procedure with symbol name n.
@@ -42,7 +44,7 @@ func TestCompatFallOutAfterStub(t *testing.T) {
 		pl := newPlan(img, Options{Compat: compat}, 1)
 		ctor := funcNamed(t, img, "_ZNSt6vectorIdSaIdEEC2ERKS1_")
 		cl := funcNamed(t, img, clear)
-		if got := pl.claimed[cl.Addr]; got != compat {
+		if _, got := pl.claimed[cl.Addr]; got != compat {
 			t.Errorf("compat %v: clear claimed %v", compat, got)
 		}
 		if compat {
@@ -102,6 +104,50 @@ func TestCompatSelfTailCall(t *testing.T) {
 			if n != 2 {
 				t.Errorf("%s: %d procedures of the merges, want 2", bin, n)
 			}
+		}
+	}
+}
+
+// TestClaimedGaps: a procedure another one falls into is written with its
+// gaps only: in stl-gcc12-O3 vector<double>'s copy constructor runs into
+// __heap_select, whose two padding blocks no parse reaches (after a jmp and
+// after the ret); hpcstruct files them under __heap_select, with their
+// lines and inline contexts (__make_heap's line 352, line 1633).
+func TestClaimedGaps(t *testing.T) {
+	img, err := Open("../testdata/bin/stl-gcc12-O3", loader.Options{}, Options{Compat: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := newPlan(img, Options{Compat: true}, 1)
+	hs := funcNamed(t, img, "_ZSt13__heap_selectIN9__gnu_cxx17__normal_iteratorIPdSt6vectorIdSaIdEEEENS0_5__ops15_Iter_less_iterEEvT_S9_S9_T0_")
+	if _, ok := pl.claimed[hs.Addr]; !ok {
+		t.Fatal("__heap_select not claimed")
+	}
+	for i, fn := range img.Funcs {
+		if fn != hs {
+			continue
+		}
+		p, probs := pl.proc(i)
+		if len(probs) > 0 {
+			t.Fatal(probs)
+		}
+		var got []scopes.Range
+		lines := map[int]bool{}
+		var walk func(s *scopes.Scope)
+		walk = func(s *scopes.Scope) {
+			if s.Kind == scopes.Stmt {
+				got = append(got, s.Ranges...)
+				lines[s.Line] = true
+			}
+			for _, c := range s.Children {
+				walk(c)
+			}
+		}
+		walk(p)
+		want := []scopes.Range{{Lo: 0x4217, Hi: 0x4220}, {Lo: 0x424b, Hi: 0x4250}}
+		slices.SortFunc(got, func(a, b scopes.Range) int { return int(a.Lo) - int(b.Lo) })
+		if !slices.Equal(got, want) || !lines[352] || !lines[1633] {
+			t.Errorf("statements %x lines %v, want %x on lines 352 and 1633", got, lines, want)
 		}
 	}
 }

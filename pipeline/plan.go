@@ -27,12 +27,12 @@ type plan struct {
 	bounds  *heuristic.Bounds // Heuristic: procedure regions
 	noret   func(uint64) bool
 	region  func(uint64, bool) (uint64, uint64, bool)
-	subs    []*loader.Subprogram // by index in img.Funcs
-	claimed map[uint64]bool      // entries another procedure's CFG continues into
-	compat  bool                 // hpcstruct's tree, its unread call sites included
-	fallOut bool                 // parse through the ends of extents (fallout.go)
-	fallVar bool                 // fallOut where instructions vary in length: after PLT calls only
-	callers *callTargets         // compat: the procedures direct calls enter
+	subs    []*loader.Subprogram      // by index in img.Funcs
+	claimed map[uint64][]loader.Range // entries another procedure's CFG continues into, and the code it parses there
+	compat  bool                      // hpcstruct's tree, its unread call sites included
+	fallOut bool                      // parse through the ends of extents (fallout.go)
+	fallVar bool                      // fallOut where instructions vary in length: after PLT calls only
+	callers *callTargets              // compat: the procedures direct calls enter
 }
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
@@ -129,7 +129,7 @@ func followsCallNext(img *loader.Image, addr uint64) bool {
 // call lies in, the parent of a .cold part, and, transitively, any that
 // continues into those by the same idiom. Their graphs are built (and
 // dropped) here.
-func (pl *plan) claimedEntries(workers int) map[uint64]bool {
+func (pl *plan) claimedEntries(workers int) map[uint64][]loader.Range {
 	img := pl.img
 	if isa.For(img.Machine) == nil {
 		return nil
@@ -179,18 +179,36 @@ func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 			sources = append(sources, i)
 		}
 	}
-	continued := make([][]uint64, len(sources))
+	type cont struct {
+		entries []uint64
+		blocks  []loader.Range
+	}
+	continued := make([]cont, len(sources))
 	par.For(workers, len(sources), func(k int) {
 		if g, _, err := pl.graph(sources[k]); err == nil && g != nil {
-			continued[k] = g.Continued
+			continued[k].entries = g.Continued
+			for _, b := range g.Blocks {
+				continued[k].blocks = append(continued[k].blocks, loader.Range{Lo: b.Start, Hi: b.End})
+			}
 		}
 	})
-	claimed := map[uint64]bool{}
-	for k, ts := range continued {
-		for _, t := range ts {
-			if t != img.Funcs[sources[k]].Addr {
-				claimed[t] = true
+	claimed := map[uint64][]loader.Range{}
+	for k, c := range continued {
+		for _, t := range c.entries {
+			f := img.FuncAt(t)
+			if t == img.Funcs[sources[k]].Addr || f == nil {
+				continue
 			}
+			rs := claimed[t]
+			if rs == nil {
+				rs = []loader.Range{}
+			}
+			for _, b := range c.blocks {
+				if b.Lo < f.End && b.Hi > f.Addr {
+					rs = append(rs, b)
+				}
+			}
+			claimed[t] = rs
 		}
 	}
 	return claimed
@@ -236,7 +254,10 @@ func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
 	note := func(kind string, err error) {
 		probs = append(probs, &Problem{Func: fn.Name, Addr: fn.Addr, Kind: kind, Err: err})
 	}
-	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Claimed: pl.claimed[fn.Addr], Hpcstruct: pl.compat}
+	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Hpcstruct: pl.compat}
+	if cov, ok := pl.claimed[fn.Addr]; ok {
+		in.Claimed, in.Covered = true, cov
+	}
 	g, forest, err := pl.graph(i)
 	switch {
 	case errors.Is(err, cfg.ErrEntry):

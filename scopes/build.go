@@ -19,8 +19,13 @@ type Input struct {
 	// Names, when set, gives GNU's spelling of demangled names.
 	Names *Names
 	// Claimed marks a procedure whose code another procedure's CFG took
-	// over (Dyninst's call-to-next-instruction parse): it gets no statements.
+	// over (Dyninst's call-to-next-instruction parse, a parse that falls
+	// out of its extent): it gets only its gaps, the bytes of its extent
+	// that Covered, the code those procedures parse there, leaves out
+	// (hpcstruct files the padding of __heap_select, which vector's copy
+	// constructor runs into in stl-gcc12-O3, under __heap_select).
 	Claimed bool
+	Covered []Range
 	// Hpcstruct builds hpcstruct's tree where it departs from what the
 	// DWARF says (the hpcstruct-compatible mode):
 	//   - call sites read as Dyninst reads them
@@ -252,6 +257,9 @@ func (b *builder) addBlock(root *node, blk *cfg.Block, base []*inlKey) {
 func (b *builder) tree() *node {
 	root := newNode()
 	if b.in.Claimed {
+		for _, r := range Gaps(b.in) {
+			b.addRange(root, b.path(r.Lo), r)
+		}
 		return root
 	}
 	g, f := b.in.Graph, b.in.Forest
@@ -279,7 +287,9 @@ func (b *builder) tree() *node {
 func Gaps(in Input) []Range {
 	fn := in.Func
 	var covered []Range
-	if in.Graph != nil {
+	if in.Claimed {
+		covered = append(covered, in.Covered...)
+	} else if in.Graph != nil {
 		for _, blk := range in.Graph.Blocks {
 			covered = append(covered, Range{Lo: blk.Start, Hi: blk.End})
 		}

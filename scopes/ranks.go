@@ -52,10 +52,8 @@ func (b *builder) fileRanks() map[string]int {
 			block(v)
 		}
 	}
-	if !b.in.Claimed {
-		for _, r := range Gaps(b.in) {
-			at(r.Lo)
-		}
+	for _, r := range Gaps(b.in) {
+		at(r.Lo)
 	}
 	return rank
 }
