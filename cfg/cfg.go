@@ -82,13 +82,18 @@ type Options struct {
 	// never returns; Dyninst follows it when it does not know that.
 	FallOut bool
 	// FallOutCall, when set, restricts FallOut to code that reaches the end
-	// after a direct call whose target it accepts (x86-64, where Dyninst
-	// knows every noreturn procedure of the image by parsing it but a PLT
-	// stub's callee by name only).
+	// after a direct call whose target it accepts (x86-64 and ppc64le,
+	// where Dyninst knows every noreturn procedure of the image by parsing
+	// it but a PLT stub's callee by name only).
 	FallOutCall func(target uint64) bool
 	// DyninstTables resolves only the jump tables Dyninst resolves
 	// (isa.Targets.Dyninst).
 	DyninstTables bool
+	// AnyWord takes every word of a fixed-width instruction set for an
+	// instruction, one without control flow where the decoder knows none,
+	// as Dyninst 12.3's ppc64 decoder does: a parse that goes on after a
+	// call runs through the traceback table that follows it.
+	AnyWord bool
 	// DyninstTailCalls leaves out the edges of the jumps within the
 	// procedure that Dyninst 12.3 takes for tail calls (selfTail).
 	DyninstTailCalls bool
@@ -208,6 +213,9 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				return nil, fmt.Errorf("more than %d instructions", maxInsts)
 			}
 			in := Inst{Inst: ar.Decode(img.Bytes(a, reg.hi), a)}
+			if in.Kind == isa.Invalid && opt.AnyWord && in.Len == ar.Align() {
+				in.Kind = isa.Other
+			}
 			if in.Kind == isa.Invalid {
 				// Right after a call, bytes that do not decode say the
 				// callee does not return: ppc64 puts the traceback table

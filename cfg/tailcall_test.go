@@ -128,3 +128,30 @@ func TestFallOutCall(t *testing.T) {
 		}
 	}
 }
+
+// TestAnyWord: with AnyWord a ppc64 parse that goes on after a call (to a
+// stub whose callee is not known never to return) runs through the
+// traceback table after it, as Dyninst 12.3's decoder takes every word for
+// an instruction; without it the words that do not decode end the walk.
+func TestAnyWord(t *testing.T) {
+	code := words(
+		0x48000011, // 1000: bl 1010
+		0xe8410018, // 1004: ld r2,24(r1)
+		0x00000000, // 1008: traceback table
+		0x00000380, // 100c
+		0x4e800020, // 1010: blr (the callee)
+	)
+	img := loader.FromSections(loader.PPC64LE, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: code}}, nil)
+	for _, tc := range []struct {
+		any bool
+		end uint64
+	}{{false, 0x1008}, {true, 0x1010}} {
+		g, err := Build(img, 0x1000, 0x1000, 0x1010, Options{AnyWord: tc.any})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end := g.Blocks[len(g.Blocks)-1].End; end != tc.end || g.Undecodable != 0 {
+			t.Errorf("AnyWord %v: code ends at %#x (undecodable %d), want %#x", tc.any, end, g.Undecodable, tc.end)
+		}
+	}
+}

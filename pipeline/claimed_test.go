@@ -37,7 +37,7 @@ func allClaimed(pl *plan) map[uint64]bool {
 // Debian binaries that are installed (python3.11 has one).
 func TestClaimedEntries(t *testing.T) {
 	bins := corpusBinaries(t)
-	for _, dir := range []string{"../../shared/hpcstruct-refs/bin", "../../shared/hpctoolkit-tests/bin"} {
+	for _, dir := range []string{"../../shared/hpcstruct-refs/bin", "../../shared/hpctoolkit-tests/bin", "../testdata/bin-ppc64le"} {
 		more, _ := filepath.Glob(filepath.Join(dir, "*"))
 		bins = append(bins, more...)
 	}
@@ -45,12 +45,21 @@ func TestClaimedEntries(t *testing.T) {
 	found := 0
 	for _, bin := range bins {
 		img, err := loader.Open(bin, loader.Options{SkipDescriptors: true})
-		if err != nil || img.Arch != loader.AMD64 {
+		if err != nil || img.Arch != loader.AMD64 && img.Arch != loader.PPC64LE {
 			continue
 		}
 		// Compat mode also falls out after calls through stubs Dyninst
-		// does not know never return.
+		// does not know never return (x86-64 and ppc64le).
 		for _, compat := range []bool{false, true} {
+			if img.Arch == loader.PPC64LE && !compat {
+				continue
+			}
+			if compat {
+				// As Open reads it for compat mode (Dyninst's stubs).
+				if img, err = Open(bin, loader.Options{}, Options{Compat: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			pl := newPlan(img, Options{Compat: compat}, 2)
 			want := allClaimed(pl)
 			got := map[uint64]bool{}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"strings"
@@ -146,7 +147,7 @@ func (pl *plan) claimedEntries(workers int) map[uint64][]loader.Range {
 		if followsCallNext(img, fn.Addr) {
 			add(img.FuncAt(fn.Addr - 5))
 		} else if pl.fallOut {
-			add(fallsInto(img, fn.Addr))
+			add(fallsInto(img, fn.Addr, pl.anyWord()))
 		} else if pl.fallVar {
 			add(pl.fallsIntoAfterCall(fn.Addr))
 		}
@@ -168,7 +169,7 @@ func (pl *plan) claimedEntries(workers int) map[uint64][]loader.Range {
 		if followsCallNext(img, f.Addr) {
 			add(img.FuncAt(f.Addr - 5))
 		} else if pl.fallOut {
-			add(fallsInto(img, f.Addr))
+			add(fallsInto(img, f.Addr, pl.anyWord()))
 		} else if pl.fallVar {
 			add(pl.fallsIntoAfterCall(f.Addr))
 		}
@@ -230,6 +231,7 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if pl.fallVar {
 		opt.FallOut, opt.FallOutCall = true, pl.fallOutCall
 	}
+	opt.AnyWord = pl.anyWord()
 	if pl.callers != nil {
 		opt.DyninstTailCalls, opt.Called = true, pl.callers.called
 	}
@@ -245,6 +247,9 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	}
 	return g, havlak.Find(len(g.Blocks), g.Entry, g.Succs()), nil
 }
+
+// anyWord is cfg.Options.AnyWord: compat mode on ppc64.
+func (pl *plan) anyWord() bool { return pl.compat && pl.img.Machine == elf.EM_PPC64 }
 
 // proc analyses procedure i. Whatever goes wrong, it returns a procedure:
 // as much of it as could be understood, with the problems met.
