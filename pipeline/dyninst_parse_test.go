@@ -151,3 +151,44 @@ func TestClaimedGaps(t *testing.T) {
 		}
 	}
 }
+
+// TestGapOneStatement: in ppc64le stl-gcc12-O2 the traceback table after
+// vector<Item>::_M_realloc_insert's call to __throw_length_error is a row
+// of the call's line 1894 that starts where the DWARF range of the inlined
+// _M_check_len ends; hpcstruct takes the gap's rows of one line for one
+// statement, in _M_check_len, whose context it looks up at the first.
+func TestGapOneStatement(t *testing.T) {
+	img, err := Open("../testdata/bin-ppc64le/stl-gcc12-O2", loader.Options{}, Options{Compat: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := newPlan(img, Options{Compat: true}, 1)
+	fn := funcNamed(t, img, "_ZNSt6vectorI4ItemSaIS0_EE17_M_realloc_insertIJS0_EEEvN9__gnu_cxx17__normal_iteratorIPS0_S2_EEDpOT_")
+	i := slices.Index(img.Funcs, fn)
+	p, probs := pl.proc(i)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	var callee func(s *scopes.Scope, in string) string
+	callee = func(s *scopes.Scope, in string) string {
+		if s.Kind == scopes.Alien && s.Name != "" && s.Name != "<inline>" {
+			in = s.Name
+		}
+		if s.Kind == scopes.Stmt {
+			for _, r := range s.Ranges {
+				if r.Lo <= 0x4e0c && 0x4e0c < r.Hi {
+					return in
+				}
+			}
+		}
+		for _, c := range s.Children {
+			if got := callee(c, in); got != "" {
+				return got
+			}
+		}
+		return ""
+	}
+	if got := callee(p, "(procedure)"); !strings.Contains(got, "_M_check_len") {
+		t.Errorf("0x4e0c is in %q, want _M_check_len", got)
+	}
+}

@@ -115,6 +115,10 @@ type builder struct {
 	// appends to that statement move it, and they update it.
 	lastRange    *Range
 	rowLo, rowHi uint64
+	// The statement of the gaps being walked (gapAt): its start, end and
+	// line.
+	gapLo, gapEnd uint64
+	gapKey        stmtKey
 }
 
 // path returns the inline keys of addr's inlined-call chain. The slice is
@@ -257,9 +261,7 @@ func (b *builder) addBlock(root *node, blk *cfg.Block, base []*inlKey) {
 func (b *builder) tree() *node {
 	root := newNode()
 	if b.in.Claimed {
-		for _, r := range Gaps(b.in) {
-			b.addRange(root, b.path(r.Lo), r)
-		}
+		b.addGaps(root)
 		return root
 	}
 	g, f := b.in.Graph, b.in.Forest
@@ -273,10 +275,37 @@ func (b *builder) tree() *node {
 			}
 		}
 	}
-	for _, r := range Gaps(b.in) {
-		b.addRange(root, b.path(r.Lo), r)
-	}
+	b.addGaps(root)
 	return root
+}
+
+// addGaps places the gaps (Gaps), each piece with its line and the
+// inline context of gapAt.
+func (b *builder) addGaps(root *node) {
+	for _, r := range Gaps(b.in) {
+		b.addRange(root, b.path(b.gapAt(r)), r)
+	}
+}
+
+// gapAt is the address whose inline context a gap piece takes: its own
+// start, except that in compat mode consecutive pieces of one file and
+// line are one statement for hpcstruct, which looks the context up at the
+// first. So the traceback table after a ppc64 procedure's last call, a
+// row of that call's line that starts where the DWARF range of the inlined
+// callee holding the call ends, stays in that callee (_M_check_len's
+// __throw_length_error in vector::_M_realloc_insert, ppc64le stl-gcc12-O2,
+// tmpl-gcc12-O2/O3). Pieces come in address order.
+func (b *builder) gapAt(r Range) uint64 {
+	if !b.in.Hpcstruct || b.in.Img.InstSize > 0 {
+		return r.Lo
+	}
+	k := b.line(r.Lo)
+	if r.Lo == b.gapEnd && k == b.gapKey {
+		b.gapEnd = r.Hi
+		return b.gapLo
+	}
+	b.gapLo, b.gapEnd, b.gapKey = r.Lo, r.Hi, k
+	return r.Lo
 }
 
 // Gaps are the bytes of the procedure's extent that no decoded instruction

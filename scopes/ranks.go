@@ -53,8 +53,11 @@ func (b *builder) fileRanks() map[string]int {
 		}
 	}
 	for _, r := range Gaps(b.in) {
-		at(r.Lo)
+		if a := b.gapAt(r); a == r.Lo {
+			at(a)
+		}
 	}
+	b.gapLo, b.gapEnd, b.gapKey = 0, 0, stmtKey{}
 	return rank
 }
 
