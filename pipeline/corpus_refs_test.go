@@ -47,8 +47,6 @@ var corpusPending = map[string]bool{
 	"bin-arm64/switch-clang14-O0":     true,
 	"bin-arm64/switch-clang14-O2":     true,
 	"bin-arm64/switch-clang14-O3":     true,
-	"bin-arm64/tmpl-clang14-O2":       true,
-	"bin-arm64/tmpl-clang14-O3":       true,
 	"bin-ppc64le/irred-clang14-O0":    true,
 	"bin-ppc64le/irred-gcc12-O0":      true,
 	"bin-ppc64le/irred-gcc12-O2":      true,

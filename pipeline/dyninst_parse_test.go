@@ -192,3 +192,34 @@ func TestGapOneStatement(t *testing.T) {
 		t.Errorf("0x4e0c is in %q, want _M_check_len", got)
 	}
 }
+
+// TestLoopLineOtherFile: hpcstruct's header line is the smallest line of
+// the exit conditions in the header's file only. In arm64 tmpl-clang14-O2
+// main's loop at 0x14a0 exits inside Rect::perimeter, inlined at line 66
+// of a call file clang's DWARF 5 leaves as index 0 ("Unknown file" for
+// Dyninst); the loop is main's, in tmpl.cpp, so hpcstruct finds no line.
+func TestLoopLineOtherFile(t *testing.T) {
+	img, err := Open("../testdata/bin-arm64/tmpl-clang14-O2", loader.Options{}, Options{Compat: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := newPlan(img, Options{Compat: true}, 1)
+	p, probs := pl.proc(slices.Index(img.Funcs, funcNamed(t, img, "main")))
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	var loop *scopes.Scope
+	var walk func(s *scopes.Scope)
+	walk = func(s *scopes.Scope) {
+		if s.Kind == scopes.Loop && s.Entry == 0x14a0 {
+			loop = s
+		}
+		for _, c := range s.Children {
+			walk(c)
+		}
+	}
+	walk(p)
+	if loop == nil || loop.Line != 0 || !strings.HasSuffix(loop.File, "tmpl.cpp") {
+		t.Errorf("loop at 0x14a0: %+v, want tmpl.cpp line 0", loop)
+	}
+}
