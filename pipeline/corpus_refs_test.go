@@ -41,7 +41,6 @@ var corpusPending = map[string]bool{
 	"bin-arm64/irred-gcc12-O0":        true,
 	"bin-arm64/noreturn-gcc12-O2":     true,
 	"bin-arm64/noreturn-gcc12-O3":     true,
-	"bin-arm64/stl-clang14-O2":        true,
 	"bin-arm64/stl-clang14-O3":        true,
 	"bin-arm64/stl-gcc12-O3":          true,
 	"bin-arm64/switch-clang14-O0":     true,

@@ -223,3 +223,35 @@ func TestLoopLineOtherFile(t *testing.T) {
 		t.Errorf("loop at 0x14a0: %+v, want tmpl.cpp line 0", loop)
 	}
 }
+
+// TestFallOutWithoutDWARF: a procedure without a DWARF procedure of its own
+// that falls out into the next ones (arm64 stl-clang14-O2's
+// __clang_call_terminate: Dyninst does not know the std::terminate stub
+// never returns) gets their inlined code as hpcstruct writes it, by their
+// inline trees; the default mode does not fall out there.
+func TestFallOutWithoutDWARF(t *testing.T) {
+	img, err := Open("../testdata/bin-arm64/stl-clang14-O2", loader.Options{}, Options{Compat: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := newPlan(img, Options{Compat: true}, 1)
+	fn := funcNamed(t, img, "__clang_call_terminate")
+	p, probs := pl.proc(slices.Index(img.Funcs, fn))
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	callees := 0
+	var walk func(s *scopes.Scope)
+	walk = func(s *scopes.Scope) {
+		if s.Kind == scopes.Alien && s.Name != "" && s.Name != "<inline>" {
+			callees++
+		}
+		for _, c := range s.Children {
+			walk(c)
+		}
+	}
+	walk(p)
+	if pl.subs[slices.Index(img.Funcs, fn)] != nil || callees == 0 {
+		t.Errorf("__clang_call_terminate: %d inlined callees, want those of the code it runs into", callees)
+	}
+}

@@ -124,13 +124,18 @@ type builder struct {
 // path returns the inline keys of addr's inlined-call chain. The slice is
 // shared with later calls for the same chain and must not be modified.
 func (b *builder) path(addr uint64) []*inlKey {
-	if b.in.Sub == nil {
+	if b.in.Sub == nil && !b.in.Hpcstruct {
 		return nil
 	}
 	if addr >= b.chainLo && addr < b.chainHi {
 		return b.last
 	}
 	sub, subHi := b.subAt(addr)
+	if sub == nil {
+		b.chainLo, b.chainHi = addr, subHi
+		b.last, b.lastChain = nil, b.lastChain[:0]
+		return nil
+	}
 	b.chain, b.chainHi = sub.InlineChainUntil(addr, b.chain)
 	b.chainLo, b.chainHi = addr, min(b.chainHi, subHi)
 	if len(b.chain) == 0 {
@@ -196,9 +201,22 @@ func (b *builder) line(addr uint64) stmtKey {
 // address up to which it does: the procedure's own, except in code of
 // another procedure its CFG continued into (cfg.Options.FallOut, a call to
 // the next instruction), which Dyninst describes by that procedure's
-// inline tree, as it looks inlined code up by address.
+// inline tree, as it looks inlined code up by address. In compat mode a
+// procedure without a DWARF procedure of its own gets those inline trees
+// too (arm64 stl-clang14-O2's __clang_call_terminate: Dyninst does not know
+// the std::terminate stub does not return, and the parse runs on into the
+// next procedures, whose inlined code hpcstruct writes in it); nil where no
+// DWARF procedure describes addr.
 func (b *builder) subAt(addr uint64) (*loader.Subprogram, uint64) {
 	own := b.in.Sub
+	if own == nil {
+		if o := b.in.Img.SubprogramAt(addr); o != nil {
+			if ohi, ok := loader.Boundary(o.Ranges, addr); ok {
+				return o, ohi
+			}
+		}
+		return nil, addr + 1
+	}
 	hi, inside := loader.Boundary(own.Ranges, addr)
 	if inside {
 		return own, hi
