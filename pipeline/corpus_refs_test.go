@@ -35,14 +35,18 @@ func corpusSums(t *testing.T) map[string]string {
 
 // corpusPending lists the corpus binaries compat mode does not yet
 // reproduce exactly (issue 21); each is still compared and its agreement
-// logged. One that matches must leave the list.
+// logged. One that matches must leave the list. The C++ ones (stl, tmpl)
+// left here match exactly once branch i21-loops is merged too (checked on a
+// merge of both: 233 of 233): their last differences are the nesting of
+// irreducible loops, which follows Dyninst's edge order, and the local
+// procedures Dyninst finds never return, both that branch's rules.
 var corpusPending = map[string]bool{
 	"bin-arm64/irred-clang14-O0":      true,
 	"bin-arm64/irred-gcc12-O0":        true,
 	"bin-arm64/noreturn-gcc12-O2":     true,
 	"bin-arm64/noreturn-gcc12-O3":     true,
-	"bin-arm64/stl-clang14-O3":        true,
-	"bin-arm64/stl-gcc12-O3":          true,
+	"bin-arm64/stl-clang14-O3":        true, // irreducible loops nest by Dyninst's edge order (i21-loops 6bb561c): std::__rotate
+	"bin-arm64/stl-gcc12-O3":          true, // irreducible loops nest by Dyninst's edge order (i21-loops 6bb561c): sorted_median, window_max_sum
 	"bin-arm64/switch-clang14-O0":     true,
 	"bin-arm64/switch-clang14-O2":     true,
 	"bin-arm64/switch-clang14-O3":     true,
@@ -54,21 +58,21 @@ var corpusPending = map[string]bool{
 	"bin-ppc64le/noreturn-gcc12-O0":   true,
 	"bin-ppc64le/noreturn-gcc12-O2":   true,
 	"bin-ppc64le/noreturn-gcc12-O3":   true,
-	"bin-ppc64le/stl-clang14-O2":      true,
-	"bin-ppc64le/stl-clang14-O3":      true,
-	"bin-ppc64le/stl-gcc12-O3":        true,
-	"bin-ppc64le/tmpl-clang14-O2":     true,
-	"bin-ppc64le/tmpl-clang14-O3":     true,
+	"bin-ppc64le/stl-clang14-O2":      true, // i21-loops through 2395837 (Dyninst's inferred noreturn procedures; its 6bb561c alone leaves __make_heap's loops)
+	"bin-ppc64le/stl-clang14-O3":      true, // i21-loops through 2395837 (Dyninst's inferred noreturn procedures)
+	"bin-ppc64le/stl-gcc12-O3":        true, // irreducible loops nest by Dyninst's edge order (i21-loops 6bb561c): __merge_sort_with_buffer
+	"bin-ppc64le/tmpl-clang14-O2":     true, // Dyninst's inferred noreturn procedures (i21-loops 2395837)
+	"bin-ppc64le/tmpl-clang14-O3":     true, // Dyninst's inferred noreturn procedures (i21-loops 2395837)
 	"bin/irred-clang14-O0":            true,
 	"bin/irred-gcc12-O0":              true,
 	"bin/licm-clang14-O2g1":           true,
 	"bin/noreturn-clang14-O0":         true,
 	"bin/noreturn-gcc12-O0":           true,
-	"bin/stl-clang14-O2":              true,
-	"bin/stl-clang14-O2g1":            true,
-	"bin/stl-clang14-O2nodebug":       true,
-	"bin/stl-clang14-O3":              true,
-	"bin/stl-gcc12-O3":                true,
+	"bin/stl-clang14-O2":              true, // irreducible loops nest by Dyninst's edge order (i21-loops 6bb561c): __merge_adaptive
+	"bin/stl-clang14-O2g1":            true, // irreducible loops nest by Dyninst's edge order (i21-loops 6bb561c): __merge_adaptive
+	"bin/stl-clang14-O2nodebug":       true, // irreducible loops nest by Dyninst's edge order (i21-loops 6bb561c): __merge_adaptive
+	"bin/stl-clang14-O3":              true, // irreducible loops nest by Dyninst's edge order (i21-loops 6bb561c): __merge_adaptive
+	"bin/stl-gcc12-O3":                true, // irreducible loops nest by Dyninst's edge order (i21-loops 6bb561c): __merge_sort_with_buffer
 }
 
 // TestHPCStructCorpus compares compat mode with the structure files real
