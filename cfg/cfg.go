@@ -319,15 +319,18 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				b.Succs = append(b.Succs, j)
 			}
 		}
+		// A jump within the procedure that Dyninst takes for a tail call
+		// is no edge; asked only of targets in the graph.
+		jump := func(t uint64) {
+			if _, ok := index[t]; ok && !selfTail(ar, img, g.Blocks, i, entry, opt) {
+				add(t)
+			}
+		}
 		switch last.Kind {
 		case isa.Jump:
-			if !selfTail(ar, img, g.Blocks, i, entry, opt) {
-				add(last.Target)
-			}
+			jump(last.Target)
 		case isa.CondJump:
-			if !selfTail(ar, img, g.Blocks, i, entry, opt) {
-				add(last.Target)
-			}
+			jump(last.Target)
 			add(last.End())
 		case isa.IndirectJump:
 			for _, t := range last.Table {
