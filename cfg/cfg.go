@@ -81,9 +81,25 @@ type Options struct {
 	// callNext). Compilers let code run to the end only after a call that
 	// never returns; Dyninst follows it when it does not know that.
 	FallOut bool
+	// FallOutCall, when set, restricts FallOut to code that reaches the end
+	// after a direct call whose target it accepts (x86-64 and ppc64le,
+	// where Dyninst knows every noreturn procedure of the image by parsing
+	// it but a PLT stub's callee by name only).
+	FallOutCall func(target uint64) bool
 	// DyninstTables resolves only the jump tables Dyninst resolves
 	// (isa.Targets.Dyninst).
 	DyninstTables bool
+	// AnyWord takes every word of a fixed-width instruction set for an
+	// instruction, one without control flow where the decoder knows none,
+	// as Dyninst 12.3's ppc64 decoder does: a parse that goes on after a
+	// call runs through the traceback table that follows it.
+	AnyWord bool
+	// DyninstTailCalls leaves out the edges of the jumps within the
+	// procedure that Dyninst 12.3 takes for tail calls (selfTail).
+	DyninstTailCalls bool
+	// Called reports whether a direct call somewhere in the image enters
+	// the procedure's code at t; asked under DyninstTailCalls.
+	Called func(t uint64) bool
 }
 
 type region struct{ lo, hi uint64 }
@@ -186,7 +202,8 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		start := work[len(work)-1]
 		work = work[:len(work)-1]
 		reg, ok := regionOf(start, false)
-		sinceCall := 2 // instructions decoded since the last call on this walk
+		sinceCall := 2        // instructions decoded since the last call on this walk
+		var lastCall isa.Inst // the last call on this walk
 		for a := start; ok && a >= reg.lo && a < reg.hi; {
 			if _, seen := at[a]; seen {
 				leaders[a] = true
@@ -196,6 +213,9 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				return nil, fmt.Errorf("more than %d instructions", maxInsts)
 			}
 			in := Inst{Inst: ar.Decode(img.Bytes(a, reg.hi), a)}
+			if in.Kind == isa.Invalid && opt.AnyWord && in.Len == ar.Align() {
+				in.Kind = isa.Other
+			}
 			if in.Kind == isa.Invalid {
 				// Right after a call, bytes that do not decode say the
 				// callee does not return: ppc64 puts the traceback table
@@ -209,6 +229,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			sinceCall++
 			if in.Kind == isa.Call || in.Kind == isa.IndirectCall {
 				sinceCall = 0
+				lastCall = in.Inst
 			}
 			branch := func(t uint64) {
 				if _, ok := regionOf(t, false); ok {
@@ -265,7 +286,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				break
 			}
 			a = in.End()
-			if a == reg.hi && opt.FallOut {
+			if a == reg.hi && opt.FallOut && (opt.FallOutCall == nil || lastCall.Kind == isa.Call && opt.FallOutCall(lastCall.Target)) {
 				if r, ok := regionOf(a, true); ok && r != reg {
 					g.Continued = append(g.Continued, a)
 					fellInto = append(fellInto, r)
@@ -298,11 +319,18 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				b.Succs = append(b.Succs, j)
 			}
 		}
+		// A jump within the procedure that Dyninst takes for a tail call
+		// is no edge; asked only of targets in the graph.
+		jump := func(t uint64) {
+			if _, ok := index[t]; ok && !selfTail(ar, img, g.Blocks, i, entry, opt) {
+				add(t)
+			}
+		}
 		switch last.Kind {
 		case isa.Jump:
-			add(last.Target)
+			jump(last.Target)
 		case isa.CondJump:
-			add(last.Target)
+			jump(last.Target)
 			add(last.End())
 		case isa.IndirectJump:
 			for _, t := range last.Table {
@@ -331,6 +359,69 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	slices.Sort(g.Calls)
 	return g, nil
+}
+
+// selfTail reports whether Dyninst 12.3 takes the jump ending block i,
+// which stays in the procedure, for a tail call, so that it is no edge of
+// the procedure's graph (a tail-recursive procedure has no loop then):
+//
+//   - a jump to code that a call enters (Called): Dyninst's finalization
+//     makes every jump to a block with an incoming call edge a tail call,
+//     such as the jump back to the entry of a procedure called anywhere
+//     (or to a ppc64 local entry a bl reaches);
+//   - on x86-64 (isa.TailMarker), a jump back to the entry right after the
+//     end of a frame: its parser's tail-call test looks at the instruction
+//     before the jump in the block, nops skipped, and takes a leave, a pop
+//     of a register calls preserve, or an add to the stack pointer that no
+//     call returns to; a jump alone in the entry block is one too. That
+//     test also marks jumps elsewhere in the procedure, but Dyninst turns
+//     those back (a target the procedure reaches otherwise, or only from
+//     that jump, is not a tail call), and only the entry stays.
+func selfTail(ar isa.Arch, img *loader.Image, blocks []*Block, i int, entry uint64, opt Options) bool {
+	if !opt.DyninstTailCalls {
+		return false
+	}
+	b := blocks[i]
+	t := b.Last().Target
+	if t == b.Last().End() {
+		return false // a call to the next instruction, parsed as a jump
+	}
+	if opt.Called != nil && opt.Called(t) {
+		return true
+	}
+	tm, ok := ar.(isa.TailMarker)
+	if !ok || t != entry {
+		return false
+	}
+	if len(b.Insts) == 1 {
+		return b.Start == entry
+	}
+	for k := len(b.Insts) - 2; k >= 0; k-- {
+		in := &b.Insts[k]
+		switch tm.TailMark(img.Bytes(in.Addr, in.End()), in.Addr) {
+		case isa.NopMark:
+			if k > 0 {
+				continue
+			}
+		case isa.EpilogueMark:
+			return true
+		case isa.FreeMark:
+			// Not where a call returns to: that add pops the call's
+			// arguments.
+			if k > 0 || i == 0 || blocks[i-1].End != b.Start {
+				return true
+			}
+			switch last := blocks[i-1].Last(); last.Kind {
+			case isa.IndirectCall:
+				return false
+			case isa.Call:
+				return opt.NoReturn != nil && opt.NoReturn(last.Target)
+			}
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // byAddress puts the instructions in address order, in place, for the

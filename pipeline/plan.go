@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"strings"
@@ -27,15 +28,21 @@ type plan struct {
 	bounds  *heuristic.Bounds // Heuristic: procedure regions
 	noret   func(uint64) bool
 	region  func(uint64, bool) (uint64, uint64, bool)
-	subs    []*loader.Subprogram // by index in img.Funcs
-	claimed map[uint64]bool      // entries another procedure's CFG continues into
-	compat  bool                 // hpcstruct's tree, its unread call sites included
-	fallOut bool                 // parse through the ends of extents (fallout.go)
+	subs    []*loader.Subprogram      // by index in img.Funcs
+	claimed map[uint64][]loader.Range // entries another procedure's CFG continues into, and the code it parses there
+	compat  bool                      // hpcstruct's tree, its unread call sites included
+	fallOut bool                      // parse through the ends of extents (fallout.go)
+	fallVar bool                      // fallOut where instructions vary in length: after PLT calls only
+	callers *callTargets              // compat: the procedures direct calls enter
 }
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
-	pl := &plan{img: img, noret: noReturnSet(img), region: continuation(img, opt.Compat), compat: opt.Compat}
+	pl := &plan{img: img, noret: noReturnSet(img, opt.Compat), region: continuation(img, opt.Compat), compat: opt.Compat}
 	pl.fallOut = opt.Compat && fixedWidth(img)
+	pl.fallVar = opt.Compat && !fixedWidth(img) && isa.For(img.Machine) != nil
+	if opt.Compat {
+		pl.callers = &callTargets{img: img}
+	}
 	engine := engineFor(img, opt)
 	pl.lvl = normalize.None
 	if engine == Heuristic {
@@ -131,7 +138,7 @@ func followsCallNext(img *loader.Image, addr uint64) bool {
 // call lies in, the parent of a .cold part, and, transitively, any that
 // continues into those by the same idiom. Their graphs are built (and
 // dropped) here.
-func (pl *plan) claimedEntries(workers int) map[uint64]bool {
+func (pl *plan) claimedEntries(workers int) map[uint64][]loader.Range {
 	img := pl.img
 	if isa.For(img.Machine) == nil {
 		return nil
@@ -148,7 +155,9 @@ func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 		if followsCallNext(img, fn.Addr) {
 			add(img.FuncAt(fn.Addr - 5))
 		} else if pl.fallOut {
-			add(fallsInto(img, fn.Addr))
+			add(fallsInto(img, fn.Addr, pl.anyWord()))
+		} else if pl.fallVar {
+			add(pl.fallsIntoAfterCall(fn.Addr))
 		}
 	}
 	if len(set) == 0 {
@@ -168,7 +177,9 @@ func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 		if followsCallNext(img, f.Addr) {
 			add(img.FuncAt(f.Addr - 5))
 		} else if pl.fallOut {
-			add(fallsInto(img, f.Addr))
+			add(fallsInto(img, f.Addr, pl.anyWord()))
+		} else if pl.fallVar {
+			add(pl.fallsIntoAfterCall(f.Addr))
 		}
 	}
 	var sources []int
@@ -177,18 +188,36 @@ func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 			sources = append(sources, i)
 		}
 	}
-	continued := make([][]uint64, len(sources))
+	type cont struct {
+		entries []uint64
+		blocks  []loader.Range
+	}
+	continued := make([]cont, len(sources))
 	par.For(workers, len(sources), func(k int) {
 		if g, _, err := pl.graph(sources[k]); err == nil && g != nil {
-			continued[k] = g.Continued
+			continued[k].entries = g.Continued
+			for _, b := range g.Blocks {
+				continued[k].blocks = append(continued[k].blocks, loader.Range{Lo: b.Start, Hi: b.End})
+			}
 		}
 	})
-	claimed := map[uint64]bool{}
-	for k, ts := range continued {
-		for _, t := range ts {
-			if t != img.Funcs[sources[k]].Addr {
-				claimed[t] = true
+	claimed := map[uint64][]loader.Range{}
+	for k, c := range continued {
+		for _, t := range c.entries {
+			f := img.FuncAt(t)
+			if t == img.Funcs[sources[k]].Addr || f == nil {
+				continue
 			}
+			rs := claimed[t]
+			if rs == nil {
+				rs = []loader.Range{}
+			}
+			for _, b := range c.blocks {
+				if b.Lo < f.End && b.Hi > f.Addr {
+					rs = append(rs, b)
+				}
+			}
+			claimed[t] = rs
 		}
 	}
 	return claimed
@@ -225,10 +254,22 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	return g, havlak.Find(len(g.Blocks), g.Entry, succs), nil
 }
 
-// cfgOptions are the options every procedure's graph is built with.
+// cfgOptions are the options every procedure's graph is built with, the
+// noreturn inference's included (it must see the graphs Dyninst parses).
 func (pl *plan) cfgOptions() cfg.Options {
-	return cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat}
+	opt := cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat}
+	if pl.fallVar {
+		opt.FallOut, opt.FallOutCall = true, pl.fallOutCall
+	}
+	opt.AnyWord = pl.anyWord()
+	if pl.callers != nil {
+		opt.DyninstTailCalls, opt.Called = true, pl.callers.called
+	}
+	return opt
 }
+
+// anyWord is cfg.Options.AnyWord: compat mode on ppc64.
+func (pl *plan) anyWord() bool { return pl.compat && pl.img.Machine == elf.EM_PPC64 }
 
 // proc analyses procedure i. Whatever goes wrong, it returns a procedure:
 // as much of it as could be understood, with the problems met.
@@ -238,7 +279,10 @@ func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
 	note := func(kind string, err error) {
 		probs = append(probs, &Problem{Func: fn.Name, Addr: fn.Addr, Kind: kind, Err: err})
 	}
-	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Claimed: pl.claimed[fn.Addr], Hpcstruct: pl.compat}
+	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Hpcstruct: pl.compat}
+	if cov, ok := pl.claimed[fn.Addr]; ok {
+		in.Claimed, in.Covered = true, cov
+	}
 	g, forest, err := pl.graph(i)
 	switch {
 	case errors.Is(err, cfg.ErrEntry):

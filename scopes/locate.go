@@ -13,7 +13,7 @@ import (
 // from the exit conditions (nested loops' included) at that level's depth,
 // whatever branch they are in; the line is the smallest of nested loops' at
 // the level and of the exit conditions at that depth or below, a deeper one
-// seen at its call site. Irreducible nested loops of an irreducible loop
+// seen at its call site, of those in the header's file only. Irreducible nested loops of an irreducible loop
 // with its header are then merged into it. (HPCToolkit's lib/banal
 // Struct.cpp findLoopHeader and mergeIrredLoops; the deeper exits' call
 // sites are measured on the references and libgsl.)
@@ -124,7 +124,9 @@ func (b *builder) locatedHeader(p *loopPlan, at []*inlKey, own [][]*inlKey) stmt
 		}
 	}
 	for _, e := range b.exitsSeenAt(p, d) {
-		hdr.line = minLine0(hdr.line, e.key.line)
+		if fileBase(e.key.file) == fileBase(hdr.file) {
+			hdr.line = minLine0(hdr.line, e.key.line)
+		}
 	}
 	return hdr
 }
