@@ -79,11 +79,24 @@ type Options struct {
 	// FallOut continues, as Dyninst does, where code falls through the
 	// end of the procedure's extent: into the next procedure (Region with
 	// callNext). Compilers let code run to the end only after a call that
-	// never returns; Dyninst follows it when it does not know that.
+	// never returns, or where one assembly function runs into the next;
+	// Dyninst follows it when it does not know that the callee never
+	// returns.
 	FallOut bool
 	// DyninstTables resolves only the jump tables Dyninst resolves
 	// (isa.Targets.Dyninst).
 	DyninstTables bool
+	// AnyWord takes every word of a fixed-width instruction set for an
+	// instruction, one without control flow where the decoder knows none,
+	// as Dyninst 12.3's ppc64 decoder does: a parse that goes on after a
+	// call runs through the traceback table that follows it.
+	AnyWord bool
+	// DyninstTailCalls leaves out the edges of the jumps within the
+	// procedure that Dyninst 12.3 takes for tail calls (selfTail).
+	DyninstTailCalls bool
+	// Called reports whether a direct call somewhere in the image enters
+	// the procedure's code at t; asked under DyninstTailCalls.
+	Called func(t uint64) bool
 }
 
 type region struct{ lo, hi uint64 }
@@ -196,6 +209,9 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				return nil, fmt.Errorf("more than %d instructions", maxInsts)
 			}
 			in := Inst{Inst: ar.Decode(img.Bytes(a, reg.hi), a)}
+			if in.Kind == isa.Invalid && opt.AnyWord && in.Len == ar.Align() {
+				in.Kind = isa.Other
+			}
 			if in.Kind == isa.Invalid {
 				// Right after a call, bytes that do not decode say the
 				// callee does not return: ppc64 puts the traceback table
@@ -298,11 +314,18 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				b.Succs = append(b.Succs, j)
 			}
 		}
+		// A jump within the procedure that Dyninst takes for a tail call
+		// is no edge; asked only of targets in the graph.
+		jump := func(t uint64) {
+			if _, ok := index[t]; ok && !selfTail(ar, img, g.Blocks, i, entry, opt) {
+				add(t)
+			}
+		}
 		switch last.Kind {
 		case isa.Jump:
-			add(last.Target)
+			jump(last.Target)
 		case isa.CondJump:
-			add(last.Target)
+			jump(last.Target)
 			add(last.End())
 		case isa.IndirectJump:
 			for _, t := range last.Table {
@@ -331,6 +354,69 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	slices.Sort(g.Calls)
 	return g, nil
+}
+
+// selfTail reports whether Dyninst 12.3 takes the jump ending block i,
+// which stays in the procedure, for a tail call, so that it is no edge of
+// the procedure's graph (a tail-recursive procedure has no loop then):
+//
+//   - a jump to code that a call enters (Called): Dyninst's finalization
+//     makes every jump to a block with an incoming call edge a tail call,
+//     such as the jump back to the entry of a procedure called anywhere
+//     (or to a ppc64 local entry a bl reaches);
+//   - on x86-64 (isa.TailMarker), a jump back to the entry right after the
+//     end of a frame: its parser's tail-call test looks at the instruction
+//     before the jump in the block, nops skipped, and takes a leave, a pop
+//     of a register calls preserve, or an add to the stack pointer that no
+//     call returns to; a jump alone in the entry block is one too. That
+//     test also marks jumps elsewhere in the procedure, but Dyninst turns
+//     those back (a target the procedure reaches otherwise, or only from
+//     that jump, is not a tail call), and only the entry stays.
+func selfTail(ar isa.Arch, img *loader.Image, blocks []*Block, i int, entry uint64, opt Options) bool {
+	if !opt.DyninstTailCalls {
+		return false
+	}
+	b := blocks[i]
+	t := b.Last().Target
+	if t == b.Last().End() {
+		return false // a call to the next instruction, parsed as a jump
+	}
+	if opt.Called != nil && opt.Called(t) {
+		return true
+	}
+	tm, ok := ar.(isa.TailMarker)
+	if !ok || t != entry {
+		return false
+	}
+	if len(b.Insts) == 1 {
+		return b.Start == entry
+	}
+	for k := len(b.Insts) - 2; k >= 0; k-- {
+		in := &b.Insts[k]
+		switch tm.TailMark(img.Bytes(in.Addr, in.End()), in.Addr) {
+		case isa.NopMark:
+			if k > 0 {
+				continue
+			}
+		case isa.EpilogueMark:
+			return true
+		case isa.FreeMark:
+			// Not where a call returns to: that add pops the call's
+			// arguments.
+			if k > 0 || i == 0 || blocks[i-1].End != b.Start {
+				return true
+			}
+			switch last := blocks[i-1].Last(); last.Kind {
+			case isa.IndirectCall:
+				return false
+			case isa.Call:
+				return opt.NoReturn != nil && opt.NoReturn(last.Target)
+			}
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // byAddress puts the instructions in address order, in place, for the
@@ -448,19 +534,38 @@ func (g *Graph) Succs() [][]int {
 	return out
 }
 
-// DyninstSuccs returns the successor lists in the order Dyninst's parse
-// links the edges, which its loop analysis (havlak.FindWMZC) visits: a
-// conditional branch's fall-through before its target (the parse runs on
-// along the fall-through and links the taken edge when it gets to it).
-// irred-gcc12-O0's state machine and libz.so.1's inflateBack have
-// hpcstruct's loops in this order only.
+// DyninstSuccs returns the successor lists in the order Dyninst's
+// ParseAPI lists a block's targets, which is the order its loop finder
+// (LoopAnalyzer, the WMZC algorithm: one depth-first search) visits them
+// in. With parallel parsing (Dyninst 10 on) an edge joins its source's
+// target list only when its work element leaves the parser's priority
+// queue, which orders elements by kind (fall-through and call
+// fall-through, then a conditional branch's not-taken edge before its
+// taken edge, then direct jumps, then jump-table edges), then by target
+// address. So a conditional branch's fall-through comes first and a jump
+// table's targets ascend. For reducible code the order changes nothing;
+// in an irreducible region it decides which entry the search reaches
+// first, and so which loop encloses which.
 func (g *Graph) DyninstSuccs() [][]int {
 	out := make([][]int, len(g.Blocks))
 	for i, b := range g.Blocks {
-		out[i] = b.Succs
-		if len(b.Succs) == 2 && b.Last().Kind == isa.CondJump {
-			out[i] = []int{b.Succs[1], b.Succs[0]}
+		s := b.Succs
+		switch last := b.Last(); last.Kind {
+		case isa.CondJump:
+			if len(s) == 2 && g.Blocks[s[1]].Start == last.End() {
+				s = []int{s[1], s[0]}
+			}
+		case isa.IndirectJump:
+			s = slices.Clone(s)
+			slices.Sort(s) // blocks are sorted by address
 		}
+		out[i] = s
 	}
 	return out
+}
+
+// BlockAt returns the index of the block that starts at addr.
+func (g *Graph) BlockAt(addr uint64) (int, bool) {
+	i, ok := slices.BinarySearchFunc(g.Blocks, addr, func(b *Block, a uint64) int { return cmp.Compare(b.Start, a) })
+	return i, ok
 }

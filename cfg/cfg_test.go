@@ -3,7 +3,6 @@ package cfg
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"reflect"
 	"testing"
 
@@ -283,21 +282,4 @@ func TestTableO0(t *testing.T) {
 		}
 	}
 	t.Error("no indirect jump")
-}
-
-// TestDyninstSuccs: a conditional branch's fall-through comes before its
-// target in Dyninst's order; other blocks keep theirs, and the graph's own
-// lists are left alone.
-func TestDyninstSuccs(t *testing.T) {
-	blk := func(k isa.Kind, succs ...int) *Block {
-		return &Block{Insts: []Inst{{Inst: isa.Inst{Kind: k}}}, Succs: succs}
-	}
-	g := &Graph{Blocks: []*Block{blk(isa.CondJump, 2, 1), blk(isa.IndirectJump, 2, 0, 1), blk(isa.Return)}}
-	got := fmt.Sprint(g.DyninstSuccs())
-	if want := "[[1 2] [2 0 1] []]"; got != want {
-		t.Errorf("DyninstSuccs: %s, want %s", got, want)
-	}
-	if got := fmt.Sprint(g.Succs()); got != "[[2 1] [2 0 1] []]" {
-		t.Errorf("Succs changed: %s", got)
-	}
 }

@@ -1,7 +1,9 @@
 package dwarfscan
 
 import (
+	"encoding/binary"
 	"io"
+	"path/filepath"
 	"testing"
 )
 
@@ -44,6 +46,7 @@ func walkEverything(t *testing.T, d *Data, infoLen, lineLen int) {
 		if err != nil || p == nil {
 			continue
 		}
+		_, _ = p.FuncNameBase()
 		var row LineRow
 		for n := 0; p.Next(&row) == nil; n++ {
 			if n > lineLen {
@@ -121,6 +124,18 @@ func FuzzLine(f *testing.F) {
 	v5.u8(0, 9, 2, 0, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1)
 	v5.patch32(0, v5.off()-4)
 	f.Add([]byte(v5))
+	var nv nvOps // NVIDIA's inlined-call extension (linenv.go)
+	nv.setAddress(0x100)
+	nv.advance(0, 9)
+	nv.inlinedCall(1, 3)
+	nv.advance(16, 1)
+	nv.u8(0, 2, 0x91, 5)
+	nv.end()
+	base := uint32(2)
+	f.Add(nvLineProgram(&base, nv.wbuf))
+	for _, prog := range cubinLinePrograms() {
+		f.Add(prog)
+	}
 	abbrev := abbrevTableBytes(abbr{1, TagCompileUnit, false, []spec{{AttrStmtList, FormSecOffset, 0}, {AttrCompDir, FormString, 0}}})
 	var body wbuf
 	body.u8(1)
@@ -134,4 +149,52 @@ func FuzzLine(f *testing.F) {
 		}
 		walkEverything(t, d, len(info), len(line))
 	})
+}
+
+// cubinLinePrograms are the line programs of the reference cubins that
+// use NVIDIA's inlined-call extension (their header holds the
+// function-name base), each on its own, as FuzzLine reads its input: the
+// seeds of the extension as nvcc writes it. None when ../shared is absent.
+func cubinLinePrograms() [][]byte {
+	var bins []string
+	for _, pat := range []string{"hpctoolkit-cuda/bin/*", "hpctoolkit-tests/bin/*-sm_*"} {
+		m, _ := filepath.Glob(filepath.Join(cubinDir, pat))
+		bins = append(bins, m...)
+	}
+	seen := map[string]bool{}
+	var out [][]byte
+	for _, bin := range bins {
+		s, _, err := openELF(bin)
+		if err != nil {
+			continue
+		}
+		for off := 0; off+4 <= len(s.Line); {
+			n := int(binary.LittleEndian.Uint32(s.Line[off:]))
+			if n > len(s.Line)-off-4 {
+				break
+			}
+			prog := s.Line[off : off+4+n]
+			off += 4 + n
+			if p := prog; !seen[string(p)] && hasNVBase(p) {
+				seen[string(p)] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// hasNVBase reports whether a line program's header holds NVIDIA's
+// function-name base.
+func hasNVBase(prog []byte) bool {
+	d, err := New(Sections{Line: prog})
+	if err != nil {
+		return false
+	}
+	p, err := d.LineProgram(&Unit{StmtList: 0, AddrSize: 8})
+	if err != nil || p == nil {
+		return false
+	}
+	_, ok := p.FuncNameBase()
+	return ok
 }

@@ -16,6 +16,11 @@ type LineRow struct {
 	Line        int
 	IsStmt      bool
 	EndSequence bool
+	// Context and FuncName are NVIDIA's inline registers (linenv.go): the
+	// 1-based row, in this row's sequence, of the call site whose inlined
+	// code this row is (0: none), and the callee's name as an offset into
+	// .debug_str from FuncNameBase.
+	Context, FuncName uint64
 }
 
 // LineProgram runs the line number program of one unit. It is a cursor:
@@ -39,16 +44,21 @@ type LineProgram struct {
 	nfiles   int  // files in the header
 	raw      bool // names spelled as libdw does (RawLineProgram)
 	err      error
+	// NVIDIA's function-name base (linenv.go), when the header holds one.
+	nvBase    uint64
+	hasNVBase bool
 	// special[op] is what special opcode op does, worked out once: the
 	// divisions per row were a good part of the time.
 	special [256]struct{ ops, line int32 }
 
 	// State machine registers.
-	addr    uint64
-	opIndex int
-	file    int
-	line    int
-	isStmt  bool
+	addr     uint64
+	opIndex  int
+	file     int
+	line     int
+	isStmt   bool
+	context  uint64 // NVIDIA's (linenv.go)
+	funcName uint64
 }
 
 // Standard opcodes whose operand count is fixed by the spec; a header
@@ -156,6 +166,7 @@ func (d *Data) lineProgram(u *Unit, raw bool) (*LineProgram, error) {
 	if b.err != nil {
 		return nil, b.err
 	}
+	p.readNVBase(&b)
 	p.nfiles = len(p.files)
 	for op := max(p.opBase, 0); op < 256; op++ {
 		adj := op - p.opBase
@@ -332,6 +343,7 @@ func (p *LineProgram) Reset() {
 
 func (p *LineProgram) resetRegs() {
 	p.addr, p.opIndex, p.file, p.line, p.isStmt = 0, 0, 1, 1, p.defStmt
+	p.context, p.funcName = 0, 0
 }
 
 func (p *LineProgram) fail(pos int, err error) error {
@@ -357,7 +369,7 @@ func (p *LineProgram) Next(row *LineRow) error {
 			sp := &p.special[op]
 			addr, opIndex = p.advance(addr, opIndex, int(sp.ops))
 			line += int(sp.line)
-			*row = LineRow{Address: addr, File: file, Line: line, IsStmt: isStmt}
+			*row = LineRow{Address: addr, File: file, Line: line, IsStmt: isStmt, Context: p.context, FuncName: p.funcName}
 			p.pos, p.addr, p.opIndex, p.line, p.file, p.isStmt = pos, addr, opIndex, line, file, isStmt
 			return nil
 		}
@@ -378,7 +390,7 @@ func (p *LineProgram) Next(row *LineRow) error {
 				continue
 			}
 		} else if op == 1 { // DW_LNS_copy
-			*row = LineRow{Address: addr, File: file, Line: line, IsStmt: isStmt}
+			*row = LineRow{Address: addr, File: file, Line: line, IsStmt: isStmt, Context: p.context, FuncName: p.funcName}
 			p.pos, p.addr, p.opIndex, p.line, p.file, p.isStmt = pos, addr, opIndex, line, file, isStmt
 			return nil
 		}
@@ -387,15 +399,16 @@ func (p *LineProgram) Next(row *LineRow) error {
 			at := pos - 1
 			n, next, ok := uleb(b, pos)
 			if !ok || next >= len(b) || n > uint64(len(b)-next) {
-				return p.fail(at, fmt.Errorf("%w: extended opcode", ErrTruncated))
+				return p.fail(at, truncatedExtended(b, next, ok))
 			}
 			end := next + int(n)
 			sub := b[next]
 			pos = next + 1
 			switch sub {
 			case 1: // DW_LNE_end_sequence
-				*row = LineRow{Address: addr, File: file, Line: line, IsStmt: isStmt, EndSequence: true}
+				*row = LineRow{Address: addr, File: file, Line: line, IsStmt: isStmt, EndSequence: true, Context: p.context, FuncName: p.funcName}
 				addr, opIndex, line, file, isStmt = 0, 0, 1, 1, p.defStmt
+				p.context, p.funcName = 0, 0
 			case 2: // DW_LNE_set_address
 				if !addrSizeOK(p.addrSize) {
 					return p.fail(at, fmt.Errorf("%w: %d", ErrAddressSize, p.addrSize))
@@ -414,6 +427,10 @@ func (p *LineProgram) Next(row *LineRow) error {
 					return p.fail(at, fmt.Errorf("%w: DW_LNE_define_file without a name", ErrMalformed))
 				}
 				pos = fb.pos
+			default:
+				if _, err := nvidiaOp(b, sub, pos, end, &p.context, &p.funcName); err != nil {
+					return p.fail(at, err)
+				}
 			}
 			if end < pos {
 				return p.fail(at, fmt.Errorf("%w: extended opcode %d longer than its length %d", ErrMalformed, sub, n))
@@ -425,7 +442,7 @@ func (p *LineProgram) Next(row *LineRow) error {
 			}
 			continue
 		case 1: // DW_LNS_copy
-			*row = LineRow{Address: addr, File: file, Line: line, IsStmt: isStmt}
+			*row = LineRow{Address: addr, File: file, Line: line, IsStmt: isStmt, Context: p.context, FuncName: p.funcName}
 			p.pos, p.addr, p.opIndex, p.line, p.file, p.isStmt = pos, addr, opIndex, line, file, isStmt
 			return nil
 		case 2: // DW_LNS_advance_pc

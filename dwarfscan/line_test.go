@@ -60,13 +60,13 @@ func TestLineProgram(t *testing.T) {
 	ops.u8(2, 5) // op_index 5 -> +4, op_index 2
 	ops.u8(0, 1, 1)
 	want := []LineRow{
-		{0x1000, 1, 3, true, false},
-		{0x1004, 1, 3, true, false},
-		{0x1008, 3, 3, false, false},
-		{0x1024, 3, 3, false, false},
-		{0x1034, 3, 3, false, true},
-		{0x2000, 1, 1, true, false},
-		{0x2004, 1, 1, true, true},
+		{Address: 0x1000, File: 1, Line: 3, IsStmt: true, EndSequence: false},
+		{Address: 0x1004, File: 1, Line: 3, IsStmt: true, EndSequence: false},
+		{Address: 0x1008, File: 3, Line: 3, IsStmt: false, EndSequence: false},
+		{Address: 0x1024, File: 3, Line: 3, IsStmt: false, EndSequence: false},
+		{Address: 0x1034, File: 3, Line: 3, IsStmt: false, EndSequence: true},
+		{Address: 0x2000, File: 1, Line: 1, IsStmt: true, EndSequence: false},
+		{Address: 0x2004, File: 1, Line: 1, IsStmt: true, EndSequence: true},
 	}
 	wantFiles := []string{"", "/src/a.c", "/inc/b.h", "/inc/extra.c"}
 

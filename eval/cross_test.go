@@ -25,8 +25,6 @@ var crossExplained = map[string]struct {
 	"arm64/nest-gfortran12-O3 hpcstruct":    {1, "as at -O2: 31 on aarch64, 32 on x86-64"},
 	"arm64/nest-gfortran12-O3 hybrid":       {1, "as at -O2: 31 and 48 on aarch64, 26 and 32 on x86-64"},
 	"arm64/stl-gcc12-O3 hpcstruct":          {1, "aarch64 keeps loops at 33 and 41 (and one at line 0) that x86-64's build merges into the one it writes at 49"},
-	"ppc64le/irred-gcc12-O2 hpcstruct":      {-1, "the irreducible loop's header block starts with a line-0 instruction on ppc64le: hpcstruct's rule writes the loop at line 0 (x86-64: 12); the default mode finds it at 12"},
-	"ppc64le/irred-gcc12-O3 hpcstruct":      {-1, "as at -O2: line 0 on ppc64le, 12 on x86-64; the default mode finds it"},
 	"ppc64le/licm-gcc12-O2 hpcstruct":       {1, "the loop at source line 55 is a loop in the ppc64le build; x86-64's gcc leaves no loop there"},
 	"ppc64le/licm-gcc12-O2 hybrid":          {1, "as in hpcstruct's mode: the loop at 55 exists only in the ppc64le build"},
 	"ppc64le/loops-gcc12-O3 hpcstruct":      {-1, "init's inner loop (line 11, 64 iterations) is unrolled completely into vector code on ppc64le: its only back edge is the outer loop's bdnz, so no loop exists at 11"},

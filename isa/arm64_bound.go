@@ -2,7 +2,12 @@ package isa
 
 // The bound of an AArch64 jump table's index.
 
-import "golang.org/x/arch/arm64/arm64asm"
+import (
+	"slices"
+	"strings"
+
+	"golang.org/x/arch/arm64/arm64asm"
+)
 
 // arm64Bound returns the number of entries of the table that xs[load]
 // indexes with register idx, or 0 when unknown. It looks above the load
@@ -19,19 +24,29 @@ import "golang.org/x/arch/arm64/arm64asm"
 // Without a compare, a mask on the index bounds it (and w0, w0, #7: 8).
 // Values are compared by where they were computed (value), so a register
 // changed between the compare and the load bounds nothing. direct reports
-// that the index is the compared register's value itself, or a copy of
-// it, not a value computed alike (clang's and-ed twins).
-func arm64Bound(xs []a64, load, idx int) (count int, direct bool) {
-	index := valueAt(xs, load, idx)
+// what Dyninst 12.3 bounds: the index is the compared register's value
+// itself, or a copy of it, not a value computed alike (clang's and-ed
+// twins), and the compare reads it at the width the load indexes with
+// (idxX: a 64-bit index register). Its facts are kept per register as
+// named: `cmp w15, #9` says nothing of x15 (clang -O2's
+// `ldrb w17, [x14, x15]` after `ldrb w15, ...; cmp w15, #9`), while gcc's
+// `cmp w0` bounds its `[x1, w0, uxtw]`.
+//
+// With dyninst, the compare may also be a `subs` that keeps the
+// difference (subs x8, x8, #9), and a value may pass through a stack
+// slot (str x8, [sp]; ...; ldr x11, [sp]), as Dyninst's slicing follows
+// them: clang -O0 keeps the switch value on the stack.
+func arm64Bound(xs []a64, load, idx int, idxX, dyninst bool) (count int, direct bool) {
+	index := valueAt(xs, load, idx, dyninst)
 	for i := load - 1; i >= 0 && index != nil; i-- {
-		cmp, reg, n, ok := unsignedBoundARM64(xs, i)
+		cmp, reg, cmpX, n, ok := unsignedBoundARM64(xs, i, dyninst)
 		if !ok {
 			continue
 		}
-		compared := valueAt(xs, cmp, reg)
+		compared := valueAt(xs, cmp, reg, dyninst)
 		for v := index; v != nil; v = v.src {
 			if v.equal(compared) {
-				return int(index.max(v, uint64(n-1))) + 1, v == index && v.op == 0
+				return int(index.max(v, uint64(n-1))) + 1, v == index && v.op == 0 && cmpX == idxX
 			}
 		}
 	}
@@ -72,8 +87,9 @@ func (v *value) equal(w *value) bool {
 }
 
 // valueAt is the value register r holds before xs[i], looking through
-// copies; nil when a call may have changed it.
-func valueAt(xs []a64, i, r int) *value {
+// copies (and, with slots, stack slots); nil when a call may have
+// changed it.
+func valueAt(xs []a64, i, r int, slots bool) *value {
 	for depth := 0; depth < 16; depth++ {
 		d := lastWrite(xs, i, r)
 		if d == clobbered {
@@ -90,23 +106,28 @@ func valueAt(xs []a64, i, r int) *value {
 				i, r = d, src
 				continue // a copy: mov x1, x0; mov w1, w0; sxtw x1, w0
 			}
+		case arm64asm.LDR:
+			if st, ok := stackStore(xs, d); slots && ok {
+				i, r = st, argReg(xs[st].Args[0])
+				continue // reloaded from where it was stored
+			}
 		case arm64asm.AND:
 			if m, ok := x.Args[2].(arm64asm.Imm64); ok {
-				return narrow(xs, d, src, x.Op, m.Imm, 0, m.Imm)
+				return narrow(xs, d, src, x.Op, m.Imm, 0, m.Imm, slots)
 			}
 		case arm64asm.UXTB:
-			return narrow(xs, d, src, arm64asm.AND, 0xff, 0, 0xff)
+			return narrow(xs, d, src, arm64asm.AND, 0xff, 0, 0xff, slots)
 		case arm64asm.UXTH:
-			return narrow(xs, d, src, arm64asm.AND, 0xffff, 0, 0xffff)
+			return narrow(xs, d, src, arm64asm.AND, 0xffff, 0, 0xffff, slots)
 		case arm64asm.LSR:
 			if s, ok := x.Args[2].(arm64asm.Imm); ok && s.Imm < 64 {
-				return narrow(xs, d, src, x.Op, uint64(s.Imm), uint(s.Imm), ^uint64(0))
+				return narrow(xs, d, src, x.Op, uint64(s.Imm), uint(s.Imm), ^uint64(0), slots)
 			}
 		case arm64asm.UBFX:
 			lsb, ok1 := x.Args[2].(arm64asm.Imm)
 			width, ok2 := x.Args[3].(arm64asm.Imm)
 			if ok1 && ok2 && lsb.Imm < 64 && width.Imm < 64 {
-				return narrow(xs, d, src, x.Op, uint64(lsb.Imm)<<8|uint64(width.Imm), uint(lsb.Imm), 1<<width.Imm-1)
+				return narrow(xs, d, src, x.Op, uint64(lsb.Imm)<<8|uint64(width.Imm), uint(lsb.Imm), 1<<width.Imm-1, slots)
 			}
 		}
 		return &value{reg: r, def: d}
@@ -114,8 +135,8 @@ func valueAt(xs []a64, i, r int) *value {
 	return nil
 }
 
-func narrow(xs []a64, d, src int, op arm64asm.Op, imm uint64, shift uint, mask uint64) *value {
-	s := valueAt(xs, d, src)
+func narrow(xs []a64, d, src int, op arm64asm.Op, imm uint64, shift uint, mask uint64, slots bool) *value {
+	s := valueAt(xs, d, src, slots)
 	if s == nil {
 		return nil
 	}
@@ -131,13 +152,14 @@ const (
 )
 
 // unsignedBoundARM64 recognizes xs[i] as an unsigned b.cond whose flags
-// come from `cmp reg, #n` at position cmp and that bounds reg to count
-// values on the edge the path follows: b.hi and b.hs fall through in
-// range, b.ls and b.lo jump.
-func unsignedBoundARM64(xs []a64, i int) (cmp, reg, count int, ok bool) {
+// come from `cmp reg, #n` at position cmp (with subs, `subs xD, reg, #n`)
+// and that bounds reg (a 64-bit register: regX) to count values on the
+// edge the path follows: b.hi and b.hs fall through in range, b.ls and
+// b.lo jump.
+func unsignedBoundARM64(xs []a64, i int, subs bool) (cmp, reg int, regX bool, count int, ok bool) {
 	x := xs[i]
 	if x.Op != arm64asm.B || x.Enc&0xff000010 != 0x54000000 || i+1 >= len(xs) {
-		return 0, 0, 0, false
+		return 0, 0, false, 0, false
 	}
 	taken := xs[i+1].addr != x.addr+4
 	inclusive := false // the compared value itself is in range
@@ -146,24 +168,76 @@ func unsignedBoundARM64(xs []a64, i int) (cmp, reg, count int, ok bool) {
 		inclusive = true
 	case c == condHS && !taken, c == condLO && taken:
 	default:
-		return 0, 0, 0, false
+		return 0, 0, false, 0, false
 	}
 	k := i - 1
 	for k >= 0 && !setsFlags[xs[k].Op] && xs[k].Op != arm64asm.BL && xs[k].Op != arm64asm.BLR {
 		k--
 	}
 	// cmp (immediate) is subs with the zero register as destination.
-	if k < 0 || xs[k].Op != arm64asm.CMP || xs[k].Enc&0x1f000000 != 0x11000000 {
-		return 0, 0, 0, false
+	if k < 0 || xs[k].Enc&0x1f000000 != 0x11000000 {
+		return 0, 0, false, 0, false
+	}
+	compared := 0 // the operand compared
+	switch {
+	case xs[k].Op == arm64asm.CMP:
+	case xs[k].Op == arm64asm.SUBS && subs:
+		compared = 1
+	default:
+		return 0, 0, false, 0, false
 	}
 	n := int(addImm(xs[k].Enc))
 	if inclusive {
 		n++
 	}
 	if n <= 0 || n > maxTable {
-		return 0, 0, 0, false
+		return 0, 0, false, 0, false
 	}
-	return k, argReg(xs[k].Args[0]), n, true
+	a := xs[k].Args[compared]
+	wide := false
+	switch r := a.(type) {
+	case arm64asm.Reg:
+		wide = isX(r)
+	case arm64asm.RegSP:
+		wide = isX(arm64asm.Reg(r))
+	}
+	return k, argReg(a), wide, n, true
+}
+
+// stackStore is the store whose value the load xs[d] reads back: the
+// last store before it to the same stack slot (`str xS, [sp, #off]`, then
+// `ldr xR, [sp, #off]`, of one size), with no call, no other store to
+// the slot's base and no change of the base in between.
+func stackStore(xs []a64, d int) (int, bool) {
+	ld, ok := xs[d].Args[1].(arm64asm.MemImmediate)
+	if !ok || ld.Mode != arm64asm.AddrOffset || regSPNum(ld.Base) != regSP {
+		return 0, false
+	}
+	size := xs[d].Enc >> 30
+	for j := d - 1; j >= 0; j-- {
+		x := xs[j]
+		if x.Op == arm64asm.BL || x.Op == arm64asm.BLR {
+			return 0, false
+		}
+		if slices.Contains(writes(x.Inst), regSP) {
+			return 0, false
+		}
+		if !strings.HasPrefix(x.Op.String(), "ST") {
+			continue
+		}
+		m, ok := x.Args[1].(arm64asm.MemImmediate)
+		if !ok || regSPNum(m.Base) != regSP {
+			return 0, false // another store may write the slot
+		}
+		if m != ld {
+			continue // another slot
+		}
+		if x.Op != arm64asm.STR || m.Mode != arm64asm.AddrOffset || x.Enc>>30 != size {
+			return 0, false
+		}
+		return j, true
+	}
+	return 0, false
 }
 
 // setsFlags are the instructions that write the condition flags.

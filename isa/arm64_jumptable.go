@@ -30,9 +30,12 @@ type a64 struct {
 // procedure.
 //
 // Dyninst 12.3 (to.Dyninst) resolves a table only when the compare bounds
-// the index register itself: clang's, whose compare reads another
-// register holding the same value (main of ctrl-aarch64-clang14-O2), it
-// leaves unresolved, and hpcstruct puts the cases outside the loop.
+// the index register itself, at the width the load reads it (arm64Bound's
+// direct): clang's, whose compare reads another register holding the
+// same value (main of ctrl-aarch64-clang14-O2) or the 32-bit half of the
+// 64-bit index (interpret of switch-clang14-O2), it leaves unresolved,
+// and hpcstruct puts the cases outside the loop; clang -O0's, compared
+// with subs and kept on the stack, it resolves.
 func (arm64) JumpTable(mem Memory, path []Inst, jmp Inst, to Targets) []uint64 {
 	xs := decodePathARM64(mem, path)
 	n := len(xs)
@@ -59,7 +62,7 @@ func (arm64) JumpTable(mem Memory, path []Inst, jmp Inst, to Targets) []uint64 {
 			return nil
 		}
 		e := tableEntry{table: table, size: 8}
-		return e.read(mem, xs, d, regNum(m.Index), to)
+		return e.read(mem, xs, d, m.Index, to)
 	case arm64asm.ADD:
 		return addedEntry(mem, xs, d, to)
 	}
@@ -155,7 +158,7 @@ func addedEntry(mem Memory, xs []a64, d int, to Targets) []uint64 {
 	if e.table, ok = constAddr(xs, l, regSPNum(m.Base)); !ok {
 		return nil
 	}
-	return e.read(mem, xs, l, regNum(m.Index), to)
+	return e.read(mem, xs, l, m.Index, to)
 }
 
 // tableEntry says how an entry becomes a target: target = base +
@@ -202,8 +205,8 @@ func (e tableEntry) value(b []byte) uint64 {
 }
 
 // read reads the table that xs[load] indexes with register idx.
-func (e tableEntry) read(mem Memory, xs []a64, load, idx int, to Targets) []uint64 {
-	bound, direct := arm64Bound(xs, load, idx)
+func (e tableEntry) read(mem Memory, xs []a64, load int, idx arm64asm.Reg, to Targets) []uint64 {
+	bound, direct := arm64Bound(xs, load, regNum(idx), isX(idx), to.Dyninst)
 	if to.Dyninst && !direct {
 		return nil
 	}

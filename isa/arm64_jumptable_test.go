@@ -128,7 +128,8 @@ func pathTo(t *testing.T, mem Memory, start uint64, taken ...uint64) []Inst {
 }
 
 // TestJumpTableARM64 resolves gcc's and clang's dispatch sequences, in
-// bloop's view and in Dyninst's (which does not bound clang's).
+// bloop's view and in Dyninst's (which bounds an index only by a compare
+// of that register at the width the load reads it).
 func TestJumpTableARM64(t *testing.T) {
 	mem := jtMemory(t)
 	to := Targets{
@@ -153,7 +154,8 @@ func TestJumpTableARM64(t *testing.T) {
 		{"B gcc ldrh sxth", 0x10044, nil, seq(0x10064, 5), true},
 		{"C gcc ldr sxtw, b.ls taken", 0x1007c, []uint64{0x10080}, seq(0x100a0, 4), true},
 		{"D clang ldrb lsl, compared twin", 0x100b0, nil, seq(0x100dc, 8), false},
-		{"E clang ldrsw from the table", 0x10100, nil, []uint64{0x1011c, 0x100a0, 0x10020}, true},
+		// cmp w0 bounds the 32-bit index, the load indexes with x0
+		{"E clang ldrsw from the table", 0x10100, nil, []uint64{0x1011c, 0x100a0, 0x10020}, false},
 		{"F absolute", 0x10120, nil, []uint64{0x10020, 0x10064, 0x100a0}, true},
 	} {
 		path := pathTo(t, mem, tc.start, tc.taken...)
@@ -244,7 +246,67 @@ func TestBoundARM64(t *testing.T) {
 			}
 		}
 		m := xs[len(xs)-1].Args[1].(arm64asm.MemExtend)
-		got, direct := arm64Bound(xs, len(xs)-1, regNum(m.Index))
+		got, direct := arm64Bound(xs, len(xs)-1, regNum(m.Index), isX(m.Index), false)
+		if got != tc.want || direct != tc.direct {
+			t.Errorf("%s: bound %d direct %v, want %d %v", tc.name, got, direct, tc.want, tc.direct)
+		}
+	}
+}
+
+// TestDyninstBoundARM64: what Dyninst bounds, from clang 14's switch
+// dispatches (switch.c's interpret): at -O0 the value is compared with
+// subs and reloaded from its stack slot, both of 64 bits, and hpcstruct
+// puts the cases in the loop; at -O2 the compare reads w15 and the load
+// indexes with x15, and hpcstruct leaves the cases out. Without dyninst
+// the bound is bloop's own (-O0's table is then read while its entries
+// point into the procedure).
+func TestDyninstBoundARM64(t *testing.T) {
+	o0 := []string{
+		"38696908", // ldrb w8, [x8, x9]
+		"71000108", // subs w8, w8, #0x0
+		"f90003e8", // str x8, [sp]
+		"f1002508", // subs x8, x8, #0x9
+		"540008a8", // b.hi
+		"f94003eb", // ldr x11, [sp]
+		"9000000a", // adrp x10, ...
+		"9130714a", // add x10, x10, #0xc1c
+		"10000008", // adr x8, ...
+		"b8ab7949", // ldrsw x9, [x10, x11, lsl #2]
+	}
+	withCall := append(append(slices.Clone(o0[:5]), "94000002"), o0[5:]...)   // bl before the reload
+	otherStore := append(append(slices.Clone(o0[:5]), "f90003e9"), o0[5:]...) // str x9, [sp]
+	o2 := []string{
+		"3869680f", // ldrb w15, [x0, x9]
+		"710025ff", // cmp w15, #0x9
+		"54ffff48", // b.hi
+		"10000090", // adr x16, ...
+		"386f69d1", // ldrb w17, [x14, x15]
+	}
+	for _, tc := range []struct {
+		name    string
+		words   []string
+		dyninst bool
+		want    int
+		direct  bool
+	}{
+		{"-O0, as Dyninst", o0, true, 10, true},
+		{"-O0, bloop's own", o0, false, 0, false},
+		{"-O0, a call before the reload", withCall, true, 0, false},
+		{"-O0, the slot written again", otherStore, true, 0, false},
+		{"-O2, as Dyninst", o2, true, 10, false},
+		{"-O2, bloop's own", o2, false, 10, false},
+	} {
+		var xs []a64
+		for i, w := range tc.words {
+			b, _ := hex.DecodeString(w)
+			x, err := arm64asm.Decode(binary.LittleEndian.AppendUint32(nil, binary.BigEndian.Uint32(b)))
+			if err != nil {
+				t.Fatalf("%s: %s: %v", tc.name, w, err)
+			}
+			xs = append(xs, a64{x, 0x1000 + 4*uint64(i)})
+		}
+		m := xs[len(xs)-1].Args[1].(arm64asm.MemExtend)
+		got, direct := arm64Bound(xs, len(xs)-1, regNum(m.Index), isX(m.Index), tc.dyninst)
 		if got != tc.want || direct != tc.direct {
 			t.Errorf("%s: bound %d direct %v, want %d %v", tc.name, got, direct, tc.want, tc.direct)
 		}

@@ -91,6 +91,23 @@ type Framer interface {
 	ClearFP() []byte
 }
 
+// TailMarker is implemented by the instruction sets on which Dyninst 12.3
+// takes a jump for a tail call by the instruction before it (x86-64's
+// isTailCall: a jump after the end of a frame leaves the procedure).
+type TailMarker interface {
+	TailMark(b []byte, addr uint64) TailMark
+}
+
+// TailMark is what the instruction before a jump says of it.
+type TailMark uint8
+
+const (
+	NoTailMark   TailMark = iota
+	NopMark               // padding: the test looks further back
+	EpilogueMark          // leave, or a pop of a register calls preserve
+	FreeMark              // SP += imm: the end of a frame, unless a call returns to it
+)
+
 // TOCUser is implemented by the instruction sets whose code reaches its
 // data through a table-of-contents pointer that the bytes do not hold
 // (ppc64's r2): WithTOC returns the set bound to the module's TOC base,

@@ -66,6 +66,14 @@ const (
 	// A line program that stops decoding; its rows up to there are kept.
 	// Offset is the program's start.
 	CorruptLineProgram = "line program cut short"
+	// NVIDIA's inlined-call extension of a line program (nvcc 11.2 on)
+	// damaged: an opcode whose operands do not fit in it or that runs past
+	// the program (which stops there, its rows up to there kept), a call
+	// site that is not an earlier row of the sequence (that row's code is
+	// taken for the caller's), a nesting deeper than any compiler writes
+	// (cut), or a callee name outside .debug_str (left unnamed). Offset is
+	// the program's start.
+	CorruptInlinedCall = "inlined-call line extension unreadable"
 	// A function symbol whose size runs past its section's end; the
 	// procedure ends at the section's end.
 	CorruptSymbolSize = "symbol extends past its section"

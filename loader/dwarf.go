@@ -27,6 +27,9 @@ type Subprogram struct {
 	// File0Unknown is set when Dyninst's table for this unit's call files
 	// holds "Unknown file" at index 0 (see DyninstCallSite).
 	File0Unknown bool
+	// lineUnit is its unit's DW_AT_stmt_list + 1 (0: none), for
+	// LineTable.Beyond.
+	lineUnit uint64
 }
 
 // DyninstCallSite is in's call file as Dyninst 12.3 reads it: the index
@@ -80,18 +83,19 @@ func (p *Subprogram) Entry() uint64 { return p.EntryPC }
 type Callee struct {
 	Name     string // DW_AT_name (through specification/abstract_origin)
 	LinkName string // DW_AT_linkage_name, or ""
-	// DyninstName is the name Dyninst's DWARF walk ends up with: it adds
-	// each entry's name as it reaches it (the entry, then what its
-	// abstract origin leads to, then its specification), a linkage name
-	// in place of DW_AT_name where the entry has one, and the last added
-	// is the function's name. So the end of the chain decides: glibc's
+	// DyninstName is the name Dyninst 12.3's DWARF walk ends up with: it
+	// adds each entry's name as it reaches it (the entry, then what its
+	// abstract origin leads to, then its specification), DW_AT_linkage_name
+	// in place of DW_AT_name where the entry has one, and the last added is
+	// the function's name. So the end of the chain decides: glibc's
 	// declarations, which hidden_proto's asm labels give __GI_ linkage
-	// names, name its inlined callees so; DyninstMangled says the name is
-	// a linkage name.
-	DyninstName    string
-	DyninstMangled bool
-	DeclFile       string
-	DeclLine       int
+	// names, name its inlined callees so. It never reads
+	// DW_AT_MIPS_linkage_name: nvcc 11.8's callees are named by their
+	// DW_AT_name (f4_inline), nvcc 11.2's by the mangled name it writes
+	// there.
+	DyninstName string
+	DeclFile    string
+	DeclLine    int
 }
 
 // Inline is one DW_TAG_inlined_subroutine: a call site and the callee's code.

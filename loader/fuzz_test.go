@@ -37,8 +37,9 @@ func FuzzOpen(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	// Cubins, whose headers and relocations are read by hand (cubin.go).
-	for _, name := range []string{"inlines+loops-sm_62-nvcc102-dr", "inlines+loops-sm_90a-nvcc120-0"} {
+	// Cubins, whose headers and relocations are read by hand (cubin.go),
+	// and whose line programs may describe inlined calls (lineinline.go).
+	for _, name := range []string{"inlines+loops-sm_62-nvcc102-dr", "inlines+loops-sm_90a-nvcc120-0", lineInlineCubin} {
 		if b, err := os.ReadFile(cubins + name); err == nil {
 			f.Add(b)
 		}

@@ -124,6 +124,11 @@ type Options struct {
 	// does (see dyninstStubs): only called stubs, named from the linker's
 	// stub symbols, each running to the next procedure.
 	DyninstStubs bool
+	// DyninstLineSites reads the call site of an inlined call that NVIDIA's
+	// line-program extension describes as hpcstruct 2023.08 does: the row
+	// after the one the context names when that row is not the call's own
+	// code (see seqReader.site). Without it the call site is that row.
+	DyninstLineSites bool
 }
 
 // Error is a problem with an input file; it names the file.

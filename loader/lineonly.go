@@ -10,7 +10,9 @@ import (
 // readLinePrograms makes the line table of DWARF that is a .debug_line
 // without a .debug_info: no unit points at the line programs, so each is
 // read in turn from the section's start. nvcc -lineinfo writes such
-// cubins, and hpcstruct gives them statements and procedure lines.
+// cubins, and hpcstruct gives them statements and procedure lines; from
+// nvcc 11.2 on their programs also describe inlined calls, which make
+// procedures with inline trees (lineInlines), as DWARF's records would.
 func (img *Image) readLinePrograms(s dwarfscan.Sections, opt Options) error {
 	d, err := dwarfscan.New(dwarfscan.Sections{Line: s.Line, Str: s.Str, LineStr: s.LineStr})
 	if err != nil {
@@ -40,7 +42,10 @@ func (img *Image) readLinePrograms(s dwarfscan.Sections, opt Options) error {
 		if err != nil {
 			return fmt.Errorf("line program at %#x: %w", off, err)
 		}
-		b.add(lp, off, joinFiles(lp, "", real), "", real)
+		joined := joinFiles(lp, "", real)
+		b.add(lp, off, joined, "", real)
+		files := &programFiles{lp: lp, joined: joined, real: real, bad: &img.bad, off: off}
+		img.Procs = append(img.Procs, img.lineInlines(lp, off, files, s.Str, opt.DyninstLineSites)...)
 		if size > uint64(len(s.Line))-off-hdr {
 			break
 		}

@@ -28,21 +28,59 @@ type LineTable struct {
 	// sequence and were cut at its start (the thesis's lying line tables,
 	// 4.3: the later row is the one that describes the code there).
 	Overlaps int
-	open     []uint64 // rows that run on past their sequence, to clipOpen
+	open     []openRow // rows that run on past their sequence, to clipOpen
+	// beyond holds what clipOpen cut off the open rows: seen from their
+	// own unit, they still run on there (Beyond).
+	beyond []unitRow
+}
+
+// openRow is a row that runs on past its sequence, and the line program
+// (DW_AT_stmt_list) it came from.
+type openRow struct{ addr, unit uint64 }
+
+// unitRow is a row only one unit's procedures see.
+type unitRow struct {
+	lineRow
+	unit uint64
 }
 
 // clipOpen ends the rows that run on past their sequence at the next
-// procedure's entry, once the procedures are known.
+// procedure's entry, once the procedures are known; the rest of each is
+// kept for its own unit's procedures.
 func (t *LineTable) clipOpen(img *Image) {
-	for _, a := range t.open {
-		i := sort.Search(len(t.rows), func(i int) bool { return t.rows[i].addr >= a })
-		if i < len(t.rows) && t.rows[i].addr == a {
-			if f := img.nextFuncStart(a); f > a && f < t.rows[i].end {
+	for _, o := range t.open {
+		i := sort.Search(len(t.rows), func(i int) bool { return t.rows[i].addr >= o.addr })
+		if i < len(t.rows) && t.rows[i].addr == o.addr {
+			if f := img.nextFuncStart(o.addr); f > o.addr && f < t.rows[i].end {
+				cut := t.rows[i]
+				cut.addr = f
+				t.beyond = append(t.beyond, unitRow{cut, o.unit})
 				t.rows[i].end = f
 			}
 		}
 	}
 	t.open = nil
+}
+
+// Beyond returns the rows that, as Dyninst reads the line table, the
+// procedures of sub's unit see besides the table's own (nil for none):
+// Dyninst asks a procedure's own unit first, and a row that runs on past
+// its sequence (gcc's mark after a last call that does not return) covers,
+// for that unit, everything up to the unit's next sequence, though other
+// procedures' code lies there (aarch64's _start and call_weak_fn, which
+// main's parse reaches by falling out after abort@plt). Only rows read
+// with hpcstruct's spelling (Options.RawFileNames) run on.
+func (t *LineTable) Beyond(sub *Subprogram) []LineRow {
+	if sub == nil || sub.lineUnit == 0 {
+		return nil
+	}
+	var out []LineRow
+	for _, r := range t.beyond {
+		if r.unit+1 == sub.lineUnit {
+			out = append(out, LineRow{Addr: r.addr, End: r.end, File: t.files[r.file], Line: int(r.line)})
+		}
+	}
+	return out
 }
 
 type lineRow struct {
@@ -116,8 +154,8 @@ type lineBuilder struct {
 	rows   []lineRow
 	files  []string
 	fileOf map[string]uint32
-	open   []uint64 // rows that run on past their sequence (add)
-	bad    *tally   // where add counts corrupt programs; nil: not counted
+	open   []openRow // rows that run on past their sequence (add)
+	bad    *tally    // where add counts corrupt programs; nil: not counted
 }
 
 // corrupt counts a corrupt line program at off.
@@ -186,8 +224,10 @@ func (b *lineBuilder) add(lp *dwarfscan.LineProgram, off uint64, joined []string
 	first := true
 	for {
 		if err := lp.Next(&row); err != nil {
-			if !errors.Is(err, io.EOF) {
-				b.corrupt(CorruptLineProgram, off) // keep what was read
+			if errors.Is(err, dwarfscan.ErrInlinedCall) {
+				b.corrupt(CorruptInlinedCall, off) // keep what was read
+			} else if !errors.Is(err, io.EOF) {
+				b.corrupt(CorruptLineProgram, off)
 			}
 			break
 		}
@@ -234,7 +274,7 @@ func (b *lineBuilder) add(lp *dwarfscan.LineProgram, off uint64, joined []string
 		}
 		if s := b.img.SectionAt(r.Address); s != nil && end != ^uint64(0) {
 			b.add1(r.Address, min(end, s.End()), file(r.File), r.Line)
-			b.open = append(b.open, r.Address)
+			b.open = append(b.open, openRow{r.Address, off})
 		}
 	}
 }

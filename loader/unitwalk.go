@@ -226,8 +226,8 @@ func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
 	u := &w.d.Units()[ui]
 	spec, hasSpec := w.ref(u, e, dwarfscan.AttrSpecification)
 	origin, hasOrigin := w.ref(u, e, dwarfscan.AttrAbstractOrigin)
-	if di.DyninstName = linkageName(e); di.DyninstName != "" {
-		di.DyninstMangled = true
+	if n, ok := e.String(dwarfscan.AttrLinkageName); ok {
+		di.DyninstName = n
 	} else if n, ok := e.String(dwarfscan.AttrName); ok {
 		di.DyninstName = n
 	}
@@ -240,7 +240,7 @@ func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
 		}
 		up := w.decl(o.off, depth+1, e.Offset)
 		if up.DyninstName != "" { // a later name wins
-			di.DyninstName, di.DyninstMangled = up.DyninstName, up.DyninstMangled
+			di.DyninstName = up.DyninstName
 		}
 		if !named && up.Name != "" {
 			di.Name, di.LinkName, named = up.Name, up.LinkName, true
@@ -269,6 +269,8 @@ func (w *unitWalk) ref(u *dwarfscan.Unit, e *dwarfscan.Entry, a dwarfscan.Attr) 
 	return o, ok
 }
 
+// linkageName is e's DW_AT_linkage_name, else the older
+// DW_AT_MIPS_linkage_name (nvcc's, up to DWARF 3's gcc and clang).
 func linkageName(e *dwarfscan.Entry) string {
 	if n, ok := e.String(dwarfscan.AttrLinkageName); ok {
 		return n
@@ -456,6 +458,9 @@ func (w *unitWalk) subprogram(u *dwarfscan.Unit, ui int, e *dwarfscan.Entry, top
 	}
 	sp := &Subprogram{Name: di.Name, LinkName: di.LinkName, DeclFile: di.DeclFile, DeclLine: di.DeclLine, Ranges: rs, Parent: top.sub, Offset: e.Offset, Desc: d}
 	sp.EntryPC = w.entryPC(u, e, rs)
+	if u.StmtList >= 0 {
+		sp.lineUnit = uint64(u.StmtList) + 1
+	}
 	w.procs = append(w.procs, sp)
 	return frame{sub: sp, desc: d}
 }

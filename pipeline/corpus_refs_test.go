@@ -34,42 +34,9 @@ func corpusSums(t *testing.T) map[string]string {
 }
 
 // corpusPending lists the corpus binaries compat mode does not yet
-// reproduce exactly (issue 21); each is still compared and its agreement
-// logged. One that matches must leave the list.
-var corpusPending = map[string]bool{
-	"bin-arm64/noreturn-gcc12-O2":     true,
-	"bin-arm64/noreturn-gcc12-O3":     true,
-	"bin-arm64/stl-clang14-O2":        true,
-	"bin-arm64/stl-clang14-O3":        true,
-	"bin-arm64/stl-gcc12-O2":          true,
-	"bin-arm64/stl-gcc12-O3":          true,
-	"bin-arm64/switch-clang14-O0":     true,
-	"bin-arm64/switch-clang14-O2":     true,
-	"bin-arm64/switch-clang14-O3":     true,
-	"bin-arm64/tmpl-clang14-O2":       true,
-	"bin-arm64/tmpl-clang14-O3":       true,
-	"bin-ppc64le/irred-gcc12-O2":      true,
-	"bin-ppc64le/irred-gcc12-O3":      true,
-	"bin-ppc64le/noreturn-clang14-O0": true,
-	"bin-ppc64le/noreturn-gcc12-O0":   true,
-	"bin-ppc64le/noreturn-gcc12-O2":   true,
-	"bin-ppc64le/noreturn-gcc12-O3":   true,
-	"bin-ppc64le/stl-clang14-O2":      true,
-	"bin-ppc64le/stl-clang14-O3":      true,
-	"bin-ppc64le/stl-gcc12-O2":        true,
-	"bin-ppc64le/stl-gcc12-O3":        true,
-	"bin-ppc64le/tmpl-clang14-O2":     true,
-	"bin-ppc64le/tmpl-clang14-O3":     true,
-	"bin-ppc64le/tmpl-gcc12-O2":       true,
-	"bin-ppc64le/tmpl-gcc12-O3":       true,
-	"bin/licm-clang14-O2g1":           true,
-	"bin/stl-clang14-O2":              true,
-	"bin/stl-clang14-O3":              true,
-	"bin/stl-gcc12-O2":                true,
-	"bin/stl-gcc12-O2g1":              true,
-	"bin/stl-gcc12-O2nodebug":         true,
-	"bin/stl-gcc12-O3":                true,
-}
+// reproduce exactly; each is still compared and its agreement logged. One
+// that matches must leave the list. Empty since issue 21.
+var corpusPending = map[string]bool{}
 
 // TestHPCStructCorpus compares compat mode with the structure files real
 // hpcstruct wrote for every binary of the project's corpus (three

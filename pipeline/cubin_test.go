@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/dwarfscan"
 	"bloop/golden"
 	"bloop/loader"
 	"bloop/scopes"
@@ -19,8 +20,10 @@ import (
 // structure file for (sm_90a, 16-byte instructions), in compat and default
 // mode, and checks what can be checked without one: every function symbol
 // is a procedure entered at its .text section's file offset (hpcstruct's
-// layout), line tables give statements, DWARF inline records give inlined
-// code, and there are no loops (none without --gpucfg).
+// layout), line tables give statements, DWARF inline records or NVIDIA's
+// inlined calls in the line program (nvcc 12's -lineinfo cubin has no
+// .debug_info) give inlined code, and there are no loops (none without
+// --gpucfg).
 func TestCubinsWithoutReference(t *testing.T) {
 	bins, _ := filepath.Glob("../../shared/hpctoolkit-tests/bin/*-sm_*")
 	n := 0
@@ -34,7 +37,7 @@ func TestCubinsWithoutReference(t *testing.T) {
 			continue // compared exactly in TestHPCStructReferences
 		}
 		n++
-		want, hasLines, hasInfo := cubinFuncs(t, bin)
+		want, hasLines, inlined := cubinFuncs(t, bin)
 		for _, compat := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/compat=%v", name, compat), func(t *testing.T) {
 				opt := Options{Workers: 2, Compat: compat}
@@ -72,8 +75,8 @@ func TestCubinsWithoutReference(t *testing.T) {
 				if hasLines != (c.lined > 0) {
 					t.Errorf("%d statements with a line; the cubin has a line table: %v", c.lined, hasLines)
 				}
-				if hasInfo != (c.callees > 0) {
-					t.Errorf("%d inlined callees; the cubin has .debug_info: %v", c.callees, hasInfo)
+				if inlined != (c.callees > 0) {
+					t.Errorf("%d inlined callees; the cubin has .debug_info or inlined calls in its line program: %v", c.callees, inlined)
 				}
 				if c.loops > 0 {
 					t.Errorf("%d loops, want none", c.loops)
@@ -89,8 +92,9 @@ func TestCubinsWithoutReference(t *testing.T) {
 // cubinFuncs reads a cubin's function symbols with debug/elf (its
 // e_version made 1) and gives the entry hpcstruct writes for each, in
 // P v's spelling: its section's file offset plus its value. It also says
-// whether the cubin has a line table and DWARF procedures.
-func cubinFuncs(t *testing.T, bin string) (entries map[string]string, lines, info bool) {
+// whether the cubin has a line table, and whether it tells of inlined
+// calls: DWARF procedures, or line rows with an NVIDIA inline context.
+func cubinFuncs(t *testing.T, bin string) (entries map[string]string, lines, inlined bool) {
 	b, err := os.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +116,38 @@ func cubinFuncs(t *testing.T, bin string) (entries map[string]string, lines, inf
 		a := f.Sections[s.Section].Offset + s.Value
 		entries[s.Name] = fmt.Sprintf("{[%#x-%#x)}", a, a+1)
 	}
-	return entries, f.Section(".debug_line") != nil, f.Section(".debug_info") != nil
+	return entries, f.Section(".debug_line") != nil, f.Section(".debug_info") != nil || lineContexts(t, f)
+}
+
+// lineContexts reports whether a row of a line program of f's .debug_line
+// is inlined code (dwarfscan.LineRow.Context), reading the programs in
+// turn from the section's start.
+func lineContexts(t *testing.T, f *elf.File) bool {
+	sec := f.Section(".debug_line")
+	if sec == nil {
+		return false
+	}
+	line, err := sec.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dwarfscan.New(dwarfscan.Sections{Line: line})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off := 0; off+4 <= len(line); off += 4 + int(binary.LittleEndian.Uint32(line[off:])) {
+		p, err := d.LineProgram(&dwarfscan.Unit{StmtList: int64(off), AddrSize: 8})
+		if err != nil || p == nil {
+			t.Fatalf("line program at %#x: %v", off, err)
+		}
+		var row dwarfscan.LineRow
+		for p.Next(&row) == nil {
+			if row.Context != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type scopeCounts struct {

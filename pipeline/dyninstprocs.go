@@ -5,13 +5,12 @@ import (
 
 	"bloop/isa"
 	"bloop/loader"
-	"bloop/par"
 	"bloop/procs"
 )
 
 // dyninstProcedures are the procedures hpcstruct writes, as Dyninst 12.3's
 // ParseAPI makes them, with what its parse learns about them
-// (procs.Table.NoReturn, procs.Table.Claimed). Its hints are the function
+// (procs.Table.NoReturn, procs.Table.RunsOn). Its hints are the function
 // symbols, and _start at the entry point of a program no symbol covers
 // (loader.Image.DyninstProgram); from them it follows the code, and every
 // direct call (or jump to a PLT stub) it reaches makes a function at the
@@ -27,53 +26,39 @@ import (
 //   - a call target inside a symbol's extent starts no procedure, as in
 //     every mode.
 //
-// Whether a call returns is the callee's return status, which the parse
-// finds (returnStatus): a function of the module returns when a return
-// instruction, an unresolved indirect jump or a tail call to one that
-// returns is reachable; only a stub's is taken from its name. A parse runs
-// on wherever code falls through, past its extent into the next function
-// too (libc.so.6's malloc_printerr calls __libc_message, which has a
-// reachable ret, and runs on into int_mallinfo), and a function whose entry
-// another one's parse reaches that way is written without its own code.
+// Code is reached as Dyninst's parse reaches it: through the fall-through
+// of a call only when the callee returns (plan.dyninstParse, whose return
+// statuses a procedure found later can change), so the procedures are
+// found in rounds, each parsing the image with those found so far.
 func dyninstProcedures(img *loader.Image, workers int) *procs.Table {
-	d := newDyninstParse(img)
-	// Each round only adds procedures and return statuses that follow from
-	// the last; the bound is for safety.
-	for round := 0; round < maxParseRounds && d.parseNew(workers); round++ {
+	d := newDiscovery(img)
+	for round := 0; ; round++ {
+		facts := parsePlan(withProcs(img, d.table(true), true), true).dyninstParse(workers)
+		// Each round only adds procedures; the bound is for safety.
+		if !d.add(facts) || round == maxParseRounds {
+			t := d.table(false)
+			t.NoReturn, t.RunsOn = facts.noRet, facts.runsOn
+			return t
+		}
 	}
-	return d.table(false)
 }
 
-// maxParseRounds bounds the rounds of parsing: statuses settle in a few.
+// maxParseRounds bounds the rounds of parsing: few are needed.
 const maxParseRounds = 32
 
-// dyninstParse is ParseAPI's view of an image, built up by parsing.
-type dyninstParse struct {
+// discovery is ParseAPI's view of an image's procedures, built up by
+// parsing.
+type discovery struct {
 	img     *loader.Image
 	src     map[uint64]procs.Source // the starts found so far, stubs too
 	funcs   map[uint64]*loader.Func // the symbols and stubs
 	open    []loader.Range          // code outside every symbol's extent and every PLT section
 	reached map[uint64]bool         // stubs some parsed code calls or jumps to
 	entries []uint64                // the keys of src, sorted
-	parsed  map[uint64]*parseResult // by entry: the last graph's summary
-	noret   map[uint64]bool         // functions of the module whose parse finds no return
-	// stubNoret tells the stubs whose names say they do not return.
-	stubNoret func(uint64) bool
 }
 
-// parseResult is what one procedure's graph says about the procedure.
-type parseResult struct {
-	end       uint64 // the extent's end it was built with
-	calls     []uint64
-	tails     []uint64        // targets of direct jumps out of its own code
-	returns   bool            // a return or an unresolved indirect jump is reachable
-	continued []uint64        // other entries its parse ran into (cfg.Graph.Continued)
-	noretSeen map[uint64]bool // the callees taken not to return when it was built
-}
-
-func newDyninstParse(img *loader.Image) *dyninstParse {
-	d := &dyninstParse{img: img, src: map[uint64]procs.Source{}, funcs: map[uint64]*loader.Func{},
-		reached: map[uint64]bool{}, parsed: map[uint64]*parseResult{}, noret: map[uint64]bool{}}
+func newDiscovery(img *loader.Image) *discovery {
+	d := &discovery{img: img, src: map[uint64]procs.Source{}, funcs: map[uint64]*loader.Func{}, reached: map[uint64]bool{}}
 	var covered []loader.Range
 	for _, fn := range img.Funcs {
 		d.src[fn.Addr] = procs.Symbol
@@ -142,7 +127,7 @@ func onlyPadding(img *loader.Image, lo, hi uint64) bool {
 
 // isOpen reports whether a is code outside every symbol's extent and no
 // start yet.
-func (d *dyninstParse) isOpen(a uint64) bool {
+func (d *discovery) isOpen(a uint64) bool {
 	if _, ok := d.src[a]; ok {
 		return false
 	}
@@ -150,7 +135,7 @@ func (d *dyninstParse) isOpen(a uint64) bool {
 	return i < len(d.open) && d.open[i].Lo <= a
 }
 
-func (d *dyninstParse) sortEntries() {
+func (d *discovery) sortEntries() {
 	d.entries = d.entries[:0]
 	for a := range d.src {
 		d.entries = append(d.entries, a)
@@ -158,104 +143,26 @@ func (d *dyninstParse) sortEntries() {
 	sort.Slice(d.entries, func(i, j int) bool { return d.entries[i] < d.entries[j] })
 }
 
-// parseNew (re)builds the graphs that are out of date: new procedures,
-// those whose extent changed, and those calling a function found not to
-// return since. It adds the call targets in open code, marks the stubs
-// reached and recomputes the return statuses; it reports whether anything
-// changed.
-func (d *dyninstParse) parseNew(workers int) bool {
-	img := withProcs(d.img, d.table(true), true)
-	if d.stubNoret == nil {
-		d.stubNoret = noReturnSet(img)
+// add takes what a round's parse reached: the stubs called or jumped to,
+// and the call targets in open code, which start procedures. It reports
+// whether there are new procedures to parse.
+func (d *discovery) add(facts *parseFacts) bool {
+	for t := range facts.jumps {
+		d.reach(t)
 	}
-	pl := &plan{img: img, region: continuation(img, true), compat: true, fallOut: true, noret: d.noReturn}
-	var todo []int
-	for i, fn := range img.Funcs {
-		if r := d.parsed[fn.Addr]; !fn.PLT && (r == nil || r.end != fn.End || d.stale(r)) {
-			todo = append(todo, i)
-		}
-	}
-	if len(todo) == 0 {
-		return false
-	}
-	out := make([]*parseResult, len(todo))
-	par.For(workers, len(todo), func(k int) {
-		out[k] = summarize(pl, todo[k])
-	})
-	for k, i := range todo {
-		d.parsed[img.Funcs[i].Addr] = out[k]
-		for _, t := range out[k].tails {
-			d.reach(t)
-		}
-		for _, t := range out[k].calls {
-			if !d.reach(t) && d.isOpen(t) {
-				d.src[t] = procs.Call
-			}
+	found := false
+	for t := range facts.calls {
+		if !d.reach(t) && d.isOpen(t) {
+			d.src[t] = procs.Call
+			found = true
 		}
 	}
 	d.sortEntries()
-	d.noret = d.returnStatus()
-	return true
-}
-
-// noReturn reports whether a call to a does not return: a stub's name
-// says so, a function of the module's parse does.
-func (d *dyninstParse) noReturn(a uint64) bool {
-	if fn := d.funcs[a]; fn != nil && fn.PLT {
-		return d.stubNoret(a)
-	}
-	return d.noret[a]
-}
-
-// stale reports whether r's graph was built with another return status
-// for one of its callees than the present one.
-func (d *dyninstParse) stale(r *parseResult) bool {
-	for _, c := range r.calls {
-		if d.noReturn(c) != r.noretSeen[c] {
-			return true
-		}
-	}
-	return false
-}
-
-// summarize builds procedure i's graph under pl and says what it shows.
-func summarize(pl *plan, i int) *parseResult {
-	fn := pl.img.Funcs[i]
-	r := &parseResult{end: fn.End, returns: true} // without a graph, assume it returns
-	g, _, err := pl.graph(i)
-	if err != nil || g == nil {
-		return r
-	}
-	r.returns = false
-	r.calls, r.continued = g.Calls, g.Continued
-	inside := func(t uint64) bool {
-		k := sort.Search(len(g.Blocks), func(k int) bool { return g.Blocks[k].End > t })
-		return k < len(g.Blocks) && g.Blocks[k].Start <= t
-	}
-	for _, b := range g.Blocks {
-		in := b.Last()
-		switch in.Kind {
-		case isa.Return, isa.CondReturn:
-			r.returns = true
-		case isa.IndirectJump:
-			r.returns = r.returns || len(in.Table) == 0
-		case isa.Jump, isa.CondJump:
-			if !inside(in.Target) {
-				r.tails = append(r.tails, in.Target)
-			}
-		}
-	}
-	r.noretSeen = map[uint64]bool{}
-	for _, c := range r.calls {
-		if pl.noret(c) {
-			r.noretSeen[c] = true
-		}
-	}
-	return r
+	return found
 }
 
 // reach marks the stub at t as reached and reports whether there is one.
-func (d *dyninstParse) reach(t uint64) bool {
+func (d *discovery) reach(t uint64) bool {
 	if fn := d.funcs[t]; fn != nil && fn.PLT {
 		d.reached[t] = true
 		return true
@@ -263,56 +170,11 @@ func (d *dyninstParse) reach(t uint64) bool {
 	return false
 }
 
-// returnStatus finds the functions of the module that never return: those
-// whose parse reaches neither a return (nor an unresolved indirect jump)
-// nor a tail call to a function that returns. A stub returns unless its
-// name says otherwise; code no procedure starts at is taken to return.
-func (d *dyninstParse) returnStatus() map[uint64]bool {
-	returns := map[uint64]bool{}
-	callers := map[uint64][]uint64{} // tail-call target -> the functions jumping to it
-	var work []uint64
-	for a, r := range d.parsed {
-		if r.returns {
-			returns[a] = true
-			work = append(work, a)
-			continue
-		}
-		for _, t := range r.tails {
-			callers[t] = append(callers[t], a)
-			_, local := d.parsed[t]
-			if fn := d.funcs[t]; (fn != nil && fn.PLT && !d.stubNoret(t)) || (!local && (fn == nil || !fn.PLT)) {
-				if !returns[a] {
-					returns[a] = true
-					work = append(work, a)
-				}
-			}
-		}
-	}
-	for len(work) > 0 {
-		t := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, a := range callers[t] {
-			if !returns[a] {
-				returns[a] = true
-				work = append(work, a)
-			}
-		}
-	}
-	noret := map[uint64]bool{}
-	for a := range d.parsed {
-		if !returns[a] {
-			noret[a] = true
-		}
-	}
-	return noret
-}
-
 // table gives every start its extent: a symbol's own; a stub's and a
 // found procedure's up to the next start or its section's end. With
 // allStubs every stub is a start, else only the reached ones (and an
-// unreached stub's bytes are the stub's before it). The final table
-// carries the return statuses and the entries other parses ran into.
-func (d *dyninstParse) table(allStubs bool) *procs.Table {
+// unreached stub's bytes are the stub's before it).
+func (d *discovery) table(allStubs bool) *procs.Table {
 	var starts []uint64
 	for _, a := range d.entries {
 		if fn := d.funcs[a]; fn == nil || !fn.PLT || allStubs || d.reached[a] {
@@ -331,16 +193,6 @@ func (d *dyninstParse) table(allStubs bool) *procs.Table {
 			}
 		}
 		t.Procs = append(t.Procs, p)
-	}
-	if !allStubs {
-		t.NoReturn, t.Claimed = d.noret, map[uint64]bool{}
-		for a, r := range d.parsed {
-			for _, c := range r.continued {
-				if _, entry := d.src[c]; entry && c != a { // not the padding it ran over
-					t.Claimed[c] = true
-				}
-			}
-		}
 	}
 	return t
 }

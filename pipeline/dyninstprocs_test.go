@@ -107,11 +107,17 @@ func TestDyninstReturnStatus(t *testing.T) {
 		{"g returns", []byte{0xc3}, nil, []uint64{0x1008}},
 		{"g loops forever (and so f never returns)", []byte{0xeb, 0xfe}, []uint64{0x1000, 0x1020, 0x1030}, nil},
 	} {
-		tab := dyninstProcedures(returnImage(c.body), 2)
+		img := returnImage(c.body)
+		tab := dyninstProcedures(img, 2)
 		if got := sortedKeys(tab.NoReturn); fmt.Sprint(got) != fmt.Sprint(c.noret) {
 			t.Errorf("%s: noreturn %x, want %x", c.name, got, c.noret)
 		}
-		if got := sortedKeys(tab.Claimed); fmt.Sprint(got) != fmt.Sprint(c.claimed) {
+		pl := newPlan(withProcs(img, tab, true), Options{Compat: true, Procs: tab}, 2)
+		claimed := map[uint64]bool{}
+		for a := range pl.claimed {
+			claimed[a] = true
+		}
+		if got := sortedKeys(claimed); fmt.Sprint(got) != fmt.Sprint(c.claimed) {
 			t.Errorf("%s: claimed %x, want %x", c.name, got, c.claimed)
 		}
 	}

@@ -123,7 +123,7 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 	}
 	img = withProcs(img, opt.Procs, opt.Compat)
 	pl := newPlan(img, opt, workers)
-	order, files := outputOrder(img, pl.subs)
+	order, files := outputOrder(img, pl.subs, pl.compat)
 	type result struct {
 		p     *scopes.Scope
 		probs []*Problem
@@ -190,11 +190,11 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 
 // outputOrder sorts the procedures as they are written: by file name (byte
 // order), then by entry address.
-func outputOrder(img *loader.Image, subs []*loader.Subprogram) (order []int, files []string) {
+func outputOrder(img *loader.Image, subs []*loader.Subprogram, compat bool) (order []int, files []string) {
 	files = make([]string, len(img.Funcs))
 	order = make([]int, len(img.Funcs))
 	for i, fn := range img.Funcs {
-		files[i] = scopes.ProcFile(img, fn, subs[i])
+		files[i] = scopes.ProcFile(img, fn, subs[i], compat)
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool {
@@ -242,11 +242,22 @@ func continuation(img *loader.Image, compat bool) func(uint64, bool) (uint64, ui
 	}
 }
 
-func noReturnSet(img *loader.Image) func(uint64) bool {
+// noReturnSet reports whether a call to an address never returns, by the
+// names of the procedure there. In compat mode a PLT stub's callee is
+// known by the names Dyninst 12.3 knows only (procs.DyninstNoReturn): a
+// call through any other stub returns for it, and hpcstruct parses on
+// after it. A procedure of the image is known by both lists: Dyninst
+// parses it and finds that it never returns, which bloop's names stand
+// for.
+func noReturnSet(img *loader.Image, compat bool) func(uint64) bool {
 	set := map[uint64]bool{}
 	for _, fn := range img.Funcs {
 		for _, a := range fn.Aliases {
-			if procs.NoReturn(a) {
+			no := procs.NoReturn(a)
+			if compat {
+				no = procs.DyninstNoReturn(a) || no && !fn.PLT
+			}
+			if no {
 				set[fn.Addr] = true
 				if fn.LocalEntry != 0 {
 					set[fn.LocalEntry] = true

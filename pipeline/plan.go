@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"bloop/loader"
 	"bloop/normalize"
 	"bloop/par"
-	"bloop/procs"
 	"bloop/scopes"
 	"bloop/source"
 )
@@ -28,15 +28,15 @@ type plan struct {
 	bounds  *heuristic.Bounds // Heuristic: procedure regions
 	noret   func(uint64) bool
 	region  func(uint64, bool) (uint64, uint64, bool)
-	subs    []*loader.Subprogram // by index in img.Funcs
-	claimed map[uint64]bool      // entries another procedure's CFG continues into
-	compat  bool                 // hpcstruct's tree, its unread call sites included
-	fallOut bool                 // parse through the ends of extents (fallout.go)
+	subs    []*loader.Subprogram      // by index in img.Funcs
+	claimed map[uint64][]loader.Range // entries another procedure's CFG continues into, and the code it parses there
+	compat  bool                      // hpcstruct's tree, its unread call sites included
+	fallOut bool                      // parse through the ends of extents (fallout.go)
+	callers *callTargets              // compat: the procedures direct calls enter
 }
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
-	pl := &plan{img: img, noret: noReturnSet(img), region: continuation(img, opt.Compat), compat: opt.Compat}
-	pl.fallOut = opt.Compat && fixedWidth(img)
+	pl := parsePlan(img, opt.Compat)
 	engine := engineFor(img, opt)
 	pl.lvl = normalize.None
 	if engine == Heuristic {
@@ -65,27 +65,38 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	for i, fn := range img.Funcs {
 		pl.subs[i] = img.SubprogramAt(fn.Addr)
 	}
-	if t := opt.Procs; opt.Compat && t != nil && t.NoReturn != nil {
-		pl.dyninstParse(t)
-	} else {
-		pl.claimed = pl.claimedEntries(workers)
+	var runsOn map[uint64]bool
+	if opt.Compat {
+		// What Dyninst's parse finds: the procedures that never return,
+		// and those whose parse may run into another's entry. The parse
+		// that found the procedures (dyninstProcedures) has it already.
+		var facts *parseFacts
+		if t := opt.Procs; t != nil && t.NoReturn != nil {
+			facts = &parseFacts{noRet: t.NoReturn, runsOn: t.RunsOn}
+		} else {
+			facts = pl.dyninstParse(workers)
+		}
+		if len(facts.noRet) > 0 {
+			named := pl.noret
+			pl.noret = func(a uint64) bool { return named(a) || facts.noRet[a] }
+		}
+		runsOn = facts.runsOn
 	}
+	pl.claimed = pl.claimedEntries(workers, runsOn)
 	return pl
 }
 
-// dyninstParse takes what the parse that found the procedures learned
-// (dyninstProcedures): a call to a function of the module returns as its
-// parse says, one to a stub as its name does; code runs on past the end of
-// an extent; the entries other procedures' code runs into are claimed.
-func (pl *plan) dyninstParse(t *procs.Table) {
-	stubNoret := pl.noret
-	pl.noret = func(a uint64) bool {
-		if fn := pl.img.FuncAt(a); fn != nil && fn.PLT && fn.Addr == a {
-			return stubNoret(a)
-		}
-		return t.NoReturn[a]
+// parsePlan is a plan that builds img's graphs (plan.graph), with the
+// names that say which calls never return: in compat mode as Dyninst
+// parses, through the ends of extents wherever code falls through
+// (fallout.go), with its tail calls.
+func parsePlan(img *loader.Image, compat bool) *plan {
+	pl := &plan{img: img, noret: noReturnSet(img, compat), region: continuation(img, compat), compat: compat}
+	if compat {
+		pl.fallOut = isa.For(img.Machine) != nil
+		pl.callers = &callTargets{img: img}
 	}
-	pl.fallOut, pl.claimed = true, t.Claimed
+	return pl
 }
 
 // engineFor is the engine that places img's code under opt.
@@ -120,6 +131,7 @@ func Open(path string, lopt loader.Options, opt Options) (*loader.Image, error) 
 	lopt.RawFileNames = opt.Compat
 	lopt.DyninstPLTNames = opt.Compat
 	lopt.DyninstStubs = opt.Compat
+	lopt.DyninstLineSites = opt.Compat
 	img, err := loader.Open(path, lopt)
 	if err != nil || !lopt.SkipDescriptors || engineFor(img, opt) != Heuristic {
 		return img, err
@@ -137,18 +149,72 @@ func followsCallNext(img *loader.Image, addr uint64) bool {
 	return addr >= 5 && bytes.Equal(img.Bytes(addr-5, addr), callNext)
 }
 
-// claimedEntries finds the procedures that another one continues into by a
-// call to the next instruction: they are written empty, as hpcstruct does.
-// Only a procedure whose entry follows such a call can be one, and only a
-// procedure whose code holds that call can continue into it: the one the
-// call lies in, the parent of a .cold part, and, transitively, any that
-// continues into those by the same idiom. Their graphs are built (and
-// dropped) here.
-func (pl *plan) claimedEntries(workers int) map[uint64]bool {
+// claimedEntries finds the procedures another one continues into, which
+// are written with their gaps only, as hpcstruct writes them: in compat
+// mode those that the parse of a procedure of runsOn (parseFacts.runsOn)
+// runs into; in the default mode those that follow a call to the next
+// instruction. Only a procedure whose entry follows such a call can be
+// one, and only a procedure whose code holds that call can continue into
+// it: the one the call lies in, the parent of a .cold part, and,
+// transitively, any that continues into those by the same idiom. Their
+// graphs are built (and dropped) here.
+func (pl *plan) claimedEntries(workers int, runsOn map[uint64]bool) map[uint64][]loader.Range {
 	img := pl.img
 	if isa.For(img.Machine) == nil {
 		return nil
 	}
+	var sources []int
+	if pl.compat {
+		for i, fn := range img.Funcs {
+			if runsOn[fn.Addr] {
+				sources = append(sources, i)
+			}
+		}
+	} else {
+		sources = pl.callNextSources()
+	}
+	if len(sources) == 0 {
+		return nil
+	}
+	type cont struct {
+		entries []uint64
+		blocks  []loader.Range
+	}
+	continued := make([]cont, len(sources))
+	par.For(workers, len(sources), func(k int) {
+		if g, _, err := pl.graph(sources[k]); err == nil && g != nil {
+			continued[k].entries = g.Continued
+			for _, b := range g.Blocks {
+				continued[k].blocks = append(continued[k].blocks, loader.Range{Lo: b.Start, Hi: b.End})
+			}
+		}
+	})
+	claimed := map[uint64][]loader.Range{}
+	for k, c := range continued {
+		for _, t := range c.entries {
+			f := img.FuncAt(t)
+			if t == img.Funcs[sources[k]].Addr || f == nil {
+				continue
+			}
+			rs := claimed[t]
+			if rs == nil {
+				rs = []loader.Range{}
+			}
+			for _, b := range c.blocks {
+				if b.Lo < f.End && b.Hi > f.Addr {
+					rs = append(rs, b)
+				}
+			}
+			claimed[t] = rs
+		}
+	}
+	return claimed
+}
+
+// callNextSources are the procedures whose graphs may continue into
+// another one by a call to the next instruction (claimedEntries).
+func (pl *plan) callNextSources() []int {
+	img := pl.img
 	set := map[*loader.Func]bool{}
 	var work []*loader.Func
 	add := func(f *loader.Func) {
@@ -160,8 +226,6 @@ func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 	for _, fn := range img.Funcs {
 		if followsCallNext(img, fn.Addr) {
 			add(img.FuncAt(fn.Addr - 5))
-		} else if pl.fallOut {
-			add(fallsInto(img, fn.Addr))
 		}
 	}
 	if len(set) == 0 {
@@ -180,8 +244,6 @@ func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 		}
 		if followsCallNext(img, f.Addr) {
 			add(img.FuncAt(f.Addr - 5))
-		} else if pl.fallOut {
-			add(fallsInto(img, f.Addr))
 		}
 	}
 	var sources []int
@@ -190,21 +252,7 @@ func (pl *plan) claimedEntries(workers int) map[uint64]bool {
 			sources = append(sources, i)
 		}
 	}
-	continued := make([][]uint64, len(sources))
-	par.For(workers, len(sources), func(k int) {
-		if g, _, err := pl.graph(sources[k]); err == nil && g != nil {
-			continued[k] = g.Continued
-		}
-	})
-	claimed := map[uint64]bool{}
-	for k, ts := range continued {
-		for _, t := range ts {
-			if t != img.Funcs[sources[k]].Addr {
-				claimed[t] = true
-			}
-		}
-	}
-	return claimed
+	return sources
 }
 
 // graph builds procedure i's control-flow graph and loop forest; nil
@@ -219,7 +267,7 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if fn.PLT {
 		return nil, nil, nil
 	}
-	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat})
+	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, pl.cfgOptions())
 	if errors.Is(err, cfg.ErrArch) {
 		// Statements and inlined code still, no loops. For cubins that is
 		// hpcstruct's output too: it parses their control flow only with
@@ -229,11 +277,28 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	succs := g.Succs()
 	if pl.compat {
-		return g, havlak.Find(len(g.Blocks), g.Entry, g.DyninstSuccs()), nil
+		// hpcstruct's loops are Dyninst's: the same forest for the same
+		// depth-first order (havlak.TestSameAsWMZC), so search as it does.
+		succs = g.DyninstSuccs()
 	}
-	return g, havlak.Find(len(g.Blocks), g.Entry, g.Succs()), nil
+	return g, havlak.Find(len(g.Blocks), g.Entry, succs), nil
 }
+
+// cfgOptions are the options every procedure's graph is built with, the
+// noreturn inference's included (it must see the graphs Dyninst parses).
+func (pl *plan) cfgOptions() cfg.Options {
+	opt := cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat}
+	opt.AnyWord = pl.anyWord()
+	if pl.callers != nil {
+		opt.DyninstTailCalls, opt.Called = true, pl.callers.called
+	}
+	return opt
+}
+
+// anyWord is cfg.Options.AnyWord: compat mode on ppc64.
+func (pl *plan) anyWord() bool { return pl.compat && pl.img.Machine == elf.EM_PPC64 }
 
 // proc analyses procedure i. Whatever goes wrong, it returns a procedure:
 // as much of it as could be understood, with the problems met.
@@ -243,7 +308,10 @@ func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
 	note := func(kind string, err error) {
 		probs = append(probs, &Problem{Func: fn.Name, Addr: fn.Addr, Kind: kind, Err: err})
 	}
-	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Claimed: pl.claimed[fn.Addr], Hpcstruct: pl.compat}
+	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Hpcstruct: pl.compat}
+	if cov, ok := pl.claimed[fn.Addr]; ok {
+		in.Claimed, in.Covered = true, cov
+	}
 	g, forest, err := pl.graph(i)
 	switch {
 	case errors.Is(err, cfg.ErrEntry):

@@ -33,7 +33,10 @@ type refCase struct{ bin, ref string }
 
 func refCases(t *testing.T) []refCase {
 	var cases []refCase
-	for _, dir := range []string{"../../shared/hpctoolkit-tests", "../../shared/hpcstruct-refs"} {
+	// hpctoolkit-cuda's binaries are cubins too; its +gpucfg goldens are
+	// hpcstruct --gpucfg's (loops from nvdisasm), which bloop does not
+	// reproduce, and their names hold no binary of the folder.
+	for _, dir := range []string{"../../shared/hpctoolkit-tests", "../../shared/hpcstruct-refs", "../../shared/hpctoolkit-cuda"} {
 		bins, _ := filepath.Glob(filepath.Join(dir, "bin", "*"))
 		for _, b := range bins {
 			name := filepath.Base(b)
@@ -199,4 +202,32 @@ func sameRangeless(diffs []golden.Difference) (bool, []golden.Difference) {
 		}
 	}
 	return len(out) == 0, out
+}
+
+// TestCUDAReferencesCovered: every CUDA structure file of ../shared that
+// hpcstruct wrote without --gpucfg (no "+gpucfg" in its name) has its
+// cubin among refCases, so that TestHPCStructReferences compares it
+// exactly.
+func TestCUDAReferencesCovered(t *testing.T) {
+	have := map[string]bool{}
+	for _, c := range refCases(t) {
+		have[c.ref] = true
+	}
+	n := 0
+	for _, dir := range []string{"../../shared/hpctoolkit-tests", "../../shared/hpctoolkit-cuda"} {
+		refs, _ := filepath.Glob(filepath.Join(dir, "struct", "*-sm_*.hpcstruct"))
+		for _, r := range refs {
+			if strings.Contains(filepath.Base(r), "+gpucfg") {
+				continue
+			}
+			n++
+			if !have[r] {
+				t.Errorf("%s: no cubin beside it is compared", r)
+			}
+		}
+	}
+	if n == 0 {
+		t.Skip("no CUDA structure files in ../../shared")
+	}
+	t.Logf("%d CUDA structure files compared", n)
 }

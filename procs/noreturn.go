@@ -33,10 +33,7 @@ var noReturnNames = map[string]bool{
 // (foo, foo@plt, foo@GLIBC_2.2.5) never returns: a call to it may be the
 // last instruction of its procedure.
 func NoReturn(name string) bool {
-	name = strings.TrimSuffix(name, "@plt")
-	if i := strings.IndexByte(name, '@'); i > 0 {
-		name = name[:i]
-	}
+	name = bareName(name)
 	// std::__throw_* helpers of libstdc++ never return.
 	return noReturnNames[name] || strings.HasPrefix(name, "_ZSt") && strings.Contains(name, "__throw_")
 }

@@ -72,11 +72,11 @@ type Options struct {
 // Table holds the procedures of one image.
 type Table struct {
 	Procs []Proc // sorted by Lo; extents are disjoint
-	// NoReturn and Claimed, when set, are what the parse that found the
-	// procedures learned (hpcstruct's, in compat mode): the entries of
-	// procedures that never return, and of those another procedure's code
-	// runs into without a call.
-	NoReturn, Claimed map[uint64]bool
+	// NoReturn and RunsOn, when set, are what the parse that found the
+	// procedures learned (Dyninst's, in compat mode): the entries of the
+	// procedures found never to return (besides those named so), and of
+	// those whose code may run on past their extent into another's.
+	NoReturn, RunsOn map[uint64]bool
 }
 
 // Counts returns how many procedures each source found.

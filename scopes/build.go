@@ -19,8 +19,13 @@ type Input struct {
 	// Names, when set, gives GNU's spelling of demangled names.
 	Names *Names
 	// Claimed marks a procedure whose code another procedure's CFG took
-	// over (Dyninst's call-to-next-instruction parse): it gets no statements.
+	// over (Dyninst's call-to-next-instruction parse, a parse that falls
+	// out of its extent): it gets only its gaps, the bytes of its extent
+	// that Covered, the code those procedures parse there, leaves out
+	// (hpcstruct files the padding of __heap_select, which vector's copy
+	// constructor runs into in stl-gcc12-O3, under __heap_select).
 	Claimed bool
+	Covered []Range
 	// Hpcstruct builds hpcstruct's tree where it departs from what the
 	// DWARF says (the hpcstruct-compatible mode):
 	//   - call sites read as Dyninst reads them
@@ -110,18 +115,30 @@ type builder struct {
 	// appends to that statement move it, and they update it.
 	lastRange    *Range
 	rowLo, rowHi uint64
+	// beyond are the rows only this procedure's unit sees
+	// (loader.LineTable.Beyond), in compat mode.
+	beyond []loader.LineRow
+	// The statement of the gaps being walked (gapAt): its start, end and
+	// line.
+	gapLo, gapEnd uint64
+	gapKey        stmtKey
 }
 
 // path returns the inline keys of addr's inlined-call chain. The slice is
 // shared with later calls for the same chain and must not be modified.
 func (b *builder) path(addr uint64) []*inlKey {
-	if b.in.Sub == nil {
+	if b.in.Sub == nil && !b.in.Hpcstruct {
 		return nil
 	}
 	if addr >= b.chainLo && addr < b.chainHi {
 		return b.last
 	}
 	sub, subHi := b.subAt(addr)
+	if sub == nil {
+		b.chainLo, b.chainHi = addr, subHi
+		b.last, b.lastChain = nil, b.lastChain[:0]
+		return nil
+	}
 	b.chain, b.chainHi = sub.InlineChainUntil(addr, b.chain)
 	b.chainLo, b.chainHi = addr, min(b.chainHi, subHi)
 	if len(b.chain) == 0 {
@@ -174,6 +191,12 @@ func sameChain(a, b []*loader.Inline) bool {
 }
 
 func (b *builder) line(addr uint64) stmtKey {
+	for _, r := range b.beyond {
+		if addr >= r.Addr && addr < r.End {
+			b.row, b.rowOK = r, true
+			return stmtKey{r.File, r.Line}
+		}
+	}
 	if !b.rowOK || addr < b.row.Addr || addr >= b.row.End {
 		b.row, b.rowIdx, b.rowOK = b.in.Img.Lines.LookupNear(addr, b.rowIdx)
 	}
@@ -187,9 +210,22 @@ func (b *builder) line(addr uint64) stmtKey {
 // address up to which it does: the procedure's own, except in code of
 // another procedure its CFG continued into (cfg.Options.FallOut, a call to
 // the next instruction), which Dyninst describes by that procedure's
-// inline tree, as it looks inlined code up by address.
+// inline tree, as it looks inlined code up by address. In compat mode a
+// procedure without a DWARF procedure of its own gets those inline trees
+// too (arm64 stl-clang14-O2's __clang_call_terminate: Dyninst does not know
+// the std::terminate stub does not return, and the parse runs on into the
+// next procedures, whose inlined code hpcstruct writes in it); nil where no
+// DWARF procedure describes addr.
 func (b *builder) subAt(addr uint64) (*loader.Subprogram, uint64) {
 	own := b.in.Sub
+	if own == nil {
+		if o := b.in.Img.SubprogramAt(addr); o != nil {
+			if ohi, ok := loader.Boundary(o.Ranges, addr); ok {
+				return o, ohi
+			}
+		}
+		return nil, addr + 1
+	}
 	hi, inside := loader.Boundary(own.Ranges, addr)
 	if inside {
 		return own, hi
@@ -252,12 +288,7 @@ func (b *builder) addBlock(root *node, blk *cfg.Block, base []*inlKey) {
 func (b *builder) tree() *node {
 	root := newNode()
 	if b.in.Claimed {
-		// hpcstruct skips a function whose entry another one's parse
-		// reaches, but still fills its gaps: its extent less its own
-		// blocks (libc.so.6's int_mallinfo keeps 4 bytes).
-		if b.in.Hpcstruct {
-			b.addGaps(root)
-		}
+		b.addGaps(root)
 		return root
 	}
 	g, f := b.in.Graph, b.in.Forest
@@ -275,10 +306,33 @@ func (b *builder) tree() *node {
 	return root
 }
 
+// addGaps places the gaps (Gaps), each piece with its line and the
+// inline context of gapAt.
 func (b *builder) addGaps(root *node) {
 	for _, r := range Gaps(b.in) {
-		b.addRange(root, b.path(r.Lo), r)
+		b.addRange(root, b.path(b.gapAt(r)), r)
 	}
+}
+
+// gapAt is the address whose inline context a gap piece takes: its own
+// start, except that in compat mode consecutive pieces of one file and
+// line are one statement for hpcstruct, which looks the context up at the
+// first. So the traceback table after a ppc64 procedure's last call, a
+// row of that call's line that starts where the DWARF range of the inlined
+// callee holding the call ends, stays in that callee (_M_check_len's
+// __throw_length_error in vector::_M_realloc_insert, ppc64le stl-gcc12-O2,
+// tmpl-gcc12-O2/O3). Pieces come in address order.
+func (b *builder) gapAt(r Range) uint64 {
+	if !b.in.Hpcstruct || b.in.Img.InstSize > 0 {
+		return r.Lo
+	}
+	k := b.line(r.Lo)
+	if r.Lo == b.gapEnd && k == b.gapKey {
+		b.gapEnd = r.Hi
+		return b.gapLo
+	}
+	b.gapLo, b.gapEnd, b.gapKey = r.Lo, r.Hi, k
+	return r.Lo
 }
 
 // Gaps are the bytes of the procedure's extent that no decoded instruction
@@ -294,7 +348,9 @@ func Gaps(in Input) []Range {
 		return nil
 	}
 	var covered []Range
-	if in.Graph != nil {
+	if in.Claimed {
+		covered = append(covered, in.Covered...)
+	} else if in.Graph != nil {
 		for _, blk := range in.Graph.Blocks {
 			covered = append(covered, Range{Lo: blk.Start, Hi: blk.End})
 		}

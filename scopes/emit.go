@@ -64,6 +64,15 @@ func emit(n *node, ctx context) []*Scope {
 		}
 		// Inside a loop the loop's file is the context, and lines are not judged.
 		l.Children = emit(ln.body, context{file: l.File, rank: ctx.rank})
+		// hpcstruct judges a loop by its header's file and line; one with
+		// line 0 is, like a statement with line 0, never foreign (the
+		// stl_heap.h loops of __make_heap in stl-clang14-O3, a procedure
+		// of stl_iterator.h; no line-0 loop of the references and corpus
+		// is in a guard).
+		if ctx.rank != nil && ln.line == 0 {
+			loops = append(loops, l)
+			continue
+		}
 		if g := guard(ln.file, ln.line); g != nil {
 			g.Children = append(g.Children, l)
 			continue
@@ -229,9 +238,28 @@ func firstFile(n *node) string {
 	return zero // code with line 0 only: the file its rows name
 }
 
+// lowestFile is the file of the lowest-addressed statement directly in n,
+// a line-0 row's included: hpcstruct's first statement (clang's
+// _Iter_less_iter::operator() inlined in stl-clang14-O2's
+// __final_insertion_sort starts with a line-0 row of stl_algo.h, and
+// hpcstruct names the callee stl_algo.h:0 and guards its line 45 of
+// predefined_ops.h).
+func lowestFile(n *node) string {
+	best, lo := "", ^uint64(0)
+	for k, rs := range n.stmts {
+		for _, r := range rs {
+			if r.Lo < lo || r.Lo == lo && k.file < best {
+				best, lo = k.file, r.Lo
+			}
+		}
+	}
+	return best
+}
+
 // calleeFileOf is the file of an inlined callee's code n. With a rank
 // (compat mode) it is hpcstruct's locateTree: the first nested call's
-// file, else the first loop's, else the first statement's. Otherwise a
+// file, else the first loop's, else the first statement's (lowestFile).
+// Otherwise a
 // lineless callee takes its first loop's file before its statements'.
 func calleeFileOf(n *node, rank map[string]int) string {
 	f := callFileOf(n, rank)
@@ -240,7 +268,7 @@ func calleeFileOf(n *node, rank map[string]int) string {
 			f = loopFile(n)
 		}
 		if f == "" {
-			f = firstFile(n)
+			f = lowestFile(n)
 		}
 		return f
 	}

@@ -13,7 +13,7 @@ import (
 // from the exit conditions (nested loops' included) at that level's depth,
 // whatever branch they are in; the line is the smallest of nested loops' at
 // the level and of the exit conditions at that depth or below, a deeper one
-// seen at its call site. Irreducible nested loops of an irreducible loop
+// seen at its call site, of those in the header's file only. Irreducible nested loops of an irreducible loop
 // with its header are then merged into it. (HPCToolkit's lib/banal
 // Struct.cpp findLoopHeader and mergeIrredLoops; the deeper exits' call
 // sites are measured on the references and libgsl.)
@@ -43,7 +43,7 @@ func (b *builder) locate(p *loopPlan) {
 func (b *builder) ownPaths(p *loopPlan) (own, exits [][]*inlKey) {
 	g := b.in.Graph
 	isExit := map[int]bool{}
-	for _, v := range ShapeOf(g, p.l).Exits {
+	for _, v := range b.exitConds(p) {
 		isExit[v] = true
 	}
 	for _, v := range p.own {
@@ -124,7 +124,9 @@ func (b *builder) locatedHeader(p *loopPlan, at []*inlKey, own [][]*inlKey) stmt
 		}
 	}
 	for _, e := range b.exitsSeenAt(p, d) {
-		hdr.line = minLine0(hdr.line, e.key.line)
+		if fileBase(e.key.file) == fileBase(hdr.file) {
+			hdr.line = minLine0(hdr.line, e.key.line)
+		}
 	}
 	return hdr
 }
@@ -144,7 +146,7 @@ func minLine0(cur, l int) int {
 // file, a nested loop's, then the first statement's.
 func (b *builder) locatedFile(p *loopPlan, d int, exits []exitCond, calls []*inlKey, kidsAt []*loopPlan) stmtKey {
 	if d == 0 {
-		pf := ProcFile(b.in.Img, b.in.Func, b.in.Sub)
+		pf := ProcFile(b.in.Img, b.in.Func, b.in.Sub, true)
 		for _, e := range exits {
 			if e.key.file != "" && fileBase(e.key.file) == fileBase(pf) {
 				return stmtKey{file: pf}
@@ -164,7 +166,7 @@ func (b *builder) locatedFile(p *loopPlan, d int, exits []exitCond, calls []*inl
 		}
 	}
 	if d == 0 {
-		return stmtKey{file: ProcFile(b.in.Img, b.in.Func, b.in.Sub)}
+		return stmtKey{file: ProcFile(b.in.Img, b.in.Func, b.in.Sub, true)}
 	}
 	for _, k := range calls {
 		if k.callFile != "" {
@@ -184,7 +186,7 @@ func (b *builder) locatedFile(p *loopPlan, d int, exits []exitCond, calls []*inl
 func (b *builder) exitsAtDepth(p *loopPlan, d int) []exitCond {
 	g := b.in.Graph
 	var out []exitCond
-	for _, v := range ShapeOf(g, p.l).Exits {
+	for _, v := range b.exitConds(p) {
 		a := g.Blocks[v].Last().Addr
 		if len(b.path(a)) == d {
 			out = append(out, exitCond{a, b.line(a)})
@@ -199,7 +201,7 @@ func (b *builder) exitsAtDepth(p *loopPlan, d int) []exitCond {
 func (b *builder) exitsSeenAt(p *loopPlan, d int) []exitCond {
 	g := b.in.Graph
 	var out []exitCond
-	for _, v := range ShapeOf(g, p.l).Exits {
+	for _, v := range b.exitConds(p) {
 		a := g.Blocks[v].Last().Addr
 		switch q := b.path(a); {
 		case len(q) == d:
@@ -263,6 +265,13 @@ func (b *builder) firstOwnStmt(p *loopPlan, d int) stmtKey {
 	return best
 }
 
+// exitConds lists p's exit-condition blocks as hpcstruct finds them
+// (HpcstructExits).
+func (b *builder) exitConds(p *loopPlan) []int {
+	g := b.in.Graph
+	return HpcstructExits(g, p.l, ShapeOf(g, p.l))
+}
+
 // fileBase is a file's base name, "" for none.
 func fileBase(f string) string {
 	if f == "" {
@@ -273,9 +282,9 @@ func fileBase(f string) string {
 
 // mergeIrreducible merges into an irreducible loop its irreducible nested
 // loops with the same header file name and line (hpcstruct takes them for
-// one source loop); their nested loops become p's, unexamined. Nested in
-// Dyninst's successor order (cfg.Graph.DyninstSuccs), the loops are
-// Dyninst's: one entered where its parent is stays a loop of its own.
+// one source loop); their nested loops become p's, unexamined. The forest
+// is Dyninst's own when the search follows its edge order
+// (cfg.Graph.DyninstSuccs), so no other loop is merged.
 func mergeIrreducible(p *loopPlan) {
 	if !p.l.Irreducible {
 		return

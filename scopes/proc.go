@@ -15,6 +15,7 @@ func BuildProc(in Input) (*Scope, string) {
 	b := &builder{in: in, names: in.Names.inlineName}
 	var rank map[string]int
 	if in.Hpcstruct {
+		b.beyond = in.Img.Lines.Beyond(in.Sub)
 		rank = b.fileRanks()
 	}
 	root := b.tree()
@@ -29,28 +30,33 @@ func BuildProc(in Input) (*Scope, string) {
 func ProcHeader(in Input) (p *Scope, file, cfile string) {
 	p = &Scope{Kind: Proc, Entry: in.Func.Addr}
 	p.Name, p.LinkName = in.Names.procName(in.Img, in.Func, in.Sub)
-	p.Line, file = procLine(in.Img, in.Func, in.Sub)
+	p.Line, file = procLine(in.Img, in.Func, in.Sub, in.Hpcstruct)
 	return p, file, file
 }
 
-// ProcFile is the file a procedure is written under: known before its
-// code is analysed, so procedures can be streamed in output order.
-func ProcFile(img *loader.Image, fn *loader.Func, sub *loader.Subprogram) string {
-	_, file := procLine(img, fn, sub)
+// ProcFile is the file a procedure is written under (hpcstruct's with
+// compat): known before its code is analysed, so procedures can be
+// streamed in output order.
+func ProcFile(img *loader.Image, fn *loader.Func, sub *loader.Subprogram, compat bool) string {
+	_, file := procLine(img, fn, sub, compat)
 	return file
 }
 
 // procLine is a procedure's line and file. The procedure belongs to the
 // file of its entry's line (which differs from the declaring file when the
-// entry is inlined code); foreign code is judged against it too. Where
+// entry is inlined code); foreign code is judged against it too. A line-0
+// row names no file, but for hpcstruct (compat), whose line map keeps a
+// row's file whatever its line: clang -g1 gives transform's entry in
+// licm-clang14-O2g1 line 0 of licm.c, and no DWARF procedure says more,
+// so hpcstruct files it under licm.c, not under the binary. Where
 // instructions have one width (cubins) the line is hpcstruct's scan of
 // the first instructions instead (scanProcLine).
-func procLine(img *loader.Image, fn *loader.Func, sub *loader.Subprogram) (line int, file string) {
+func procLine(img *loader.Image, fn *loader.Func, sub *loader.Subprogram, compat bool) (line int, file string) {
 	if img.InstSize > 0 {
 		line, file = scanProcLine(img, fn)
 	} else if r, ok := img.Lines.Lookup(fn.Addr); ok {
 		line = r.Line
-		if r.Line != 0 {
+		if r.Line != 0 || compat {
 			file = r.File
 		}
 	}
@@ -224,9 +230,10 @@ func (n *Names) inlineName(in *loader.Inline) string {
 
 func calleeName(n *Names, in *loader.Callee) string {
 	if n != nil && n.Hpcstruct && in.DyninstName != "" {
-		// hpcstruct demangles Dyninst's name where it is a linkage name,
-		// and shows it as it is where that fails (a C name).
-		if d, ok := n.demangle(in.DyninstName); ok && in.DyninstMangled {
+		// hpcstruct demangles the name Dyninst gives (a mangled
+		// DW_AT_name too: nvcc 11.2's), and shows it as it is where that
+		// fails (a C name, glibc's __GI_ labels, nvcc 11.8's f4_inline).
+		if d, ok := n.demangle(in.DyninstName); ok {
 			return d
 		}
 		return in.DyninstName

@@ -189,28 +189,14 @@ func TestFoundProcedureGaps(t *testing.T) {
 	}
 }
 
-// TestClaimedGaps: a procedure whose entry another one's parse runs into
-// is written without its own code; hpcstruct (compat mode) still fills its
-// gaps, the default mode writes it empty.
-func TestClaimedGaps(t *testing.T) {
-	img := &loader.Image{Sections: []*loader.Section{{Name: ".text", Addr: 0x1000, Data: make([]byte, 0x20)}}, Lines: &loader.LineTable{}}
-	fn := &loader.Func{Name: "int_mallinfo", Addr: 0x1000, End: 0x1020}
-	for _, hpcstruct := range []bool{false, true} {
-		p, _ := BuildProc(Input{Img: img, Func: fn, Claimed: true, Hpcstruct: hpcstruct})
-		if got := len(p.Children) > 0; got != hpcstruct {
-			t.Errorf("Hpcstruct %v: statements %v, want %v", hpcstruct, got, hpcstruct)
-		}
-	}
-}
-
 // TestHpcstructCalleeNames: compat mode names an inlined callee by
-// Dyninst's name (loader.Callee.DyninstName), demangled when it is a
-// linkage name, as it is when that fails; the default mode by the entry
-// that names it first.
+// Dyninst's name (loader.Callee.DyninstName), demangled where it demangles
+// and as it is where that fails; the default mode by the linkage name the
+// entry that names it first has, demangled, else its DWARF name.
 func TestHpcstructCalleeNames(t *testing.T) {
-	glibc := &loader.Callee{Name: "__woverflow", DyninstName: "__GI___woverflow", DyninstMangled: true}
+	glibc := &loader.Callee{Name: "__woverflow", DyninstName: "__GI___woverflow"}
 	ctor := &loader.Callee{Name: "vector", DyninstName: "vector"}
-	cxx := &loader.Callee{Name: "swap", LinkName: "_ZSt4swapIiEvRT_S1_", DyninstName: "_ZSt4swapIiEvRT_S1_", DyninstMangled: true}
+	cxx := &loader.Callee{Name: "swap", LinkName: "_ZSt4swapIiEvRT_S1_", DyninstName: "_ZSt4swapIiEvRT_S1_"}
 	for _, c := range []struct {
 		hpcstruct bool
 		in        *loader.Callee
@@ -222,6 +208,63 @@ func TestHpcstructCalleeNames(t *testing.T) {
 	} {
 		if got := calleeName(&Names{Hpcstruct: c.hpcstruct}, c.in); got != c.want {
 			t.Errorf("Hpcstruct %v, %s: %q, want %q", c.hpcstruct, c.in.Name, got, c.want)
+		}
+	}
+}
+
+// TestCalleeNameMIPS: Dyninst 12.3 does not read DW_AT_MIPS_linkage_name,
+// so in compat mode a callee that has only that linkage name is named by
+// its DW_AT_name (loader.Callee.DyninstName), demangled where it
+// demangles: nvcc 11.8 writes the plain name there, 11.2 the mangled one.
+// The default mode takes the linkage name, whichever attribute holds it.
+func TestCalleeNameMIPS(t *testing.T) {
+	link := "_ZN47_INTERNAL_558b7056_16_inlines_loops_cu_d1d8cd7d9f4_inlineEv"
+	long := "_INTERNAL_558b7056_16_inlines_loops_cu_d1d8cd7d::f4_inline()"
+	compat := NewNames(nil)
+	compat.Hpcstruct = true
+	for _, c := range []struct {
+		name   string
+		callee loader.Callee
+		names  *Names
+		want   string
+	}{
+		{"nvcc 11.8", loader.Callee{Name: "f4_inline", LinkName: link, DyninstName: "f4_inline"}, compat, "f4_inline"},
+		{"nvcc 11.2", loader.Callee{Name: link, LinkName: link, DyninstName: link}, compat, long},
+		{"default mode", loader.Callee{Name: "f4_inline", LinkName: link, DyninstName: "f4_inline"}, NewNames(nil), long},
+		{"DW_AT_linkage_name", loader.Callee{Name: "f4_inline", LinkName: link, DyninstName: link}, compat, long},
+	} {
+		if got := calleeName(c.names, &c.callee); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestProcFile: a procedure is filed under its entry's line; a line-0 row
+// names its file for hpcstruct (clang -g1's transform in
+// licm-clang14-O2g1), not otherwise; without a row, the DWARF procedure's
+// declaring file, else the binary.
+func TestProcFile(t *testing.T) {
+	img := &loader.Image{Name: "prog", Lines: loader.NewLineTable([]loader.LineRow{
+		{Addr: 0x100, End: 0x110, File: "/src/a.c", Line: 0},
+		{Addr: 0x110, End: 0x120, File: "/src/a.c", Line: 14},
+	})}
+	decl := &loader.Subprogram{DeclFile: "/src/decl.c"}
+	for _, tc := range []struct {
+		name   string
+		entry  uint64
+		sub    *loader.Subprogram
+		compat bool
+		want   string
+	}{
+		{"line 0, hpcstruct", 0x100, nil, true, "/src/a.c"},
+		{"line 0", 0x100, nil, false, "[prog]"},
+		{"line 0, a DWARF procedure", 0x100, decl, false, "/src/decl.c"},
+		{"line 14", 0x110, nil, false, "/src/a.c"},
+		{"no row, hpcstruct", 0x200, nil, true, "[prog]"},
+		{"no row, a DWARF procedure, hpcstruct", 0x200, decl, true, "/src/decl.c"},
+	} {
+		if got := ProcFile(img, &loader.Func{Addr: tc.entry}, tc.sub, tc.compat); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}
 }

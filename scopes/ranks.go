@@ -52,11 +52,12 @@ func (b *builder) fileRanks() map[string]int {
 			block(v)
 		}
 	}
-	if !b.in.Claimed || b.in.Hpcstruct {
-		for _, r := range Gaps(b.in) {
-			at(r.Lo)
+	for _, r := range Gaps(b.in) {
+		if a := b.gapAt(r); a == r.Lo {
+			at(a)
 		}
 	}
+	b.gapLo, b.gapEnd, b.gapKey = 0, 0, stmtKey{}
 	return rank
 }
 

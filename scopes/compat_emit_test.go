@@ -1,0 +1,49 @@
+package scopes
+
+import "testing"
+
+// TestCalleeFileLineZero: with hpcstruct's ranks (compat mode), an inlined
+// callee without nested calls or loops takes the file of its
+// lowest-addressed statement even when that row has line 0 (clang's
+// _Iter_less_iter::operator() in stl-clang14-O2: stl_algo.h, not the
+// predefined_ops.h of its first lined row); the other modes take the
+// lowest lined statement's file.
+func TestCalleeFileLineZero(t *testing.T) {
+	n := newNode()
+	n.stmts[stmtKey{"stl_algo.h", 0}] = []Range{{Lo: 0x3af9, Hi: 0x3afd}}
+	n.stmts[stmtKey{"predefined_ops.h", 45}] = []Range{{Lo: 0x3afd, Hi: 0x3b0d}}
+	if got := calleeFileOf(n, map[string]int{}); got != "stl_algo.h" {
+		t.Errorf("compat: %s, want stl_algo.h", got)
+	}
+	if got := calleeFileOf(n, nil); got != "predefined_ops.h" {
+		t.Errorf("default: %s, want predefined_ops.h", got)
+	}
+}
+
+// TestLineZeroLoopNotForeign: in compat mode a loop whose header line is 0
+// stays in its context even when its file is another (clang's stl_heap.h
+// loops in __make_heap, a procedure of stl_iterator.h, stl-clang14-O3);
+// the other modes guard it as foreign code, as they guard a lined loop.
+func TestLineZeroLoopNotForeign(t *testing.T) {
+	for _, tc := range []struct {
+		rank  map[string]int
+		line  int
+		guard bool
+	}{
+		{map[string]int{}, 0, false},
+		{map[string]int{}, 355, true},
+		{nil, 0, true},
+	} {
+		n := newNode()
+		body := newNode()
+		body.stmts[stmtKey{"stl_heap.h", 355}] = []Range{{Lo: 0x468e, Hi: 0x4693}}
+		n.loops = []*loopNode{{file: "stl_heap.h", line: tc.line, entry: 0x468e, body: body}}
+		out := emit(n, context{file: "stl_iterator.h", rank: tc.rank})
+		if len(out) != 1 {
+			t.Fatalf("%d scopes", len(out))
+		}
+		if guarded := out[0].Kind == Alien; guarded != tc.guard {
+			t.Errorf("rank %v, line %d: guarded %v, want %v", tc.rank != nil, tc.line, guarded, tc.guard)
+		}
+	}
+}
