@@ -2,6 +2,7 @@ package loader
 
 import (
 	"debug/elf"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,6 +98,25 @@ func TestSeparateDebugInfo(t *testing.T) {
 			t.Errorf("%s-compressed: %+v, want %+v", c, got, want)
 		}
 	}
+}
+
+// isBuild reports whether the file at path has the GNU build-id id (hex),
+// so that facts about one package version are checked only on it; it says
+// why not in the test's log.
+func isBuild(t *testing.T, path, id string) bool {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Logf("%s: %v", path, err)
+		return false
+	}
+	got := fmt.Sprintf("%x", buildID(f))
+	f.Close()
+	if got != id {
+		t.Logf("%s: build-id %s, not the one the facts are about", path, got)
+		return false
+	}
+	return true
 }
 
 func buildIDHex(t *testing.T, path string) string {

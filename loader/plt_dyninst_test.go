@@ -2,7 +2,6 @@ package loader
 
 import (
 	"debug/elf"
-	"fmt"
 	"reflect"
 	"testing"
 
@@ -78,14 +77,8 @@ func TestPLTGotNames8(t *testing.T) {
 // bytes) are unnamed. Without Dyninst's names each stub has its slot's.
 func TestDyninstPLTNamesLibc(t *testing.T) {
 	const libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
-	f, err := elf.Open(libc)
-	if err != nil {
-		t.Skip(err)
-	}
-	id := fmt.Sprintf("%x", buildID(f))
-	f.Close()
-	if id != "93ac61ec5a8eb1396f9fbd350e3169a558528a40" {
-		t.Skipf("%s: build-id %s, not the one the facts are about", libc, id)
+	if !isBuild(t, libc, "93ac61ec5a8eb1396f9fbd350e3169a558528a40") {
+		t.Skip("not the libc the facts are about")
 	}
 	for _, c := range []struct {
 		dyninst bool
@@ -130,18 +123,8 @@ func TestDyninstCalleeNames(t *testing.T) {
 		{cuda + "inlines+loops-sm_75-nvcc112-0", "", mangled, mangled},
 	}
 	for _, c := range cases {
-		if c.buildID != "" {
-			f, err := elf.Open(c.bin)
-			if err != nil {
-				t.Logf("%s: %v", c.bin, err)
-				continue
-			}
-			id := fmt.Sprintf("%x", buildID(f))
-			f.Close()
-			if id != c.buildID {
-				t.Logf("%s: build-id %s, not the one the facts are about", c.bin, id)
-				continue
-			}
+		if c.buildID != "" && !isBuild(t, c.bin, c.buildID) {
+			continue
 		}
 		img, err := Open(c.bin, Options{SkipDescriptors: true})
 		if err != nil {
