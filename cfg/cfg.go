@@ -48,7 +48,8 @@ type Graph struct {
 	Blocks []*Block // sorted by Start
 	Calls  []uint64 // direct call targets, sorted, unique
 	// Continued lists procedure entries this one runs into through a call
-	// to the next instruction.
+	// to the next instruction, by falling out of its extent (FallOut), or
+	// through a jump table's entry (Foreign).
 	Continued []uint64
 	// Undecodable counts bytes where decoding failed; the traversal stops there.
 	Undecodable int
@@ -86,6 +87,18 @@ type Options struct {
 	// DyninstTables resolves only the jump tables Dyninst resolves
 	// (isa.Targets.Dyninst).
 	DyninstTables bool
+	// Foreign gives, with DyninstTables, the extent of the code outside
+	// the procedure's regions that a jump-table entry points into:
+	// another procedure's (lo its entry), which Dyninst 12.3 parses as
+	// this procedure's own where bloop takes the jump for a tail call.
+	// libc.so.6's _authenticate jumps through a table to the entries of
+	// the four _svcauth_* procedures: hpcstruct writes their code inside
+	// it, and them with their gaps only (an entry reached so is
+	// Continued). An entry into the middle of a procedure claims none:
+	// hpcstruct writes that code under both (where Dyninst reads
+	// __strcasecmp_l_sse2's table past its end into the middle of
+	// __strcat_sse2_unaligned).
+	Foreign func(t uint64) (lo, hi uint64, ok bool)
 	// AnyWord takes every word of a fixed-width instruction set for an
 	// instruction, one without control flow where the decoder knows none,
 	// as Dyninst 12.3's ppc64 decoder does: a parse that goes on after a
@@ -115,13 +128,19 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		return nil, fmt.Errorf("no code at %#x", lo)
 	}
 	hi = lo + uint64(len(img.Bytes(lo, hi)))
-	var fellInto []region // procedures entered by falling out (FallOut)
+	var fellInto []region  // procedures entered by falling out (FallOut)
+	var tableInto []region // code entered through a jump table (Foreign)
 	// Outside the procedure's own extent, every target is asked again: a jump
 	// into a .cold part continues the procedure, a jump to its entry is a
 	// tail call.
 	regionOf := func(a uint64, callNext bool) (region, bool) {
 		if a >= lo && a < hi {
 			return region{lo, hi}, true
+		}
+		for _, r := range tableInto {
+			if a >= r.lo && a < r.hi {
+				return r, true
+			}
 		}
 		for _, r := range fellInto {
 			if a > r.lo && a < r.hi { // a jump to its entry is a tail call
@@ -157,6 +176,25 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		},
 		Dyninst: opt.DyninstTables,
 	}
+	// foreign is the code outside the procedure's regions a table entry
+	// leads to, as Dyninst parses it.
+	foreign := func(t uint64) (region, bool) {
+		if !opt.DyninstTables || opt.Foreign == nil {
+			return region{}, false
+		}
+		rlo, rhi, ok := opt.Foreign(t)
+		if !ok || t < rlo || t >= rhi {
+			return region{}, false
+		}
+		n := uint64(len(img.Bytes(rlo, rhi)))
+		return region{rlo, rlo + n}, t < rlo+n
+	}
+	if opt.DyninstTables && opt.Foreign != nil {
+		to.Code = func(t uint64) bool {
+			_, ok := foreign(t)
+			return ok
+		}
+	}
 	// Decoded instructions in decoding order, and where each address is:
 	// a map of small values is much cheaper to grow than one of Insts.
 	// x86-64 instructions average about 4 bytes.
@@ -188,6 +226,13 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				in.Table = ar.JumpTable(img, backChain(all, at, jumps, a, chain, ar.MaxLen()), in.Inst, to)
 				for _, t := range in.Table {
 					if _, ok := regionOf(t, false); ok {
+						leaders[t] = true
+						work = append(work, t)
+					} else if r, ok := foreign(t); ok {
+						tableInto = append(tableInto, r)
+						if t == r.lo {
+							g.Continued = append(g.Continued, t)
+						}
 						leaders[t] = true
 						work = append(work, t)
 					}

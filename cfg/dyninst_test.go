@@ -115,3 +115,76 @@ func TestDyninstOrderNesting(t *testing.T) {
 		}
 	}
 }
+
+// TestDyninstForeignTable: glibc's _authenticate jumps through a table to
+// the entries of other procedures. bloop takes those jumps for tail calls
+// (no edges); Dyninst 12.3 parses the code as the jumping procedure's own
+// (Options.Foreign), an entry it reaches so is Continued (that procedure
+// is written with its gaps only), and an entry into another procedure's
+// middle (__strcasecmp_l_sse2's table read past its end) parses that code
+// too without claiming the procedure.
+func TestDyninstForeignTable(t *testing.T) {
+	code := cat([]byte{
+		0x48, 0x63, 0x47, 0x18, // 1000: movslq 0x18(%rdi),%rax
+		0x83, 0xf8, 0x02, // 1004: cmp $2,%eax
+		0x76, 0x01, // 1007: jbe 100a
+		0xc3,                                     // 1009: ret
+		0x48, 0x8d, 0x15, 0xef, 0x0f, 0x00, 0x00, // 100a: lea 0x2000(%rip),%rdx
+		0xff, 0x24, 0xc2, // 1011: jmp *(%rdx,%rax,8)
+	}, make90(12), // 1014
+		[]byte{0x90, 0xc3}, make90(14), // 1020: f1: nop; ret
+		[]byte{0x31, 0xc0, 0xc3}, make90(13)) // 1030: f2: xor %eax,%eax; ret
+	var table []byte
+	for _, a := range []uint64{0x1020, 0x1030, 0x1032} {
+		table = append(table, le32(uint32(a))...)
+		table = append(table, 0, 0, 0, 0)
+	}
+	img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: code}},
+		[]*loader.Section{{Name: ".data.rel.ro", Addr: 0x2000, Data: table}})
+	foreign := func(a uint64) (uint64, uint64, bool) {
+		switch {
+		case a >= 0x1020 && a < 0x1030:
+			return 0x1020, 0x1030, true
+		case a >= 0x1030 && a < 0x1040:
+			return 0x1030, 0x1040, true
+		}
+		return 0, 0, false
+	}
+	starts := func(g *Graph) []uint64 {
+		var out []uint64
+		for _, b := range g.Blocks {
+			out = append(out, b.Start)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name      string
+		opt       Options
+		blocks    []uint64
+		succs     []uint64 // of the jump's block
+		continued []uint64
+	}{
+		{"bloop: tail calls", Options{Foreign: foreign}, []uint64{0x1000, 0x1009, 0x100a}, nil, nil},
+		{"Dyninst", Options{DyninstTables: true, Foreign: foreign},
+			[]uint64{0x1000, 0x1009, 0x100a, 0x1020, 0x1030, 0x1032}, []uint64{0x1020, 0x1030, 0x1032},
+			[]uint64{0x1020, 0x1030}},
+	} {
+		g, err := Build(img, 0x1000, 0x1000, 0x1014, tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := starts(g); !reflect.DeepEqual(got, tc.blocks) {
+			t.Errorf("%s: blocks %x, want %x", tc.name, got, tc.blocks)
+		}
+		var succs []uint64
+		for _, s := range g.Blocks[2].Succs {
+			succs = append(succs, g.Blocks[s].Start)
+		}
+		if !reflect.DeepEqual(succs, tc.succs) {
+			t.Errorf("%s: the jump's successors %x, want %x", tc.name, succs, tc.succs)
+		}
+		if !reflect.DeepEqual(g.Continued, tc.continued) {
+			t.Errorf("%s: Continued %x, want %x", tc.name, g.Continued, tc.continued)
+		}
+	}
+}

@@ -18,8 +18,20 @@ import (
 //
 // The table size comes from the `cmp $n; ja` that bounds the index when
 // found (tableBound), else entries are read while they point into the
-// procedure.
-func (amd64) JumpTable(mem Memory, path []Inst, jmp Inst, to Targets) []uint64 {
+// procedure. The jumps these idioms do not resolve are left to the value
+// analysis of amd64_values.go (valueTable): indices bounded by masks and
+// by compares of two registers, tables of offsets from a code label,
+// tables indexed by what another table holds, tables at an address in a
+// register.
+func (a amd64) JumpTable(mem Memory, path []Inst, jmp Inst, to Targets) []uint64 {
+	if t := a.idiomTable(mem, path, jmp, to); t != nil {
+		return t
+	}
+	return valueTable(mem, path, jmp, to)
+}
+
+// idiomTable resolves the idioms above by their shapes.
+func (amd64) idiomTable(mem Memory, path []Inst, jmp Inst, to Targets) []uint64 {
 	// Re-decode the path (Inst keeps only the control-flow summary), from
 	// the jump back to the first instruction x86asm cannot read.
 	var xs []x86asm.Inst

@@ -54,6 +54,9 @@ func fuzzArch(f *testing.F, a Arch) {
 			Valid: func(x uint64) bool { return x >= fuzzBase && x < end },
 			Start: func(x uint64) bool { return x >= fuzzBase && x < end && (x-fuzzBase)%uint64(a.Align()) == 0 },
 		}
+		dy := to
+		dy.Dyninst = true
+		dy.Code = func(x uint64) bool { return x >= fuzzBase-0x1000 && x < fuzzBase } // another procedure
 		var path []Inst
 		for off := 0; off < len(code); {
 			addr := uint64(fuzzBase + off)
@@ -88,6 +91,12 @@ func fuzzArch(f *testing.F, a Arch) {
 				for _, x := range a.JumpTable(mem, path[:len(path)-1], in, to) {
 					if !to.Valid(x) {
 						t.Fatalf("%#x: jump table entry %#x is not a valid target", addr, x)
+					}
+				}
+				// Dyninst's view also takes entries into other code.
+				for _, x := range a.JumpTable(mem, path[:len(path)-1], in, dy) {
+					if !dy.Valid(x) && !dy.Code(x) {
+						t.Fatalf("%#x: jump table entry %#x (Dyninst) is neither valid nor code", addr, x)
 					}
 				}
 				path = path[:0]

@@ -60,6 +60,10 @@ type Targets struct {
 	// Dyninst asks for the tables Dyninst 12.3 resolves only, where an
 	// architecture's analysis knows more (hpcstruct's view).
 	Dyninst bool
+	// Code, asked with Dyninst only, reports code outside the procedure
+	// that Dyninst parses as the procedure's own when a table entry
+	// points there (another procedure's entry or middle); nil: none.
+	Code func(uint64) bool
 }
 
 // Arch is what one instruction set provides.

@@ -291,10 +291,23 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 func (pl *plan) cfgOptions() cfg.Options {
 	opt := cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat}
 	opt.AnyWord = pl.anyWord()
+	if pl.compat {
+		opt.Foreign = pl.foreign
+	}
 	if pl.callers != nil {
 		opt.DyninstTailCalls, opt.Called = true, pl.callers.called
 	}
 	return opt
+}
+
+// foreign is cfg.Options.Foreign: the procedure a jump-table entry points
+// into, which Dyninst parses as the jumping procedure's own code (code in
+// no procedure is continuation's).
+func (pl *plan) foreign(t uint64) (lo, hi uint64, ok bool) {
+	if f := pl.img.FuncAt(t); f != nil && !f.PLT {
+		return f.Addr, f.End, true
+	}
+	return 0, 0, false
 }
 
 // anyWord is cfg.Options.AnyWord: compat mode on ppc64.
