@@ -97,6 +97,15 @@ type Options struct {
 	// Called reports whether a direct call somewhere in the image enters
 	// the procedure's code at t; asked under DyninstTailCalls.
 	Called func(t uint64) bool
+	// JumpInto gives the extent of the procedure that a direct jump to t
+	// lands in, when t is not that procedure's entry: Dyninst 12.3 takes
+	// a jump into the middle of another function for one within the
+	// function (its tail-call test asks for a function entry at the
+	// target), so the parse continues there, and the code is the jumper's
+	// too (glibc's __mempcpy_avx512_unaligned jumps into
+	// __memmove_avx512_unaligned, whose size test jumps into
+	// __memmove_avx512_unaligned_erms). Jump tables are not asked.
+	JumpInto func(t uint64) (lo, hi uint64, ok bool)
 }
 
 type region struct{ lo, hi uint64 }
@@ -115,7 +124,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		return nil, fmt.Errorf("no code at %#x", lo)
 	}
 	hi = lo + uint64(len(img.Bytes(lo, hi)))
-	var fellInto []region // procedures entered by falling out (FallOut)
+	var fellInto []region // procedures entered by falling out (FallOut) or a jump (JumpInto)
 	// Outside the procedure's own extent, every target is asked again: a jump
 	// into a .cold part continues the procedure, a jump to its entry is a
 	// tail call.
@@ -232,13 +241,22 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 					work = append(work, t)
 				}
 			}
+			// A direct jump may also land in another procedure's code.
+			jump := func(t uint64) {
+				if _, ok := regionOf(t, false); !ok && opt.JumpInto != nil {
+					if rlo, rhi, ok := opt.JumpInto(t); ok && t > rlo && t < rhi && len(img.Bytes(rlo, rhi)) > 0 {
+						fellInto = append(fellInto, region{rlo, rlo + uint64(len(img.Bytes(rlo, rhi)))})
+					}
+				}
+				branch(t)
+			}
 			next := true
 			switch in.Kind {
 			case isa.Jump:
-				branch(in.Target)
+				jump(in.Target)
 				next = false
 			case isa.CondJump:
-				branch(in.Target)
+				jump(in.Target)
 				leaders[in.End()] = true
 			case isa.IndirectJump:
 				pending = append(pending, a)

@@ -48,3 +48,49 @@ func TestFallOut(t *testing.T) {
 		}
 	}
 }
+
+// TestJumpInto: with JumpInto, a jump into the middle of another
+// procedure continues the parse there, as Dyninst 12.3 parses glibc's
+// __mempcpy_avx512_unaligned into __memmove_avx512_unaligned; a jump to
+// that procedure's entry stays a tail call.
+func TestJumpInto(t *testing.T) {
+	code := cat(
+		[]byte{0x48, 0x89, 0xf8}, // 1000: mov %rdi,%rax
+		[]byte{0xeb, 0x0d},       // 1003: jmp 1012           (into the next procedure)
+		make90(11),               // 1005: padding
+		[]byte{0x90, 0x90},       // 1010: nop; nop           next procedure
+		[]byte{0x85, 0xc0},       // 1012: test %eax,%eax
+		[]byte{0x74, 0xfa},       // 1014: je 1010            (its entry: a tail call)
+		[]byte{0x75, 0x02},       // 1016: jne 101a
+		[]byte{0x90, 0x90},       // 1018: nop; nop
+		[]byte{0xc3},             // 101a: ret
+	)
+	img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: code}}, nil)
+	into := func(t uint64) (uint64, uint64, bool) {
+		if t >= 0x1010 && t < 0x101b {
+			return 0x1010, 0x101b, true
+		}
+		return 0, 0, false
+	}
+	for _, tc := range []struct {
+		into func(uint64) (uint64, uint64, bool)
+		want []blockShape
+	}{
+		{nil, []blockShape{{0x1000, 0x1005, nil}}},
+		{into, []blockShape{
+			{0x1000, 0x1005, []uint64{0x1012}},
+			{0x1012, 0x1016, []uint64{0x1016}},
+			{0x1016, 0x1018, []uint64{0x101a, 0x1018}},
+			{0x1018, 0x101a, []uint64{0x101a}},
+			{0x101a, 0x101b, nil},
+		}},
+	} {
+		g, err := Build(img, 0x1000, 0x1000, 0x1005, Options{JumpInto: tc.into})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := shape(g); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("JumpInto %v: blocks %+v\nwant %+v", tc.into != nil, got, tc.want)
+		}
+	}
+}

@@ -294,7 +294,21 @@ func (pl *plan) cfgOptions() cfg.Options {
 	if pl.callers != nil {
 		opt.DyninstTailCalls, opt.Called = true, pl.callers.called
 	}
+	if pl.compat {
+		opt.JumpInto = pl.jumpInto
+	}
 	return opt
+}
+
+// jumpInto is cfg.Options.JumpInto: the extent of the procedure whose code
+// a direct jump to t enters past its entry (or ppc64 local entry), which
+// Dyninst parses as the jumper's own; a jump to an entry is a tail call.
+func (pl *plan) jumpInto(t uint64) (lo, hi uint64, ok bool) {
+	f := pl.img.FuncAt(t)
+	if f == nil || f.PLT || t == f.Addr || t == f.LocalEntry {
+		return 0, 0, false
+	}
+	return f.Addr, f.End, true
 }
 
 // anyWord is cfg.Options.AnyWord: compat mode on ppc64.

@@ -164,14 +164,14 @@ type realCase struct {
 //	  loops, callee lines in guard aliens)                3,337
 var realCases = []realCase{
 	{"/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30", "../../shared/hpcstruct-real/libstdc++.so.6.0.30.hpcstruct",
-		"4ab8ef0cdee0f9b3900d2b90425bb328b39cfccb", 0.999817, 44,
-		map[string]uint64{"loop": 41, "procedure": 154, "alien": 41}, nil},
+		"4ab8ef0cdee0f9b3900d2b90425bb328b39cfccb", 0.999833, 40,
+		map[string]uint64{"loop": 41, "procedure": 134, "alien": 41}, nil},
 	{"/usr/lib/x86_64-linux-gnu/libgsl.so.27", "../../shared/hpcstruct-real/libgsl.so.27.hpcstruct",
 		"a6c5261a1af7a903879da759adfab7fb4398effc", 1.0, 0,
 		map[string]uint64{}, nil},
 	{"/usr/lib/x86_64-linux-gnu/libc.so.6", "../../shared/hpcstruct-real/libc.so.6.hpcstruct",
-		"93ac61ec5a8eb1396f9fbd350e3169a558528a40", 0.941993, 12951,
-		map[string]uint64{"procedure": 41865, "loop": 31958, "statement line": 5047, "callee file/line": 443,
+		"93ac61ec5a8eb1396f9fbd350e3169a558528a40", 0.950615, 9730,
+		map[string]uint64{"procedure": 35141, "loop": 31938, "callee file/line": 443,
 			"call site": 9, "callee name": 7},
 		// glibc's atomics jump over a lock prefix (catomic_*: je past the
 		// lock byte): arena_get2, _int_free, _int_malloc and sysmalloc
