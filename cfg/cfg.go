@@ -62,6 +62,11 @@ var ErrArch = errors.New("no control-flow analysis for this architecture yet")
 // ErrEntry says the procedure's first instruction does not decode.
 var ErrEntry = errors.New("entry does not decode")
 
+// ErrDyninstEntry says the procedure's first instruction is one Dyninst
+// 12.3 does not decode (Options.DyninstDecode): hpcstruct's parse of it
+// is empty.
+var ErrDyninstEntry = errors.New("entry does not decode for Dyninst 12.3")
+
 // Options control graph construction.
 type Options struct {
 	// NoReturn reports whether a call to target never returns.
@@ -106,6 +111,14 @@ type Options struct {
 	// __memmove_avx512_unaligned, whose size test jumps into
 	// __memmove_avx512_unaligned_erms). Jump tables are not asked.
 	JumpInto func(t uint64) (lo, hi uint64, ok bool)
+	// DyninstDecode decodes as Dyninst 12.3's decoder does
+	// (isa.DyninstDecoder): its block ends before an instruction it cannot
+	// decode, which is in no block, and what follows is parsed only where
+	// another edge leads; where that is the entry, Build fails with
+	// ErrDyninstEntry. hpcstruct writes those bytes as gaps (the vptestmb
+	// that ends __strcasecmp_evex's parse is a gap of __strcasecmp_l_evex,
+	// which the parse runs into).
+	DyninstDecode bool
 }
 
 type region struct{ lo, hi uint64 }
@@ -180,6 +193,10 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		}
 	}
 	g := &Graph{}
+	var dd isa.DyninstDecoder
+	if opt.DyninstDecode {
+		dd, _ = ar.(isa.DyninstDecoder)
+	}
 	calls := map[uint64]bool{}
 	var pending []uint64 // indirect jumps whose tables are not resolved yet
 	for len(work) > 0 || len(pending) > 0 {
@@ -218,6 +235,10 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				return nil, fmt.Errorf("more than %d instructions", maxInsts)
 			}
 			in := Inst{Inst: ar.Decode(img.Bytes(a, reg.hi), a)}
+			if dd != nil && in.Kind == isa.Other && dd.Dyninst12Undecodable(img.Bytes(a, in.End())) {
+				// Dyninst's block ends before it; the bytes stay a gap.
+				break
+			}
 			if in.Kind == isa.Invalid && opt.AnyWord && in.Len == ar.Align() {
 				in.Kind = isa.Other
 			}
@@ -364,6 +385,9 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	e, ok := index[entry]
 	if !ok {
+		if dd != nil && dd.Dyninst12Undecodable(img.Bytes(entry, entry+uint64(ar.MaxLen()))) {
+			return nil, fmt.Errorf("%w at %#x", ErrDyninstEntry, entry)
+		}
 		return nil, fmt.Errorf("%w at %#x", ErrEntry, entry)
 	}
 	g.Entry = e

@@ -1,6 +1,7 @@
 package cfg
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 
@@ -92,5 +93,39 @@ func TestJumpInto(t *testing.T) {
 		if got := shape(g); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("JumpInto %v: blocks %+v\nwant %+v", tc.into != nil, got, tc.want)
 		}
+	}
+}
+
+// TestDyninstDecode: with DyninstDecode, the block ends before an
+// instruction Dyninst 12.3 does not decode (vptestmb), which is in no
+// block and counts as no undecodable bytes, and the code after it is
+// parsed only where an edge leads; an entry it does not decode fails
+// with ErrDyninstEntry.
+func TestDyninstDecode(t *testing.T) {
+	code := cat(
+		[]byte{0x48, 0x89, 0xf8},                   // 1000: mov %rdi,%rax
+		[]byte{0x62, 0xb2, 0x75, 0x20, 0x26, 0xd1}, // 1003: vptestmb %ymm17,%ymm17,%k2
+		[]byte{0x74, 0x01},                         // 1009: je 100c
+		[]byte{0x90},                               // 100b: nop
+		[]byte{0xc3},                               // 100c: ret
+	)
+	img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: code}}, nil)
+	for _, tc := range []struct {
+		dyninst bool
+		want    []blockShape
+	}{
+		{false, []blockShape{{0x1000, 0x100b, []uint64{0x100c, 0x100b}}, {0x100b, 0x100c, []uint64{0x100c}}, {0x100c, 0x100d, nil}}},
+		{true, []blockShape{{0x1000, 0x1003, nil}}},
+	} {
+		g, err := Build(img, 0x1000, 0x1000, 0x100d, Options{DyninstDecode: tc.dyninst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := shape(g); !reflect.DeepEqual(got, tc.want) || g.Undecodable != 0 {
+			t.Errorf("DyninstDecode %v: blocks %+v, %d undecodable bytes\nwant %+v", tc.dyninst, got, g.Undecodable, tc.want)
+		}
+	}
+	if _, err := Build(img, 0x1003, 0x1003, 0x100d, Options{DyninstDecode: true}); !errors.Is(err, ErrDyninstEntry) {
+		t.Errorf("entry vptestmb: %v, want ErrDyninstEntry", err)
 	}
 }

@@ -268,10 +268,11 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 		return nil, nil, nil
 	}
 	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, pl.cfgOptions())
-	if errors.Is(err, cfg.ErrArch) {
+	if errors.Is(err, cfg.ErrArch) || errors.Is(err, cfg.ErrDyninstEntry) {
 		// Statements and inlined code still, no loops. For cubins that is
 		// hpcstruct's output too: it parses their control flow only with
-		// --gpucfg, which bloop does not offer.
+		// --gpucfg, which bloop does not offer; an entry Dyninst 12.3 does
+		// not decode leaves its parse empty (compat mode).
 		return nil, nil, nil
 	}
 	if err != nil {
@@ -295,7 +296,7 @@ func (pl *plan) cfgOptions() cfg.Options {
 		opt.DyninstTailCalls, opt.Called = true, pl.callers.called
 	}
 	if pl.compat {
-		opt.JumpInto = pl.jumpInto
+		opt.JumpInto, opt.DyninstDecode = pl.jumpInto, true
 	}
 	return opt
 }
