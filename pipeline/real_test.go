@@ -170,8 +170,8 @@ var realCases = []realCase{
 		"a6c5261a1af7a903879da759adfab7fb4398effc", 1.0, 0,
 		map[string]uint64{}, nil},
 	{"/usr/lib/x86_64-linux-gnu/libc.so.6", "../../shared/hpcstruct-real/libc.so.6.hpcstruct",
-		"93ac61ec5a8eb1396f9fbd350e3169a558528a40", 0.956126, 7859,
-		map[string]uint64{"procedure": 29961, "loop": 29584, "callee file/line": 440,
+		"93ac61ec5a8eb1396f9fbd350e3169a558528a40", 0.956564, 7855,
+		map[string]uint64{"procedure": 29961, "loop": 29242, "callee file/line": 183,
 			"call site": 9, "callee name": 7},
 		// glibc's atomics jump over a lock prefix (catomic_*: je past the
 		// lock byte): arena_get2, _int_free, _int_malloc and sysmalloc
