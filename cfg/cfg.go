@@ -225,7 +225,8 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		start := work[len(work)-1]
 		work = work[:len(work)-1]
 		reg, ok := regionOf(start, false)
-		sinceCall := 2 // instructions decoded since the last call on this walk
+		sinceCall := 2         // instructions decoded since the last call on this walk
+		walk := all[len(all):] // the instructions of this walk, as appended to all
 		for a := start; ok && a >= reg.lo && a < reg.hi; {
 			if _, seen := at[a]; seen {
 				leaders[a] = true
@@ -262,9 +263,10 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 					work = append(work, t)
 				}
 			}
-			// A direct jump may also land in another procedure's code.
+			// A direct jump may also land in another procedure's code,
+			// unless Dyninst takes it for a tail call.
 			jump := func(t uint64) {
-				if _, ok := regionOf(t, false); !ok && opt.JumpInto != nil {
+				if _, ok := regionOf(t, false); !ok && opt.JumpInto != nil && !tailJump(ar, img, walk, start, entry, at, all) {
 					if rlo, rhi, ok := opt.JumpInto(t); ok && t > rlo && t < rhi && len(img.Bytes(rlo, rhi)) > 0 {
 						fellInto = append(fellInto, region{rlo, rlo + uint64(len(img.Bytes(rlo, rhi)))})
 					}
@@ -299,6 +301,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 						g.Continued = append(g.Continued, in.Target)
 						at[a] = int32(len(all))
 						all = append(all, in)
+						walk = all[len(all)-len(walk)-1:]
 						reg = r
 						a = in.Target
 						continue
@@ -316,6 +319,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 			at[a] = int32(len(all))
 			all = append(all, in)
+			walk = all[len(all)-len(walk)-1:]
 			if !next {
 				break
 			}
@@ -396,6 +400,47 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	slices.Sort(g.Calls)
 	return g, nil
+}
+
+// tailJump reports whether Dyninst 12.3's x86-64 tail-call test takes a
+// jump that follows walk, the instructions decoded since the walk began at
+// start, for a tail call by what precedes it: alone in the procedure's
+// entry block, or after the end of a frame (isa.TailMarker: a leave, a pop
+// of a register calls preserve, an add to the stack pointer unless a call
+// returns to it), nops skipped. selfTail asks the same of the jumps back
+// to the entry.
+func tailJump(ar isa.Arch, img *loader.Image, walk []Inst, start, entry uint64, at map[uint64]int32, all []Inst) bool {
+	tm, ok := ar.(isa.TailMarker)
+	if !ok {
+		return false
+	}
+	if len(walk) == 0 {
+		return start == entry
+	}
+	for k := len(walk) - 1; k >= 0; k-- {
+		in := &walk[k]
+		switch tm.TailMark(img.Bytes(in.Addr, in.End()), in.Addr) {
+		case isa.NopMark:
+			if k > 0 {
+				continue
+			}
+		case isa.EpilogueMark:
+			return true
+		case isa.FreeMark:
+			if k > 0 {
+				return true
+			}
+			// Not where a call returns to: that add pops its arguments.
+			for back := uint64(1); back <= uint64(ar.MaxLen()) && back <= start; back++ {
+				if i, ok := at[start-back]; ok && all[i].End() == start {
+					return all[i].Kind != isa.Call && all[i].Kind != isa.IndirectCall
+				}
+			}
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // selfTail reports whether Dyninst 12.3 takes the jump ending block i,

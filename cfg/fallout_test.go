@@ -129,3 +129,37 @@ func TestDyninstDecode(t *testing.T) {
 		t.Errorf("entry vptestmb: %v, want ErrDyninstEntry", err)
 	}
 }
+
+// TestJumpIntoTailCall: Dyninst's tail-call test still applies to a jump
+// into another procedure's middle: after a pop of a register calls
+// preserve, or alone in the entry block, it is a tail call, and the parse
+// does not go on there.
+func TestJumpIntoTailCall(t *testing.T) {
+	into := func(t uint64) (uint64, uint64, bool) {
+		if t > 0x1010 && t < 0x1014 {
+			return 0x1010, 0x1014, true
+		}
+		return 0, 0, false
+	}
+	for _, tc := range []struct {
+		name string
+		code []byte
+		want []blockShape
+	}{
+		{"after pop %rbx", cat([]byte{0x5b, 0xeb, 0x0f}, make90(13), []byte{0x90, 0x90, 0x90, 0xc3}),
+			[]blockShape{{0x1000, 0x1003, nil}}},
+		{"alone in the entry block", cat([]byte{0xeb, 0x10}, make90(14), []byte{0x90, 0x90, 0x90, 0xc3}),
+			[]blockShape{{0x1000, 0x1002, nil}}},
+		{"after mov", cat([]byte{0x89, 0xc3, 0xeb, 0x0e}, make90(12), []byte{0x90, 0x90, 0x90, 0xc3}),
+			[]blockShape{{0x1000, 0x1004, []uint64{0x1012}}, {0x1012, 0x1014, nil}}},
+	} {
+		img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: tc.code}}, nil)
+		g, err := Build(img, 0x1000, 0x1000, 0x1010, Options{JumpInto: into})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := shape(g); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: blocks %+v\nwant %+v", tc.name, got, tc.want)
+		}
+	}
+}
