@@ -117,7 +117,8 @@ type Options struct {
 	// another edge leads; where that is the entry, Build fails with
 	// ErrDyninstEntry. hpcstruct writes those bytes as gaps (the vptestmb
 	// that ends __strcasecmp_evex's parse is a gap of __strcasecmp_l_evex,
-	// which the parse runs into).
+	// which the parse runs into). A system call its parser knows not to
+	// return has no fall-through.
 	DyninstDecode bool
 }
 
@@ -239,6 +240,9 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			if dd != nil && in.Kind == isa.Other && dd.Dyninst12Undecodable(img.Bytes(a, in.End())) {
 				// Dyninst's block ends before it; the bytes stay a gap.
 				break
+			}
+			if dd != nil && in.Kind == isa.Other && dd.Dyninst12NoReturnSyscall(img, walkInsts(walk), in.Inst) {
+				in.Kind = isa.Halt
 			}
 			if in.Kind == isa.Invalid && opt.AnyWord && in.Len == ar.Align() {
 				in.Kind = isa.Other
@@ -400,6 +404,15 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	slices.Sort(g.Calls)
 	return g, nil
+}
+
+// walkInsts is walk's instructions as isa knows them.
+func walkInsts(walk []Inst) []isa.Inst {
+	out := make([]isa.Inst, len(walk))
+	for i := range walk {
+		out[i] = walk[i].Inst
+	}
+	return out
 }
 
 // tailJump reports whether Dyninst 12.3's x86-64 tail-call test takes a

@@ -3,6 +3,8 @@ package isa
 import (
 	"strconv"
 	"strings"
+
+	"golang.org/x/arch/x86/x86asm"
 )
 
 // Dyninst 12.3's x86 decoder (hpcstruct 2023.08's) is table driven: a VEX
@@ -118,4 +120,47 @@ func (amd64) Dyninst12Undecodable(b []byte) bool {
 	}
 	k := [2]byte{mmap, pp}
 	return (evex || mmap == 1) && dyninstHoles[k].has(op) || evex && dyninstEVEXHoles[k].has(op)
+}
+
+// Dyninst12NoReturnSyscall: Dyninst's parser gives a syscall a call edge to
+// its sink and a fall-through, which it drops when the system call's
+// number, the constant its slice finds in rax, is one its code source
+// lists as not returning: on x86-64 exit (60) and rt_sigreturn (15), not
+// exit_group. So __restore_rt (mov $0xf,%rax; syscall) does not run on
+// into __libc_sigaction for hpcstruct. The number is read from the
+// instructions before the syscall on the walk: the last to write eax, a
+// mov of a constant; anything else leaves it unknown, taken to return.
+func (amd64) Dyninst12NoReturnSyscall(mem Memory, path []Inst, sc Inst) bool {
+	if b := mem.Bytes(sc.Addr, sc.End()); len(b) != 2 || b[0] != 0x0f || b[1] != 0x05 {
+		return false
+	}
+	for k := len(path) - 1; k >= 0; k-- {
+		x, _, ok := decodeAMD64(mem.Bytes(path[k].Addr, path[k].End()))
+		if !ok {
+			return false
+		}
+		switch x.Op {
+		case x86asm.CALL, x86asm.LCALL, x86asm.SYSCALL, x86asm.CPUID, x86asm.RDTSC, x86asm.RDTSCP,
+			x86asm.CWDE, x86asm.CDQE, x86asm.CBW, x86asm.LODSB, x86asm.LODSW, x86asm.LODSD, x86asm.LODSQ,
+			x86asm.MUL, x86asm.IMUL, x86asm.DIV, x86asm.IDIV, x86asm.XCHG, x86asm.CMPXCHG, x86asm.XADD, x86asm.POP:
+			if x.Op != x86asm.POP || isEAX(x.Args[0]) {
+				return false
+			}
+			continue
+		case x86asm.CMP, x86asm.TEST, x86asm.PUSH:
+			continue
+		}
+		if !isEAX(x.Args[0]) {
+			continue
+		}
+		imm, ok := x.Args[1].(x86asm.Imm)
+		return x.Op == x86asm.MOV && ok && (imm == 60 || imm == 15)
+	}
+	return false
+}
+
+// isEAX reports whether a is rax or one of its parts.
+func isEAX(a x86asm.Arg) bool {
+	r, ok := a.(x86asm.Reg)
+	return ok && (r == x86asm.RAX || r == x86asm.EAX || r == x86asm.AX || r == x86asm.AL || r == x86asm.AH)
 }

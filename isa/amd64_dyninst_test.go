@@ -43,3 +43,36 @@ func TestDyninst12Undecodable(t *testing.T) {
 		}
 	}
 }
+
+// TestDyninst12NoReturnSyscall: Dyninst's parser drops the fall-through of
+// a syscall whose number in rax is exit (60) or rt_sigreturn (15), as in
+// libc.so.6's __restore_rt and __clone's child path; exit_group (231),
+// unknown numbers and a clobbered rax return.
+func TestDyninst12NoReturnSyscall(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		code []byte // instructions before the syscall, then 0f 05
+		want bool
+	}{
+		{"mov $0xf,%rax", []byte{0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00}, true},
+		{"mov $0x3c,%eax; mov %rax,%rdi", []byte{0xb8, 0x3c, 0x00, 0x00, 0x00, 0x48, 0x89, 0xc7}, true},
+		{"mov $0xe7,%eax (exit_group)", []byte{0xb8, 0xe7, 0x00, 0x00, 0x00}, false},
+		{"mov $0x3c,%eax; call *%rdx", []byte{0xb8, 0x3c, 0x00, 0x00, 0x00, 0xff, 0xd2}, false},
+		{"mov $0x3c,%eax; add $1,%eax", []byte{0xb8, 0x3c, 0x00, 0x00, 0x00, 0x83, 0xc0, 0x01}, false},
+		{"nothing known", nil, false},
+	} {
+		code := append(append([]byte(nil), tc.code...), 0x0f, 0x05)
+		m := &memImage{code: code, codeAddr: 0x1000}
+		var path []Inst
+		a := uint64(0x1000)
+		for a < 0x1000+uint64(len(tc.code)) {
+			in := (amd64{}).Decode(m.Bytes(a, a+15), a)
+			path = append(path, in)
+			a = in.End()
+		}
+		sc := (amd64{}).Decode(m.Bytes(a, a+15), a)
+		if got := (amd64{}).Dyninst12NoReturnSyscall(m, path, sc); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

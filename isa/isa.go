@@ -113,6 +113,10 @@ const (
 // ends its block there, as at any instruction it cannot decode.
 type DyninstDecoder interface {
 	Dyninst12Undecodable(b []byte) bool
+	// Dyninst12NoReturnSyscall reports whether Dyninst 12.3's parser
+	// takes the system call sc, after the instructions path (oldest
+	// first), for one that does not return: no fall-through.
+	Dyninst12NoReturnSyscall(mem Memory, path []Inst, sc Inst) bool
 }
 
 // TOCUser is implemented by the instruction sets whose code reaches its
