@@ -63,6 +63,11 @@ var ErrArch = errors.New("no control-flow analysis for this architecture yet")
 // ErrEntry says the procedure's first instruction does not decode.
 var ErrEntry = errors.New("entry does not decode")
 
+// ErrDyninstEntry says the procedure's first instruction is one Dyninst
+// 12.3 does not decode (Options.DyninstDecode): hpcstruct's parse of it
+// is empty.
+var ErrDyninstEntry = errors.New("entry does not decode for Dyninst 12.3")
+
 // Options control graph construction.
 type Options struct {
 	// NoReturn reports whether a call to target never returns.
@@ -110,6 +115,24 @@ type Options struct {
 	// Called reports whether a direct call somewhere in the image enters
 	// the procedure's code at t; asked under DyninstTailCalls.
 	Called func(t uint64) bool
+	// JumpInto gives the extent of the procedure that a direct jump to t
+	// lands in, when t is not that procedure's entry: Dyninst 12.3 takes
+	// a jump into the middle of another function for one within the
+	// function (its tail-call test asks for a function entry at the
+	// target), so the parse continues there, and the code is the jumper's
+	// too (glibc's __mempcpy_avx512_unaligned jumps into
+	// __memmove_avx512_unaligned, whose size test jumps into
+	// __memmove_avx512_unaligned_erms). Jump tables are not asked.
+	JumpInto func(t uint64) (lo, hi uint64, ok bool)
+	// DyninstDecode decodes as Dyninst 12.3's decoder does
+	// (isa.DyninstDecoder): its block ends before an instruction it cannot
+	// decode, which is in no block, and what follows is parsed only where
+	// another edge leads; where that is the entry, Build fails with
+	// ErrDyninstEntry. hpcstruct writes those bytes as gaps (the vptestmb
+	// that ends __strcasecmp_evex's parse is a gap of __strcasecmp_l_evex,
+	// which the parse runs into). A system call its parser knows not to
+	// return has no fall-through.
+	DyninstDecode bool
 }
 
 type region struct{ lo, hi uint64 }
@@ -128,7 +151,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		return nil, fmt.Errorf("no code at %#x", lo)
 	}
 	hi = lo + uint64(len(img.Bytes(lo, hi)))
-	var fellInto []region  // procedures entered by falling out (FallOut)
+	var fellInto []region  // procedures entered by falling out (FallOut) or a jump (JumpInto)
 	var tableInto []region // code entered through a jump table (Foreign)
 	// Outside the procedure's own extent, every target is asked again: a jump
 	// into a .cold part continues the procedure, a jump to its entry is a
@@ -209,6 +232,10 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		}
 	}
 	g := &Graph{}
+	var dd isa.DyninstDecoder
+	if opt.DyninstDecode {
+		dd, _ = ar.(isa.DyninstDecoder)
+	}
 	calls := map[uint64]bool{}
 	var pending []uint64 // indirect jumps whose tables are not resolved yet
 	for len(work) > 0 || len(pending) > 0 {
@@ -244,7 +271,8 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		start := work[len(work)-1]
 		work = work[:len(work)-1]
 		reg, ok := regionOf(start, false)
-		sinceCall := 2 // instructions decoded since the last call on this walk
+		sinceCall := 2         // instructions decoded since the last call on this walk
+		walk := all[len(all):] // the instructions of this walk, as appended to all
 		for a := start; ok && a >= reg.lo && a < reg.hi; {
 			if _, seen := at[a]; seen {
 				leaders[a] = true
@@ -254,6 +282,13 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				return nil, fmt.Errorf("more than %d instructions", maxInsts)
 			}
 			in := Inst{Inst: ar.Decode(img.Bytes(a, reg.hi), a)}
+			if dd != nil && in.Kind == isa.Other && dd.Dyninst12Undecodable(img.Bytes(a, in.End())) {
+				// Dyninst's block ends before it; the bytes stay a gap.
+				break
+			}
+			if dd != nil && in.Kind == isa.Other && dd.Dyninst12NoReturnSyscall(img, walkInsts(walk), in.Inst) {
+				in.Kind = isa.Halt
+			}
 			if in.Kind == isa.Invalid && opt.AnyWord && in.Len == ar.Align() {
 				in.Kind = isa.Other
 			}
@@ -277,13 +312,23 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 					work = append(work, t)
 				}
 			}
+			// A direct jump may also land in another procedure's code,
+			// unless Dyninst takes it for a tail call.
+			jump := func(t uint64) {
+				if _, ok := regionOf(t, false); !ok && opt.JumpInto != nil && !tailJump(ar, img, walk, start, entry, at, all) {
+					if rlo, rhi, ok := opt.JumpInto(t); ok && t > rlo && t < rhi && len(img.Bytes(rlo, rhi)) > 0 {
+						fellInto = append(fellInto, region{rlo, rlo + uint64(len(img.Bytes(rlo, rhi)))})
+					}
+				}
+				branch(t)
+			}
 			next := true
 			switch in.Kind {
 			case isa.Jump:
-				branch(in.Target)
+				jump(in.Target)
 				next = false
 			case isa.CondJump:
-				branch(in.Target)
+				jump(in.Target)
 				leaders[in.End()] = true
 			case isa.IndirectJump:
 				pending = append(pending, a)
@@ -305,6 +350,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 						g.Continued = append(g.Continued, in.Target)
 						at[a] = int32(len(all))
 						all = append(all, in)
+						walk = all[len(all)-len(walk)-1:]
 						reg = r
 						a = in.Target
 						continue
@@ -322,6 +368,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 			at[a] = int32(len(all))
 			all = append(all, in)
+			walk = all[len(all)-len(walk)-1:]
 			if !next {
 				break
 			}
@@ -391,6 +438,9 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	e, ok := index[entry]
 	if !ok {
+		if dd != nil && dd.Dyninst12Undecodable(img.Bytes(entry, entry+uint64(ar.MaxLen()))) {
+			return nil, fmt.Errorf("%w at %#x", ErrDyninstEntry, entry)
+		}
 		return nil, fmt.Errorf("%w at %#x", ErrEntry, entry)
 	}
 	g.Entry = e
@@ -399,6 +449,56 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	slices.Sort(g.Calls)
 	return g, nil
+}
+
+// walkInsts is walk's instructions as isa knows them.
+func walkInsts(walk []Inst) []isa.Inst {
+	out := make([]isa.Inst, len(walk))
+	for i := range walk {
+		out[i] = walk[i].Inst
+	}
+	return out
+}
+
+// tailJump reports whether Dyninst 12.3's x86-64 tail-call test takes a
+// jump that follows walk, the instructions decoded since the walk began at
+// start, for a tail call by what precedes it: alone in the procedure's
+// entry block, or after the end of a frame (isa.TailMarker: a leave, a pop
+// of a register calls preserve, an add to the stack pointer unless a call
+// returns to it), nops skipped. selfTail asks the same of the jumps back
+// to the entry.
+func tailJump(ar isa.Arch, img *loader.Image, walk []Inst, start, entry uint64, at map[uint64]int32, all []Inst) bool {
+	tm, ok := ar.(isa.TailMarker)
+	if !ok {
+		return false
+	}
+	if len(walk) == 0 {
+		return start == entry
+	}
+	for k := len(walk) - 1; k >= 0; k-- {
+		in := &walk[k]
+		switch tm.TailMark(img.Bytes(in.Addr, in.End()), in.Addr) {
+		case isa.NopMark:
+			if k > 0 {
+				continue
+			}
+		case isa.EpilogueMark:
+			return true
+		case isa.FreeMark:
+			if k > 0 {
+				return true
+			}
+			// Not where a call returns to: that add pops its arguments.
+			for back := uint64(1); back <= uint64(ar.MaxLen()) && back <= start; back++ {
+				if i, ok := at[start-back]; ok && all[i].End() == start {
+					return all[i].Kind != isa.Call && all[i].Kind != isa.IndirectCall
+				}
+			}
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // selfTail reports whether Dyninst 12.3 takes the jump ending block i,

@@ -112,6 +112,17 @@ const (
 	FreeMark              // SP += imm: the end of a frame, unless a call returns to it
 )
 
+// DyninstDecoder is implemented by the instruction sets whose decoder in
+// Dyninst 12.3 fails on instructions bloop's decodes: hpcstruct's parse
+// ends its block there, as at any instruction it cannot decode.
+type DyninstDecoder interface {
+	Dyninst12Undecodable(b []byte) bool
+	// Dyninst12NoReturnSyscall reports whether Dyninst 12.3's parser
+	// takes the system call sc, after the instructions path (oldest
+	// first), for one that does not return: no fall-through.
+	Dyninst12NoReturnSyscall(mem Memory, path []Inst, sc Inst) bool
+}
+
 // TOCUser is implemented by the instruction sets whose code reaches its
 // data through a table-of-contents pointer that the bytes do not hold
 // (ppc64's r2): WithTOC returns the set bound to the module's TOC base,

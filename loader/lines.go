@@ -28,33 +28,31 @@ type LineTable struct {
 	// sequence and were cut at its start (the thesis's lying line tables,
 	// 4.3: the later row is the one that describes the code there).
 	Overlaps int
-	open     []openRow // rows that run on past their sequence, to clipOpen
+	open     []unitRow // rows that run on past their sequence, to clipOpen
 	// beyond holds what clipOpen cut off the open rows: seen from their
 	// own unit, they still run on there (Beyond).
 	beyond []unitRow
 }
 
-// openRow is a row that runs on past its sequence, and the line program
-// (DW_AT_stmt_list) it came from.
-type openRow struct{ addr, unit uint64 }
-
-// unitRow is a row only one unit's procedures see.
+// unitRow is a row only one unit's procedures see, and the line program
+// (DW_AT_stmt_list) it came from: one that runs on past its sequence.
 type unitRow struct {
 	lineRow
 	unit uint64
 }
 
 // clipOpen ends the rows that run on past their sequence at the next
-// procedure's entry, once the procedures are known; the rest of each is
-// kept for its own unit's procedures.
+// procedure's entry, once the procedures are known; each is kept whole
+// for its own unit's procedures (Beyond), which see it even where another
+// unit's row starts at the same address and so took its place in the
+// table (libc.so.6's _nl_load_domain.cold ends its sequence at abort's
+// entry, where abort.c's rows start).
 func (t *LineTable) clipOpen(img *Image) {
 	for _, o := range t.open {
+		t.beyond = append(t.beyond, o)
 		i := sort.Search(len(t.rows), func(i int) bool { return t.rows[i].addr >= o.addr })
-		if i < len(t.rows) && t.rows[i].addr == o.addr {
+		if i < len(t.rows) && t.rows[i].addr == o.addr && t.rows[i].file == o.file && t.rows[i].line == o.line {
 			if f := img.nextFuncStart(o.addr); f > o.addr && f < t.rows[i].end {
-				cut := t.rows[i]
-				cut.addr = f
-				t.beyond = append(t.beyond, unitRow{cut, o.unit})
 				t.rows[i].end = f
 			}
 		}
@@ -63,13 +61,15 @@ func (t *LineTable) clipOpen(img *Image) {
 }
 
 // Beyond returns the rows that, as Dyninst reads the line table, the
-// procedures of sub's unit see besides the table's own (nil for none):
+// procedures of sub's unit see before the table's own (nil for none):
 // Dyninst asks a procedure's own unit first, and a row that runs on past
 // its sequence (gcc's mark after a last call that does not return) covers,
 // for that unit, everything up to the unit's next sequence, though other
 // procedures' code lies there (aarch64's _start and call_weak_fn, which
-// main's parse reaches by falling out after abort@plt). Only rows read
-// with hpcstruct's spelling (Options.RawFileNames) run on.
+// main's parse reaches by falling out after abort@plt; abort's code, which
+// libc.so.6's _nl_load_domain reaches through its .cold part's call to
+// the next instruction, all of it loadmsgcat.c:509 for hpcstruct). Only
+// rows read with hpcstruct's spelling (Options.RawFileNames) run on.
 func (t *LineTable) Beyond(sub *Subprogram) []LineRow {
 	if sub == nil || sub.lineUnit == 0 {
 		return nil
@@ -154,7 +154,7 @@ type lineBuilder struct {
 	rows   []lineRow
 	files  []string
 	fileOf map[string]uint32
-	open   []openRow // rows that run on past their sequence (add)
+	open   []unitRow // rows that run on past their sequence (add)
 	bad    *tally    // where add counts corrupt programs; nil: not counted
 }
 
@@ -274,7 +274,7 @@ func (b *lineBuilder) add(lp *dwarfscan.LineProgram, off uint64, joined []string
 		}
 		if s := b.img.SectionAt(r.Address); s != nil && end != ^uint64(0) {
 			b.add1(r.Address, min(end, s.End()), file(r.File), r.Line)
-			b.open = append(b.open, openRow{r.Address, off})
+			b.open = append(b.open, unitRow{b.rows[len(b.rows)-1], off})
 		}
 	}
 }
@@ -299,8 +299,11 @@ func (b *lineBuilder) mergeRows(units []*lineBuilder) {
 		n += len(u.rows)
 	}
 	b.rows = allocRows(n)
-	for _, u := range units {
-		b.open = append(b.open, u.open...)
+	for k, u := range units {
+		for _, o := range u.open {
+			o.file = index[k][o.file]
+			b.open = append(b.open, o)
+		}
 	}
 	// A heap of the units' next rows, by address, then unit.
 	type cursor struct{ unit, next int }

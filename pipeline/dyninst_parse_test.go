@@ -255,3 +255,39 @@ func TestFallOutWithoutDWARF(t *testing.T) {
 		t.Errorf("__clang_call_terminate: %d inlined callees, want those of the code it runs into", callees)
 	}
 }
+
+// TestLoopUnknownSite: in libc.so.6's argp_hol, make_hol is inlined from a
+// call site Dyninst cannot read, and so are the __option_is_end calls
+// inside its loops; the loops' only exits are in those. hpcstruct locates
+// the loops in make_hol, where no exit condition is, and takes the file
+// of an inlined call at that level: "<unknown>", a file like any other
+// for it, line 0 (scopes.inlKey.site).
+func TestLoopUnknownSite(t *testing.T) {
+	const libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+	if buildIDOf(libc) != "93ac61ec5a8eb1396f9fbd350e3169a558528a40" {
+		t.Skip("not the libc the facts are about")
+	}
+	img, err := Open(libc, loader.Options{}, Options{Compat: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := newPlan(img, Options{Compat: true}, 2)
+	p, _ := pl.proc(slices.Index(img.Funcs, funcNamed(t, img, "argp_hol")))
+	found := 0
+	var walk func(s *scopes.Scope)
+	walk = func(s *scopes.Scope) {
+		if s.Kind == scopes.Loop && (s.Entry == 0x112536 || s.Entry == 0x1125a8) {
+			found++
+			if s.File != "<unknown>" || s.Line != 0 {
+				t.Errorf("loop at %#x: %s:%d, want <unknown>:0", s.Entry, s.File, s.Line)
+			}
+		}
+		for _, c := range s.Children {
+			walk(c)
+		}
+	}
+	walk(p)
+	if found != 2 {
+		t.Errorf("%d of make_hol's two loops found", found)
+	}
+}

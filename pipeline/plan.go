@@ -268,10 +268,11 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 		return nil, nil, nil
 	}
 	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, pl.cfgOptions())
-	if errors.Is(err, cfg.ErrArch) {
+	if errors.Is(err, cfg.ErrArch) || errors.Is(err, cfg.ErrDyninstEntry) {
 		// Statements and inlined code still, no loops. For cubins that is
 		// hpcstruct's output too: it parses their control flow only with
-		// --gpucfg, which bloop does not offer.
+		// --gpucfg, which bloop does not offer; an entry Dyninst 12.3 does
+		// not decode leaves its parse empty (compat mode).
 		return nil, nil, nil
 	}
 	if err != nil {
@@ -297,6 +298,9 @@ func (pl *plan) cfgOptions() cfg.Options {
 	if pl.callers != nil {
 		opt.DyninstTailCalls, opt.Called = true, pl.callers.called
 	}
+	if pl.compat {
+		opt.JumpInto, opt.DyninstDecode = pl.jumpInto, true
+	}
 	return opt
 }
 
@@ -308,6 +312,17 @@ func (pl *plan) foreign(t uint64) (lo, hi uint64, ok bool) {
 		return f.Addr, f.End, true
 	}
 	return 0, 0, false
+}
+
+// jumpInto is cfg.Options.JumpInto: the extent of the procedure whose code
+// a direct jump to t enters past its entry (or ppc64 local entry), which
+// Dyninst parses as the jumper's own; a jump to an entry is a tail call.
+func (pl *plan) jumpInto(t uint64) (lo, hi uint64, ok bool) {
+	f := pl.img.FuncAt(t)
+	if f == nil || f.PLT || t == f.Addr || t == f.LocalEntry {
+		return 0, 0, false
+	}
+	return f.Addr, f.End, true
 }
 
 // anyWord is cfg.Options.AnyWord: compat mode on ppc64.

@@ -1,6 +1,9 @@
 package scopes
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestCalleeFileLineZero: with hpcstruct's ranks (compat mode), an inlined
 // callee without nested calls or loops takes the file of its
@@ -44,6 +47,42 @@ func TestLineZeroLoopNotForeign(t *testing.T) {
 		}
 		if guarded := out[0].Kind == Alien; guarded != tc.guard {
 			t.Errorf("rank %v, line %d: guarded %v, want %v", tc.rank != nil, tc.line, guarded, tc.guard)
+		}
+	}
+}
+
+// TestGuardByBaseName: hpcstruct keys guard aliens by the file's base
+// name and names one by its lowest-addressed statement's file, so in
+// libc.so.6's inlined __getcwd_generic (posix/getcwd.c, line 269) line 106
+// of the caller's linux/getcwd.c shares one guard with posix/getcwd.c's
+// lines 173 to 267, which it gives its line, in the file of line 191
+// (the lowest address); the other modes guard each file on its own.
+func TestGuardByBaseName(t *testing.T) {
+	n := newNode()
+	n.stmts[stmtKey{"linux/getcwd.c", 106}] = []Range{{Lo: 0xf918b, Hi: 0xf9199}}
+	n.stmts[stmtKey{"posix/getcwd.c", 191}] = []Range{{Lo: 0xf8cfe, Hi: 0xf8d0d}}
+	n.stmts[stmtKey{"posix/getcwd.c", 173}] = []Range{{Lo: 0xf8db6, Hi: 0xf8dcb}}
+	n.stmts[stmtKey{"posix/getcwd.c", 270}] = []Range{{Lo: 0xf8d8c, Hi: 0xf8db3}}
+	type guard struct {
+		file  string
+		line  int
+		stmts int
+	}
+	for _, tc := range []struct {
+		hpcstruct bool
+		want      []guard
+	}{
+		{true, []guard{{"posix/getcwd.c", 106, 3}}},
+		{false, []guard{{"linux/getcwd.c", 106, 1}, {"posix/getcwd.c", 173, 2}}},
+	} {
+		var got []guard
+		for _, s := range emit(n, context{file: "posix/getcwd.c", threshold: 269, hpcstruct: tc.hpcstruct}) {
+			if s.Kind == Alien {
+				got = append(got, guard{s.File, s.Line, len(s.Children)})
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("hpcstruct %v: guards %+v, want %+v", tc.hpcstruct, got, tc.want)
 		}
 	}
 }

@@ -15,6 +15,8 @@ type context struct {
 	// rank, when set, orders call files as hpcstruct's string table
 	// does (fileRanks); callees then take their file by it.
 	rank map[string]int
+	// hpcstruct keys guard aliens as hpcstruct does (compat).
+	hpcstruct bool
 }
 
 func base(f string) string { return filepath.Base(f) }
@@ -24,17 +26,32 @@ func emit(n *node, ctx context) []*Scope {
 	var stmts, guards, loops, inls []*Scope
 	guardBy := map[string]*Scope{}
 	// foreign code (another file, or a line below the procedure's) goes into
-	// a guard alien per file, as hpcstruct writes it.
-	guard := func(file string, line int) *Scope {
+	// a guard alien per file, as hpcstruct writes it. hpcstruct keys its
+	// guards by the file's base name, as it judges what is foreign, and
+	// names one by the file of its lowest-addressed statement, else of its
+	// first loop: in libc.so.6's __getcwd_generic (posix/getcwd.c:269),
+	// line 106 of linux/getcwd.c, the caller's file, shares the guard of
+	// posix/getcwd.c's lines 173-267, which it gives its line.
+	firstAt := map[*Scope]uint64{} // compat: a guard's lowest statement address
+	guard := func(file string, line int, lo uint64, stmt bool) *Scope {
 		foreign := file != "" && ctx.file != "" && base(file) != base(ctx.file)
 		if !foreign && !(line > 0 && line < ctx.threshold) {
 			return nil
 		}
-		g := guardBy[file]
+		key := file
+		if ctx.hpcstruct {
+			key = base(file)
+		}
+		g := guardBy[key]
 		if g == nil {
 			g = &Scope{Kind: Alien, Name: "<inline>", File: file, guard: true}
-			guardBy[file] = g
+			guardBy[key] = g
 			guards = append(guards, g)
+			if stmt {
+				firstAt[g] = lo
+			}
+		} else if l, ok := firstAt[g]; stmt && (!ok || lo < l) {
+			g.File, firstAt[g] = file, lo
 		}
 		return g
 	}
@@ -51,7 +68,7 @@ func emit(n *node, ctx context) []*Scope {
 			continue
 		}
 		s := &Scope{Kind: Stmt, File: k.file, Line: k.line, Ranges: loader.MergeRanges(append([]Range(nil), rs...))}
-		if g := guard(k.file, k.line); g != nil {
+		if g := guard(k.file, k.line, s.Ranges[0].Lo, true); g != nil {
 			g.Children = append(g.Children, s)
 			continue
 		}
@@ -63,7 +80,7 @@ func emit(n *node, ctx context) []*Scope {
 			l.File = ctx.file // no line info: the loop is in the procedure's file
 		}
 		// Inside a loop the loop's file is the context, and lines are not judged.
-		l.Children = emit(ln.body, context{file: l.File, rank: ctx.rank})
+		l.Children = emit(ln.body, context{file: l.File, rank: ctx.rank, hpcstruct: ctx.hpcstruct})
 		// hpcstruct judges a loop by its header's file and line; one with
 		// line 0 is, like a statement with line 0, never foreign (the
 		// stl_heap.h loops of __make_heap in stl-clang14-O3, a procedure
@@ -73,7 +90,7 @@ func emit(n *node, ctx context) []*Scope {
 			loops = append(loops, l)
 			continue
 		}
-		if g := guard(ln.file, ln.line); g != nil {
+		if g := guard(ln.file, ln.line, 0, false); g != nil {
 			g.Children = append(g.Children, l)
 			continue
 		}
@@ -96,7 +113,7 @@ func emit(n *node, ctx context) []*Scope {
 		// hpcstruct takes the callee's file from its code (where its
 		// nested calls are made, else its loops or statements), not from
 		// its declaration, which is only the last resort.
-		cctx := context{file: calleeFileOf(kid, ctx.rank), rank: ctx.rank}
+		cctx := context{file: calleeFileOf(kid, ctx.rank), rank: ctx.rank, hpcstruct: ctx.hpcstruct}
 		if cctx.file == "" {
 			cctx.file = k.calleeFile
 		}

@@ -155,8 +155,8 @@ func (b *builder) locatedFile(p *loopPlan, d int, exits []exitCond, calls []*inl
 	}
 	for _, k := range calls {
 		for _, e := range exits {
-			if e.key.file != "" && fileBase(e.key.file) == fileBase(k.callFile) {
-				return stmtKey{file: k.callFile}
+			if f, _ := k.site(); e.key.file != "" && fileBase(e.key.file) == fileBase(f) {
+				return stmtKey{file: f}
 			}
 		}
 	}
@@ -169,8 +169,8 @@ func (b *builder) locatedFile(p *loopPlan, d int, exits []exitCond, calls []*inl
 		return stmtKey{file: ProcFile(b.in.Img, b.in.Func, b.in.Sub, true)}
 	}
 	for _, k := range calls {
-		if k.callFile != "" {
-			return stmtKey{file: k.callFile}
+		if f, _ := k.site(); f != "" {
+			return stmtKey{file: f}
 		}
 	}
 	for _, c := range kidsAt {
@@ -207,7 +207,8 @@ func (b *builder) exitsSeenAt(p *loopPlan, d int) []exitCond {
 		case len(q) == d:
 			out = append(out, exitCond{a, b.line(a)})
 		case len(q) > d:
-			out = append(out, exitCond{a, stmtKey{q[d].callFile, q[d].callLine}})
+			f, l := q[d].site()
+			out = append(out, exitCond{a, stmtKey{f, l}})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].addr < out[j].addr })
@@ -235,15 +236,29 @@ func callsBelow(d int, own [][]*inlKey, kids []*loopPlan) []*inlKey {
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if a.callFile != b.callFile {
-			return a.callFile < b.callFile
+		af, al := a.site()
+		bf, bl := b.site()
+		if af != bf {
+			return af < bf
 		}
-		if a.callLine != b.callLine {
-			return a.callLine < b.callLine
+		if al != bl {
+			return al < bl
 		}
 		return a.name < b.name
 	})
 	return out
+}
+
+// site is the call site as hpcstruct has it: an unread one is file
+// "<unknown>", line 0, a file like any other for findLoopHeader. So a
+// loop located in an inlined callee whose exits are all deeper, below
+// calls from unread sites, takes "<unknown>" for its header file and line
+// 0 (make_hol's loops in libc.so.6's argp_hol, parse_expression's).
+func (k *inlKey) site() (string, int) {
+	if k.unknown {
+		return unknownFile, 0
+	}
+	return k.callFile, k.callLine
 }
 
 // firstOwnStmt is the file and line of the lowest-addressed own

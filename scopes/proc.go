@@ -20,7 +20,7 @@ func BuildProc(in Input) (*Scope, string) {
 	}
 	root := b.tree()
 	p, file, cfile := ProcHeader(in)
-	p.Children = emit(root, context{file: cfile, threshold: p.Line, rank: rank})
+	p.Children = emit(root, context{file: cfile, threshold: p.Line, rank: rank, hpcstruct: in.Hpcstruct})
 	return p, file
 }
 
