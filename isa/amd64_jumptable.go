@@ -52,7 +52,7 @@ func (amd64) idiomTable(mem Memory, path []Inst, jmp Inst, to Targets) []uint64 
 	switch a := xs[n-1].Args[0].(type) {
 	case x86asm.Mem:
 		if a.Base == 0 && a.Index != 0 && a.Scale == 8 {
-			return readTable(mem, uint64(a.Disp), 8, 0, tableBound(xs, path, n-1, a.Index), to)
+			return readTable(mem, uint64(a.Disp), 8, 0, amd64IndexBound(xs, path, n-1, a.Index, to), to)
 		}
 	case x86asm.Reg:
 		// Walk back to the load of the table entry: r = sext(mem[base + idx*4]),
@@ -71,7 +71,7 @@ func (amd64) idiomTable(mem Memory, path []Inst, jmp Inst, to Targets) []uint64 
 			switch m.Scale {
 			case 4:
 				if tb, ok := leaRIP(path, xs, i, m.Base); ok {
-					return readTable(mem, tb, 4, tb, tableBound(xs, path, i, m.Index), to)
+					return readTable(mem, tb, 4, tb, amd64IndexBound(xs, path, i, m.Index, to), to)
 				}
 			case 1:
 				return unscaledTable(mem, path, xs, i, m, to)
@@ -96,7 +96,7 @@ func unscaledTable(mem Memory, path []Inst, xs []x86asm.Inst, i int, m x86asm.Me
 			continue
 		}
 		if j, idx, ok := leaScaled(xs, i, r[1]); ok {
-			return readTable(mem, tb, 4, tb, tableBound(xs, path, j, idx), to)
+			return readTable(mem, tb, 4, tb, amd64IndexBound(xs, path, j, idx, to), to)
 		}
 	}
 	return nil
@@ -136,6 +136,75 @@ func leaRIP(path []Inst, xs []x86asm.Inst, i int, reg x86asm.Reg) (uint64, bool)
 		}
 	}
 	return 0, false
+}
+
+// amd64IndexBound is tableBound, and in Dyninst's view (to.Dyninst) one entry
+// where the index is a stack slot last stored an immediate
+// (dyninstSlotConstant).
+func amd64IndexBound(xs []x86asm.Inst, path []Inst, load int, idx x86asm.Reg, to Targets) int {
+	b := tableBound(xs, path, load, idx)
+	if b == 0 && to.Dyninst && dyninstSlotConstant(xs, load, idx) {
+		return 1
+	}
+	return b
+}
+
+// dyninstSlotConstant reports whether Dyninst 12.3 takes the index
+// register idx of the table load xs[load] for a constant: copied from a
+// stack slot (%rsp- or %rbp-based, no index register) that the path last
+// wrote with an immediate. Its index slice follows the slot back to that
+// store and takes no notice of a call between, which may write the slot
+// through a pointer (glibc's parse_bracket_exp: movl $0x3,0xd0(%rsp)
+// before parse_bracket_element(&start_elem, ...), whose result sets the
+// slot, then mov 0xd0(%rsp),%r13d; mov %r13d,%r10d; movslq
+// (%rcx,%r10,4),%rax). A constant bound is an interval of stride 0, and
+// Dyninst's ReadTable starts at index 0 whatever the interval's low end
+// and reads one entry at stride 0: the table's first entry is the only
+// target (hpcstruct's loops in parse_expression have entry 0's code, 0xe8bee,
+// and none of entries 1 to 4's). The stack pointer must not move between
+// the store and the load.
+func dyninstSlotConstant(xs []x86asm.Inst, load int, idx x86asm.Reg) bool {
+	cur := regFamily(idx)
+	for i := load - 1; i >= 0; i-- {
+		x := xs[i]
+		d, ok := x.Args[0].(x86asm.Reg)
+		if !ok || !writesDest(x.Op) || regFamily(d) != cur {
+			continue
+		}
+		if !isCopy(x.Op) {
+			return false
+		}
+		switch s := x.Args[1].(type) {
+		case x86asm.Reg:
+			cur = regFamily(s)
+			continue
+		case x86asm.Mem:
+			b := regFamily(s.Base)
+			if s.Segment != 0 || s.Index != 0 || b != x86asm.RSP && b != x86asm.RBP {
+				return false
+			}
+			for j := i - 1; j >= 0; j-- {
+				y := xs[j]
+				switch y.Op {
+				case x86asm.PUSH, x86asm.POP, x86asm.PUSHF, x86asm.POPF, x86asm.ENTER, x86asm.LEAVE:
+					return false
+				}
+				switch a := y.Args[0].(type) {
+				case x86asm.Reg:
+					if writesDest(y.Op) && regFamily(a) == b {
+						return false
+					}
+				case x86asm.Mem:
+					if a == s && writesDest(y.Op) {
+						_, imm := y.Args[1].(x86asm.Imm)
+						return y.Op == x86asm.MOV && imm
+					}
+				}
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // tableBound returns the number of entries of the table that xs[load]

@@ -97,3 +97,61 @@ func TestTableBound(t *testing.T) {
 
 // TestSystemInstructions: instructions x86asm does not know, which kernels
 // and libraries use (vmlinux's xen_hypercall_amd is vmmcall; jmp).
+
+// TestDyninstSlotConstant: Dyninst 12.3 takes a table index copied from a
+// stack slot that the path last stored an immediate to for that constant,
+// calls between notwithstanding (glibc's parse_bracket_exp), and so reads
+// the table's first entry only. Bytes assembled by GNU as.
+func TestDyninstSlotConstant(t *testing.T) {
+	tests := []struct {
+		asm, hex string
+		want     bool
+	}{
+		{"movl $0x3,0xd0(%rsp); mov 0x60(%rsp),%rdi; call; mov 0xd0(%rsp),%r13d; lea; mov %r13d,%r10d; movslq (%rcx,%r10,4),%rax",
+			"c78424d000000003000000488b7c2460e800000000448bac24d0000000488d0d000100004589ea4a630491", true},
+		{"movl $0x3,-0x14(%rbp); mov -0x14(%rbp),%eax; jmp *0x2000(,%rax,8)",
+			"c745ec030000008b45ecff24c500200000", true},
+		// A register stored: Dyninst slices on, no constant.
+		{"mov %eax,0xd0(%rsp); call; mov 0xd0(%rsp),%r13d; lea; mov %r13d,%r10d; movslq (%rcx,%r10,4),%rax",
+			"898424d0000000e800000000448bac24d0000000488d0d000100004589ea4a630491", false},
+		// The stack pointer moves between the store and the load.
+		{"movl $0x3,0xd0(%rsp); sub $8,%rsp; mov 0xd0(%rsp),%r13d; lea; movslq (%rcx,%r13,4),%rax",
+			"c78424d0000000030000004883ec08448bac24d0000000488d0d000100004a6304a9", false},
+		// The index is computed from the slot, not copied.
+		{"movl $0x3,0xd0(%rsp); mov 0xd0(%rsp),%r13d; add $1,%r13d; lea; movslq (%rcx,%r13,4),%rax",
+			"c78424d000000003000000448bac24d00000004183c501488d0d000100004a6304a9", false},
+		// Not a stack slot.
+		{"movl $0x3,0xd0(%rbx); mov 0xd0(%rbx),%r13d; lea; movslq (%rcx,%r13,4),%rax",
+			"c783d000000003000000448babd0000000488d0d000100004a6304a9", false},
+		// Another slot.
+		{"movl $0x3,0xd8(%rsp); mov 0xd0(%rsp),%r13d; lea; movslq (%rcx,%r13,4),%rax",
+			"c78424d800000003000000448bac24d0000000488d0d000100004a6304a9", false},
+	}
+	for _, tc := range tests {
+		code, err := hex.DecodeString(tc.hex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs, path := decodeAll(t, code, -1)
+		load := len(xs) - 1
+		var idx x86asm.Reg
+		if m, ok := xs[load].Args[0].(x86asm.Mem); ok {
+			idx = m.Index
+		} else {
+			idx = xs[load].Args[1].(x86asm.Mem).Index
+		}
+		if got := dyninstSlotConstant(xs, load, idx); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.asm, got, tc.want)
+		}
+		want := 0
+		if tc.want {
+			want = 1
+		}
+		if got := amd64IndexBound(xs, path, load, idx, Targets{Dyninst: true}); got != want {
+			t.Errorf("%s: Dyninst's bound %d, want %d", tc.asm, got, want)
+		}
+		if got := amd64IndexBound(xs, path, load, idx, Targets{}); got != 0 {
+			t.Errorf("%s: bloop's bound %d, want 0", tc.asm, got)
+		}
+	}
+}
