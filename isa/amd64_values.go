@@ -25,11 +25,12 @@ package isa
 // allow and give a new root where they do not. Besides each root's range,
 // branches comparing two registers bound the difference of two roots
 // (relations): without them the strcmp index above is in [0,30], and the
-// table is read past its end into the next one. Dyninst 12.3 bounds it so,
-// and parses where those entries lead (the next function's code) in some
-// of glibc's eight such functions and not in others, as the order of its
-// parallel parse has it; both views keep the relations (see
-// pipeline/real_test.go).
+// table is read past its end into the next one. Dyninst 12.3 bounds it so:
+// its view (Targets.Dyninst) keeps no relations, and reads a table as
+// Dyninst's ReadTable does, up to the first entry whose code is junk
+// (dyninstJunk), so that of glibc's eight such functions five parse into
+// the next function's code (the sse42 ones in part) and three stop at the
+// next table's first entry (see pipeline/real_test.go).
 
 import (
 	"math/bits"
@@ -138,6 +139,7 @@ type values struct {
 	loads map[vmemKey]regVal // loads from unknown memory since the last store
 	flags *cmpFact
 	mem   Memory
+	noRel bool // Dyninst's view: compares of two registers bound nothing
 }
 
 type vmemKey struct {
@@ -576,7 +578,7 @@ func (s *values) constrain(v vlin, r ival) {
 		s.narrow(t.root, b)
 	case 2:
 		key, sign, ok := relKey(v)
-		if !ok {
+		if !ok || s.noRel {
 			return
 		}
 		d := ival{satAdd(r.lo, -v.k), satAdd(r.hi, -v.k)}
@@ -660,7 +662,7 @@ func (s *values) exclude(v vlin, x int64) {
 			s.narrow(t.root, full)
 		}
 	case 2:
-		if key, sgn, ok := relKey(v); ok {
+		if key, sgn, ok := relKey(v); ok && !s.noRel {
 			y := (x - v.k) * int64(sgn)
 			s.relNe[key] = append(s.relNe[key], y)
 			s.constrain(v, full)
@@ -1141,6 +1143,42 @@ func dyninstTwoLevel(xs []x86asm.Inst, jx x86asm.Inst, first, second root) bool 
 	return false
 }
 
+// dyninstJunk reports whether Dyninst 12.3 takes the code at a table
+// entry's target for junk and stops reading the table there (its
+// IndirectControlFlowAnalyzer::FindJunkInstruction on x86-64): decoded on
+// from the target up to the first control transfer, an instruction does
+// not decode (Dyninst12Undecodable included) or is 00 00 (add %al,(%rax)).
+// Past the 16 entries of __strcasecmp_l_sse2's table are
+// __strcat_sse2_unaligned's, whose targets 0xa7810 and 0xa7820 decode to
+// a jump and 0xa7830 to `and %cl,-0x7d(%rax); c7 20`: Dyninst reads 18
+// entries. Past __strncasecmp_l_sse2's the first is 0xac9c0, `pop %rax;
+// 0e`: 16.
+func dyninstJunk(mem Memory, target uint64) bool {
+	var a amd64
+	for pc, n := target, 0; n < maxJunkScan; n++ {
+		b := mem.Bytes(pc, pc+uint64(a.MaxLen()))
+		if len(b) == 0 {
+			return true
+		}
+		in := a.Decode(b, pc)
+		if in.Kind == Invalid || in.Len <= 0 || in.Len > len(b) || a.Dyninst12Undecodable(b[:in.Len]) {
+			return true
+		}
+		if in.Len == 2 && b[0] == 0 && b[1] == 0 {
+			return true
+		}
+		if in.Kind != Other {
+			return false
+		}
+		pc += uint64(in.Len)
+	}
+	return false
+}
+
+// maxJunkScan bounds dyninstJunk's walk (Dyninst's runs to the end of the
+// region; code reaches a control transfer long before).
+const maxJunkScan = 4096
+
 // valueTable resolves indirect jump jmp by the value analysis: the path's
 // instructions (oldest first; jmp itself may be last) are applied in turn,
 // and the jump's target must come out as a table entry plus a constant.
@@ -1173,6 +1211,7 @@ func valueTable(mem Memory, path []Inst, jmp Inst, to Targets) []uint64 {
 		xs[i] = x
 	}
 	s := newValues(mem)
+	s.noRel = to.Dyninst
 	s.walk(path[start:], xs[start:], jmp.Addr)
 	var t vlin
 	switch a := jx.Args[0].(type) {
@@ -1216,6 +1255,9 @@ func valueTable(mem Memory, path []Inst, jmp Inst, to Targets) []uint64 {
 		target := uint64(a)
 		switch {
 		case to.Dyninst:
+			if dyninstJunk(mem, target) {
+				return out
+			}
 			if to.Valid(target) || to.Code != nil && to.Code(target) {
 				out = append(out, target)
 			}

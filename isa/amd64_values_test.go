@@ -133,14 +133,20 @@ func TestValueTables(t *testing.T) {
 	dy.Dyninst = true
 	dy.Code = func(a uint64) bool { return a >= vtOther && a < vtOther+4 }
 	const aT, bLab, gT = 0x10027, 0x10070, 0x100f4
+	aDyninst := append(seqFrom(aT, 15), 0x10026)
+	for k := 0; k < 15; k++ {
+		aDyninst = append(aDyninst, vtOther)
+	}
 	for _, tc := range []struct {
 		name        string
 		start       uint64
 		taken       []uint64
 		want, wantD []uint64
 	}{
-		{"A masked difference, ja taken", 0x10000, []uint64{0x1000a}, seqFrom(aT, 15), seqFrom(aT, 15)},
-		{"A masked difference, swapped", 0x10000, nil, seqFrom(aT, 15), seqFrom(aT, 15)},
+		// Dyninst bounds 15 + eax - ecx by the masks alone, [0,30], and
+		// reads on into the entries after the table.
+		{"A masked difference, ja taken", 0x10000, []uint64{0x1000a}, seqFrom(aT, 15), aDyninst},
+		{"A masked difference, swapped", 0x10000, nil, seqFrom(aT, 15), aDyninst},
 		{"B byte table, offsets from a label", 0x10037, []uint64{0x10042}, seqFrom(bLab, 4), seqFrom(bLab, 4)},
 		{"C byte table, base register reused", 0x10074, nil, seqFrom(bLab, 4), nil},
 		{"D other procedures' entries", 0x100ad, []uint64{0x100b4}, nil, seqFrom(vtOther, 4)},
@@ -227,5 +233,48 @@ func TestValueRanges(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: %v in [%d, %d], want [%d, %d]", tc.asm, tc.reg, got.lo, got.hi, tc.want.lo, tc.want.hi)
 		}
+	}
+}
+
+// TestDyninstJunk: Dyninst 12.3 stops reading a table at the first entry
+// whose code, decoded up to its first control transfer, holds an
+// instruction that does not decode or 00 00; in vtText's table A, with
+// the other procedure's code made junk, after the 16 entries before it.
+func TestDyninstJunk(t *testing.T) {
+	for _, tc := range []struct {
+		asm, hex string
+		junk     bool
+	}{
+		{"add $0x20,%rdi; mov %dh,(%rdi); ret", "4883c7208837c3", false},
+		{"jmp *%rcx", "ffe1", false},
+		{"and %cl,-0x7d(%rax); c7 20 (glibc's 0xa7830)", "204883c720", true},
+		{"pop %rax; 0e (push %cs, none in 64-bit mode)", "580e004b63", true},
+		{"mov %cs,(%rbx); add %al,(%rax)", "8c0b0000", true},
+		{"vptestmb %ymm17,%ymm16,%k1 (Dyninst 12.3 does not decode it); ret", "62b27d2026c9c3", true},
+		{"nothing", "", true},
+	} {
+		code, err := hex.DecodeString(tc.hex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem := &memImage{code: code, codeAddr: 0x1000}
+		if got := dyninstJunk(mem, 0x1000); got != tc.junk {
+			t.Errorf("%s: junk %v, want %v", tc.asm, got, tc.junk)
+		}
+	}
+	code, _ := hex.DecodeString(vtText)
+	data, _ := hex.DecodeString(vtData)
+	code[vtOther-0x10000] = 0x0e
+	mem := &memImage{code: code, data: data, codeAddr: 0x10000, dataAddr: 0x20000}
+	dy := Targets{
+		Valid:   func(a uint64) bool { return a >= 0x10000 && a < vtOther },
+		Start:   func(uint64) bool { return true },
+		Dyninst: true,
+		Code:    func(a uint64) bool { return a >= vtOther && a < vtOther+4 },
+	}
+	path := amd64Path(t, mem, 0x10000, 0x1000a)
+	want := append(seqFrom(0x10027, 15), 0x10026)
+	if got := valueTable(mem, path, path[len(path)-1], dy); !slices.Equal(got, want) {
+		t.Errorf("table A before junk: targets %x, want %x", got, want)
 	}
 }
