@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 
 	"bloop/isa"
@@ -286,7 +287,7 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				// Dyninst's block ends before it; the bytes stay a gap.
 				break
 			}
-			if dd != nil && in.Kind == isa.Other && dd.Dyninst12NoReturnSyscall(img, walkInsts(walk), in.Inst) {
+			if dd != nil && in.Kind == isa.Other && dd.Dyninst12NoReturnSyscall(img, walkBack(walk), in.Inst) {
 				in.Kind = isa.Halt
 			}
 			if in.Kind == isa.Invalid && opt.AnyWord && in.Len == ar.Align() {
@@ -451,13 +452,16 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	return g, nil
 }
 
-// walkInsts is walk's instructions as isa knows them.
-func walkInsts(walk []Inst) []isa.Inst {
-	out := make([]isa.Inst, len(walk))
-	for i := range walk {
-		out[i] = walk[i].Inst
+// walkBack yields walk's instructions as isa knows them, latest first,
+// without copying the walk (asked at every instruction of it).
+func walkBack(walk []Inst) iter.Seq[isa.Inst] {
+	return func(yield func(isa.Inst) bool) {
+		for k := len(walk) - 1; k >= 0; k-- {
+			if !yield(walk[k].Inst) {
+				return
+			}
+		}
 	}
-	return out
 }
 
 // tailJump reports whether Dyninst 12.3's x86-64 tail-call test takes a

@@ -268,7 +268,7 @@ func (e *engine) bbranch(se *node, l *havlak.Loop, sh scopes.LoopShape) line {
 		return best
 	}
 	var latch *cfg.Inst
-	for v := range sh.In {
+	for _, v := range l.AllNodes() {
 		b := g.Blocks[v]
 		for _, s := range b.Succs {
 			if s == l.Header && (latch == nil || b.Last().Addr > latch.Addr) {

@@ -1,6 +1,7 @@
 package isa
 
 import (
+	"iter"
 	"strconv"
 	"strings"
 
@@ -130,12 +131,12 @@ func (amd64) Dyninst12Undecodable(b []byte) bool {
 // into __libc_sigaction for hpcstruct. The number is read from the
 // instructions before the syscall on the walk: the last to write eax, a
 // mov of a constant; anything else leaves it unknown, taken to return.
-func (amd64) Dyninst12NoReturnSyscall(mem Memory, path []Inst, sc Inst) bool {
+func (amd64) Dyninst12NoReturnSyscall(mem Memory, before iter.Seq[Inst], sc Inst) bool {
 	if b := mem.Bytes(sc.Addr, sc.End()); len(b) != 2 || b[0] != 0x0f || b[1] != 0x05 {
 		return false
 	}
-	for k := len(path) - 1; k >= 0; k-- {
-		x, _, ok := decodeAMD64(mem.Bytes(path[k].Addr, path[k].End()))
+	for in := range before {
+		x, _, ok := decodeAMD64(mem.Bytes(in.Addr, in.End()))
 		if !ok {
 			return false
 		}

@@ -1,6 +1,9 @@
 package isa
 
-import "testing"
+import (
+	"iter"
+	"testing"
+)
 
 // TestDyninst12Undecodable: the VEX and EVEX instructions of glibc's
 // AVX-512 string functions that Dyninst 12.3's decoder tables lack, and
@@ -71,8 +74,19 @@ func TestDyninst12NoReturnSyscall(t *testing.T) {
 			a = in.End()
 		}
 		sc := (amd64{}).Decode(m.Bytes(a, a+15), a)
-		if got := (amd64{}).Dyninst12NoReturnSyscall(m, path, sc); got != tc.want {
+		if got := (amd64{}).Dyninst12NoReturnSyscall(m, backward(path), sc); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// backward yields path's instructions latest first.
+func backward(path []Inst) iter.Seq[Inst] {
+	return func(yield func(Inst) bool) {
+		for k := len(path) - 1; k >= 0; k-- {
+			if !yield(path[k]) {
+				return
+			}
 		}
 	}
 }

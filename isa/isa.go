@@ -9,7 +9,10 @@
 // named *_amd64.go: binaries are analysed on any host.
 package isa
 
-import "debug/elf"
+import (
+	"debug/elf"
+	"iter"
+)
 
 // Kind classifies an instruction by its effect on control flow.
 type Kind uint8
@@ -118,9 +121,10 @@ const (
 type DyninstDecoder interface {
 	Dyninst12Undecodable(b []byte) bool
 	// Dyninst12NoReturnSyscall reports whether Dyninst 12.3's parser
-	// takes the system call sc, after the instructions path (oldest
-	// first), for one that does not return: no fall-through.
-	Dyninst12NoReturnSyscall(mem Memory, path []Inst, sc Inst) bool
+	// takes the system call sc for one that does not return (no
+	// fall-through); before yields the instructions before sc on the
+	// parse's walk, latest first, and is read only for a syscall.
+	Dyninst12NoReturnSyscall(mem Memory, before iter.Seq[Inst], sc Inst) bool
 }
 
 // TOCUser is implemented by the instruction sets whose code reaches its
