@@ -466,11 +466,9 @@ func walkBack(walk []Inst) iter.Seq[isa.Inst] {
 
 // tailJump reports whether Dyninst 12.3's x86-64 tail-call test takes a
 // jump that follows walk, the instructions decoded since the walk began at
-// start, for a tail call by what precedes it: alone in the procedure's
-// entry block, or after the end of a frame (isa.TailMarker: a leave, a pop
-// of a register calls preserve, an add to the stack pointer unless a call
-// returns to it), nops skipped. selfTail asks the same of the jumps back
-// to the entry.
+// start, for a tail call by what precedes it (endsFrame), or for one
+// alone in the procedure's entry block. selfTail asks the same of the
+// jumps back to the entry.
 func tailJump(ar isa.Arch, img *loader.Image, walk []Inst, start, entry uint64, at map[uint64]int32, all []Inst) bool {
 	tm, ok := ar.(isa.TailMarker)
 	if !ok {
@@ -479,8 +477,24 @@ func tailJump(ar isa.Arch, img *loader.Image, walk []Inst, start, entry uint64, 
 	if len(walk) == 0 {
 		return start == entry
 	}
-	for k := len(walk) - 1; k >= 0; k-- {
-		in := &walk[k]
+	return endsFrame(tm, img, walk, func() bool {
+		for back := uint64(1); back <= uint64(ar.MaxLen()) && back <= start; back++ {
+			if i, ok := at[start-back]; ok && all[i].End() == start {
+				return all[i].Kind == isa.Call || all[i].Kind == isa.IndirectCall
+			}
+		}
+		return false
+	})
+}
+
+// endsFrame is the instructions' part of Dyninst's tail-call test: the
+// last of insts, nops skipped, ends a frame (isa.TailMarker: a leave, a pop
+// of a register calls preserve, an add to the stack pointer). An add that
+// is the first of insts does not when afterCall says a call returns to it:
+// it pops the call's arguments.
+func endsFrame(tm isa.TailMarker, img *loader.Image, insts []Inst, afterCall func() bool) bool {
+	for k := len(insts) - 1; k >= 0; k-- {
+		in := &insts[k]
 		switch tm.TailMark(img.Bytes(in.Addr, in.End()), in.Addr) {
 		case isa.NopMark:
 			if k > 0 {
@@ -489,16 +503,7 @@ func tailJump(ar isa.Arch, img *loader.Image, walk []Inst, start, entry uint64, 
 		case isa.EpilogueMark:
 			return true
 		case isa.FreeMark:
-			if k > 0 {
-				return true
-			}
-			// Not where a call returns to: that add pops its arguments.
-			for back := uint64(1); back <= uint64(ar.MaxLen()) && back <= start; back++ {
-				if i, ok := at[start-back]; ok && all[i].End() == start {
-					return all[i].Kind != isa.Call && all[i].Kind != isa.IndirectCall
-				}
-			}
-			return true
+			return k > 0 || !afterCall()
 		}
 		return false
 	}
@@ -514,13 +519,11 @@ func tailJump(ar isa.Arch, img *loader.Image, walk []Inst, start, entry uint64, 
 //     such as the jump back to the entry of a procedure called anywhere
 //     (or to a ppc64 local entry a bl reaches);
 //   - on x86-64 (isa.TailMarker), a jump back to the entry right after the
-//     end of a frame: its parser's tail-call test looks at the instruction
-//     before the jump in the block, nops skipped, and takes a leave, a pop
-//     of a register calls preserve, or an add to the stack pointer that no
-//     call returns to; a jump alone in the entry block is one too. That
-//     test also marks jumps elsewhere in the procedure, but Dyninst turns
-//     those back (a target the procedure reaches otherwise, or only from
-//     that jump, is not a tail call), and only the entry stays.
+//     end of a frame (endsFrame, on the instructions of its block before
+//     it); a jump alone in the entry block is one too. That test also
+//     marks jumps elsewhere in the procedure, but Dyninst turns those back
+//     (a target the procedure reaches otherwise, or only from that jump,
+//     is not a tail call), and only the entry stays.
 func selfTail(ar isa.Arch, img *loader.Image, blocks []*Block, i int, entry uint64, opt Options) bool {
 	if !opt.DyninstTailCalls {
 		return false
@@ -540,32 +543,18 @@ func selfTail(ar isa.Arch, img *loader.Image, blocks []*Block, i int, entry uint
 	if len(b.Insts) == 1 {
 		return b.Start == entry
 	}
-	for k := len(b.Insts) - 2; k >= 0; k-- {
-		in := &b.Insts[k]
-		switch tm.TailMark(img.Bytes(in.Addr, in.End()), in.Addr) {
-		case isa.NopMark:
-			if k > 0 {
-				continue
-			}
-		case isa.EpilogueMark:
+	return endsFrame(tm, img, b.Insts[:len(b.Insts)-1], func() bool {
+		if i == 0 || blocks[i-1].End != b.Start {
+			return false
+		}
+		switch last := blocks[i-1].Last(); last.Kind {
+		case isa.IndirectCall:
 			return true
-		case isa.FreeMark:
-			// Not where a call returns to: that add pops the call's
-			// arguments.
-			if k > 0 || i == 0 || blocks[i-1].End != b.Start {
-				return true
-			}
-			switch last := blocks[i-1].Last(); last.Kind {
-			case isa.IndirectCall:
-				return false
-			case isa.Call:
-				return opt.NoReturn != nil && opt.NoReturn(last.Target)
-			}
-			return true
+		case isa.Call:
+			return opt.NoReturn == nil || !opt.NoReturn(last.Target)
 		}
 		return false
-	}
-	return false
+	})
 }
 
 // byAddress puts the instructions in address order, in place, for the

@@ -163,5 +163,5 @@ func (amd64) Dyninst12NoReturnSyscall(mem Memory, before iter.Seq[Inst], sc Inst
 // isEAX reports whether a is rax or one of its parts.
 func isEAX(a x86asm.Arg) bool {
 	r, ok := a.(x86asm.Reg)
-	return ok && (r == x86asm.RAX || r == x86asm.EAX || r == x86asm.AX || r == x86asm.AL || r == x86asm.AH)
+	return ok && regFamily(r) == x86asm.RAX
 }

@@ -127,6 +127,14 @@ type DyninstDecoder interface {
 	Dyninst12NoReturnSyscall(mem Memory, before iter.Seq[Inst], sc Inst) bool
 }
 
+// DyninstWords is implemented by the fixed-width instruction sets whose
+// decoder in Dyninst 12.3 takes every word for an instruction (ppc64's):
+// a parse that goes on after a call runs through the data that follows
+// it, such as the traceback table (cfg.Options.AnyWord).
+type DyninstWords interface {
+	Dyninst12AnyWord()
+}
+
 // TOCUser is implemented by the instruction sets whose code reaches its
 // data through a table-of-contents pointer that the bytes do not hold
 // (ppc64's r2): WithTOC returns the set bound to the module's TOC base,

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"bytes"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"strings"
@@ -291,15 +290,11 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 // noreturn inference's included (it must see the graphs Dyninst parses).
 func (pl *plan) cfgOptions() cfg.Options {
 	opt := cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat}
-	opt.AnyWord = pl.anyWord()
 	if pl.compat {
-		opt.Foreign = pl.foreign
-	}
-	if pl.callers != nil {
+		_, anyWord := isa.For(pl.img.Machine).(isa.DyninstWords)
+		opt.AnyWord, opt.DyninstDecode = anyWord, true
+		opt.Foreign, opt.JumpInto = pl.foreign, pl.jumpInto
 		opt.DyninstTailCalls, opt.Called = true, pl.callers.called
-	}
-	if pl.compat {
-		opt.JumpInto, opt.DyninstDecode = pl.jumpInto, true
 	}
 	return opt
 }
@@ -314,19 +309,15 @@ func (pl *plan) foreign(t uint64) (lo, hi uint64, ok bool) {
 	return 0, 0, false
 }
 
-// jumpInto is cfg.Options.JumpInto: the extent of the procedure whose code
-// a direct jump to t enters past its entry (or ppc64 local entry), which
-// Dyninst parses as the jumper's own; a jump to an entry is a tail call.
+// jumpInto is cfg.Options.JumpInto: foreign for a direct jump, which
+// enters another procedure's code past its entry (or ppc64 local entry);
+// a jump to an entry is a tail call.
 func (pl *plan) jumpInto(t uint64) (lo, hi uint64, ok bool) {
-	f := pl.img.FuncAt(t)
-	if f == nil || f.PLT || t == f.Addr || t == f.LocalEntry {
+	if f := pl.img.FuncAt(t); f != nil && (t == f.Addr || t == f.LocalEntry) {
 		return 0, 0, false
 	}
-	return f.Addr, f.End, true
+	return pl.foreign(t)
 }
-
-// anyWord is cfg.Options.AnyWord: compat mode on ppc64.
-func (pl *plan) anyWord() bool { return pl.compat && pl.img.Machine == elf.EM_PPC64 }
 
 // proc analyses procedure i. Whatever goes wrong, it returns a procedure:
 // as much of it as could be understood, with the problems met.
