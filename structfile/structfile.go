@@ -41,6 +41,11 @@ type Result struct {
 	Problems []*pipeline.Problem
 	NumProcs int // procedures written
 	NumFiles int // F elements written
+	// NumLoops and NumInlined count the loops and inlined calls written
+	// (callee halves of inline pairs and lone alien contexts; guards are
+	// not calls), for build pipelines' manifests.
+	NumLoops   int
+	NumInlined int
 	Load     time.Duration
 	Analyze  time.Duration // analysis and writing
 	Cached   bool
@@ -101,6 +106,7 @@ func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 		}
 		if p != nil {
 			r.NumProcs++
+			r.count(p)
 			if opt.Progress != nil {
 				opt.Progress(min(r.NumProcs, total), total)
 			}
@@ -120,6 +126,18 @@ func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 	err = sw.Close()
 	r.Analyze = time.Since(t1)
 	return err
+}
+
+// count adds a procedure's loops and inlined calls to r.
+func (r *Result) count(p *scopes.Scope) {
+	scopes.Walk(p, func(s *scopes.Scope) {
+		switch {
+		case s.Kind == scopes.Loop:
+			r.NumLoops++
+		case s.Kind == scopes.Alien && (s.IsCallee() || s.IsLoneAlien()):
+			r.NumInlined++
+		}
+	})
 }
 
 // writer is what a structure file format provides.
