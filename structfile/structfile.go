@@ -46,9 +46,9 @@ type Result struct {
 	// not calls), for build pipelines' manifests.
 	NumLoops   int
 	NumInlined int
-	Load     time.Duration
-	Analyze  time.Duration // analysis and writing
-	Cached   bool
+	Load       time.Duration
+	Analyze    time.Duration // analysis and writing
+	Cached     bool
 	// Warnings and Corrupt are what loading said of the input (the
 	// image's warnings, the corrupt data it repaired or ignored). They
 	// come back with a file from the cache: a damaged binary is reported
