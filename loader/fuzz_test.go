@@ -51,7 +51,11 @@ func FuzzOpen(f *testing.F) {
 		path := fuzzing.WriteInput(t, dir, "bin", b)
 		// A hang fails with every goroutine's stack.
 		defer fuzzing.Watchdog("Open", 10*time.Second)()
+		cerr := Check(path)
 		img, err := Open(path, Options{Workers: 2, DebugDirs: []string{dir}})
+		if cerr != nil && err == nil {
+			t.Errorf("Check refuses (%v), Open accepts", cerr)
+		}
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Errorf("error %v is not a loader.Error naming the file", err)

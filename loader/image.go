@@ -5,10 +5,7 @@ package loader
 
 import (
 	"debug/elf"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -155,75 +152,25 @@ func Open(path string, opt Options) (img *Image, err error) {
 			img, err = nil, errorf(path, "malformed ELF or DWARF data (%v)", r)
 		}
 	}()
-	f, err := os.Open(path)
+	f, st, err := openFile(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return nil, errorf(path, "cannot read: %v", pe.Err)
-		}
-		return nil, errorf(path, "cannot read: %v", err)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	h, err := readHeader(path, f, st)
 	if err != nil {
-		return nil, errorf(path, "cannot read: %v", err)
+		return nil, err
 	}
-	if st.IsDir() {
-		return nil, errorf(path, "is a directory")
-	}
-	var hdr [ehSize]byte
-	n, _ := io.ReadFull(f, hdr[:])
-	if n < 4 || string(hdr[:4]) != elf.ELFMAG {
-		return nil, errorf(path, "not an ELF file")
-	}
-	if n < elf.EI_NIDENT {
-		return nil, errorf(path, "truncated ELF header")
-	}
-	if c, d := elf.Class(hdr[elf.EI_CLASS]), elf.Data(hdr[elf.EI_DATA]); c != elf.ELFCLASS64 || d != elf.ELFDATA2LSB {
-		return nil, errorf(path, "unsupported ELF: %v %v (bloop reads 64-bit little-endian images)", c, d)
-	}
-	// What debug/elf and the section reader read: the file, or a cubin as
-	// hpcstruct lays it out.
-	var raw io.ReaderAt = f
-	var ef *elf.File
-	var cub *cubin
-	if n >= 20 && elf.Machine(binary.LittleEndian.Uint16(hdr[18:])) == elf.EM_CUDA {
-		if cub, err = openCubin(path, f, hdr[:n]); err != nil {
-			return nil, err
-		}
-		raw, ef = cub.view, cub.file
-	} else if ef, err = elf.NewFile(f); err != nil {
-		return nil, errorf(path, "bad ELF: %v", err)
-	}
+	ef, raw := h.ef, h.raw
 	defer ef.Close()
-	img = &Image{Path: resolveLinks(path), Entry: ef.Entry}
+	img = &Image{Path: resolveLinks(path), Entry: ef.Entry, Machine: ef.Machine, Arch: h.arch, Shared: h.shared}
 	img.Name = filepath.Base(img.Path)
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
-	if ef.Class != elf.ELFCLASS64 || ef.Data != elf.ELFDATA2LSB {
-		return nil, errorf(path, "unsupported ELF: %v %v (bloop reads 64-bit little-endian images)", ef.Class, ef.Data)
-	}
-	img.Machine = ef.Machine
-	switch ef.Machine {
-	case elf.EM_X86_64:
-		img.Arch = AMD64
-	case elf.EM_PPC64:
-		img.Arch = PPC64LE
-	case elf.EM_AARCH64:
-		img.Arch = ARM64
-	case elf.EM_CUDA:
-		img.Arch, img.InstSize = CUDA, cub.instSize
-		img.Warnings = append(img.Warnings, cub.warnings...)
-	default:
-		return nil, errorf(path, "unsupported machine %v", ef.Machine)
-	}
-	switch ef.Type {
-	case elf.ET_EXEC:
-	case elf.ET_DYN:
-		img.Shared = !isPIE(ef)
-	default:
-		return nil, errorf(path, "unsupported ELF type %v (want an executable or shared library)", ef.Type)
+	if h.cub != nil {
+		img.InstSize = h.cub.instSize
+		img.Warnings = append(img.Warnings, h.cub.warnings...)
 	}
 	facts := readELFFacts(ef)
 	img.DyninstExec, img.DyninstProgram = facts.onlyExecutable(), facts.program()
@@ -379,8 +326,8 @@ func openELF(path string) (*elf.File, *os.File, error) {
 
 func (img *Image) readSections(f *elf.File, raw fileBytes) error {
 	for _, s := range f.Sections {
-		// .eh_frame is SHT_X86_64_UNWIND (0x70000001) on x86-64; keep it for landing pads.
-		if (s.Type != elf.SHT_PROGBITS && s.Type != elf.SectionType(0x70000001)) || s.Flags&elf.SHF_ALLOC == 0 {
+		// .eh_frame is SHT_X86_64_UNWIND on x86-64; kept for landing pads.
+		if !loaded(s) {
 			continue
 		}
 		if s.Size > maxSectionSize {
