@@ -52,6 +52,8 @@ type Set struct {
 	Duplicates int
 	// Warnings are directories that could not be walked.
 	Warnings []string
+	// Empty lists the directory operands below which no ELF file was found.
+	Empty []string
 }
 
 // elfMagic starts every ELF file.
@@ -74,7 +76,11 @@ func Collect(operands []string) *Set {
 		case err == nil && st.IsDir() && meas.IsMeasurementDir(op):
 			all = append(all, Input{Path: op, Operand: op, Rel: filepath.Base(filepath.Clean(op)), Kind: Measurements})
 		case err == nil && st.IsDir():
-			all = append(all, s.walk(op)...)
+			found := s.walk(op)
+			if len(found) == 0 {
+				s.Empty = append(s.Empty, op)
+			}
+			all = append(all, found...)
 		default:
 			in := Input{Path: op, Operand: op, Rel: filepath.Base(op)}
 			if err == nil {

@@ -88,9 +88,13 @@ func TestMeasurementDir(t *testing.T) {
 	m := filepath.Join(root, "m")
 	must(t, os.MkdirAll(m, 0o755))
 	must(t, os.WriteFile(filepath.Join(m, "a-000.hpcrun"), []byte("HPCRUN"), 0o644))
-	s := Collect([]string{m, filepath.Join(root, "bin")})
+	empty := t.TempDir()
+	s := Collect([]string{m, filepath.Join(root, "bin"), empty})
 	if len(s.Inputs) != 2 || s.Inputs[0].Kind != Measurements || s.Inputs[1].Kind != Binary {
 		t.Errorf("%+v", s.Inputs)
+	}
+	if !reflect.DeepEqual(s.Empty, []string{empty}) {
+		t.Errorf("empty operands %q, want %q", s.Empty, empty)
 	}
 }
 

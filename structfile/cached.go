@@ -108,7 +108,7 @@ func Cached(c *cache.Cache, bin string, opt Options, w io.Writer) (*Result, erro
 		if _, err := io.Copy(w, f); err != nil {
 			return nil, fmt.Errorf("copying %s from the cache: %w", bin, err)
 		}
-		r := &Result{Cached: true}
+		r := &Result{Cached: true, CacheTier: "local"}
 		readNotes(c, key, r)
 		return r, nil
 	}

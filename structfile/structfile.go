@@ -49,6 +49,7 @@ type Result struct {
 	Load       time.Duration
 	Analyze    time.Duration // analysis and writing
 	Cached     bool
+	CacheTier  string // "local" or "remote" when Cached
 	// Warnings and Corrupt are what loading said of the input (the
 	// image's warnings, the corrupt data it repaired or ignored). They
 	// come back with a file from the cache: a damaged binary is reported

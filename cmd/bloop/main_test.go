@@ -24,7 +24,7 @@ func TestStructBadInput(t *testing.T) {
 	os.WriteFile(hdrOnly, full[:64], 0o644)
 	empty := filepath.Join(dir, "empty")
 	os.WriteFile(empty, nil, 0o644)
-	for _, in := range []string{notELF, trunc, hdrOnly, empty, filepath.Join(dir, "missing"), dir} {
+	for _, in := range []string{notELF, trunc, hdrOnly, empty, filepath.Join(dir, "missing")} {
 		out := filepath.Join(dir, "out.hpcstruct")
 		if code := runStruct([]string{"-o", out, in}); code != 1 {
 			t.Errorf("%s: exit %d, want 1", in, code)

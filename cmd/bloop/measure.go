@@ -2,29 +2,25 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync/atomic"
-	"time"
 
 	"bloop/meas"
-	"bloop/par"
 	"bloop/progress"
 	"bloop/structfile"
 )
 
-// maxModulesAtOnce bounds how many modules are loaded at once: each holds
+// maxModulesAtOnce bounds how many inputs are analysed at once: each holds
 // its image in memory, and the procedures of a few keep every core busy.
 const maxModulesAtOnce = 4
 
-// moduleRun is one module's outcome.
-type moduleRun struct {
-	mod meas.Module
-	res *structfile.Result
-	err error
-	dur time.Duration
+// workersFor is how many inputs are analysed at once under -j.
+func workersFor(f *structFlags) int {
+	if *f.jobs > 0 {
+		return min(*f.jobs, maxModulesAtOnce)
+	}
+	return maxModulesAtOnce
 }
 
 // structMeasurements analyses the load modules an hpcrun measurement
@@ -32,14 +28,6 @@ type moduleRun struct {
 // Modules are analysed at once, largest first, their procedures sharing
 // the -j threads; the report lists them in load-map order.
 func structMeasurements(f *structFlags, opt structfile.Options, dir string) int {
-	d, err := meas.Read(dir)
-	if err != nil {
-		if !meas.IsMeasurementDir(dir) {
-			err = fmt.Errorf("%s is a directory but not an hpcrun measurement directory (no .hpcrun profiles in it)", dir)
-		}
-		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
-		return 1
-	}
 	if *f.out != "" {
 		fmt.Fprintf(os.Stderr, "bloop struct: -o names one file; the structure files of measurement directory %s go to %s\n", dir, meas.StructsDir(dir))
 		return 2
@@ -48,83 +36,78 @@ func structMeasurements(f *structFlags, opt structfile.Options, dir string) int 
 		fmt.Fprintf(os.Stderr, "bloop struct: hpcprof reads the XML format: --format json is for single binaries\n")
 		return 2
 	}
+	d, jobs, err := measurementJobs(opt, dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+		return 1
+	}
+	c := f.openCache()
+	bar := progress.Start("bloop: "+filepath.Base(dir), *f.quiet)
+	var finished atomic.Int32
+	bar.Phase(fmt.Sprintf("modules 0/%d", len(jobs)), 0)
+	outs := structfile.Run(c, jobs, workersFor(f), func(int, *structfile.Outcome) {
+		bar.Phase(fmt.Sprintf("modules %d/%d", finished.Add(1), len(jobs)), 0)
+	})
+	bar.Close()
+	code := reportModules(f, d, jobs, outs)
+	if err := writeManifest(f, jobs, outs, nil); err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+		code = 1
+	}
+	return code
+}
+
+// measurementJobs reads a measurement directory and makes one job per
+// module it flagged, writing DIR/structs/<name>.hpcstruct. Its warnings
+// are printed.
+func measurementJobs(opt structfile.Options, dir string) (*meas.Dir, []structfile.Job, error) {
+	d, err := meas.Read(dir)
+	if err != nil {
+		if !meas.IsMeasurementDir(dir) {
+			err = fmt.Errorf("%s is a directory but not an hpcrun measurement directory (no .hpcrun profiles in it)", dir)
+		}
+		return nil, nil, err
+	}
 	for _, w := range d.Warnings {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
 	}
 	structs := meas.StructsDir(dir)
 	if err := os.MkdirAll(structs, 0o755); err != nil {
-		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
-		return 1
+		return nil, nil, err
 	}
-	runs := make([]moduleRun, len(d.Modules))
-	order := bySizeDescending(d.Modules)
-	c := f.openCache()
-	bar := progress.Start("bloop: "+filepath.Base(dir), *f.quiet)
-	var finished atomic.Int32
-	bar.Phase(fmt.Sprintf("modules 0/%d", len(runs)), 0)
-	workers := maxModulesAtOnce
-	if *f.jobs > 0 {
-		workers = min(*f.jobs, maxModulesAtOnce)
-	}
-	par.For(workers, len(order), func(k int) {
-		i := order[k]
-		m := d.Modules[i]
+	jobs := make([]structfile.Job, len(d.Modules))
+	for i, m := range d.Modules {
 		o := opt
 		o.ModulePath = m.Path
-		t0 := time.Now()
-		var r *structfile.Result
-		err := writeAtomic(filepath.Join(structs, m.Out), func(w io.Writer) error {
-			var err error
-			r, err = structfile.Cached(c, m.File, o, w)
-			return err
-		})
-		runs[i] = moduleRun{mod: m, res: r, err: err, dur: time.Since(t0)}
-		n := finished.Add(1)
-		bar.Phase(fmt.Sprintf("modules %d/%d", n, len(runs)), 0)
-	})
-	bar.Close()
-	return reportModules(f, d, runs)
-}
-
-// bySizeDescending orders module indices largest file first, so that the
-// longest analysis starts at once and the small ones fill in around it.
-func bySizeDescending(ms []meas.Module) []int {
-	size := make([]int64, len(ms))
-	order := make([]int, len(ms))
-	for i, m := range ms {
-		order[i] = i
-		if st, err := os.Stat(m.File); err == nil {
-			size[i] = st.Size()
-		}
+		jobs[i] = structfile.Job{Bin: m.File, Dest: filepath.Join(structs, m.Out), Opt: o,
+			Path: m.File, Operand: dir, Rel: filepath.Base(m.Path)}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return size[order[a]] > size[order[b]] })
-	return order
+	return d, jobs, nil
 }
 
 // reportModules prints one line per module, skipped ones included, and
 // returns 1 if any analysis failed. Missing modules are warnings: hpcprof
 // still uses the others.
-func reportModules(f *structFlags, d *meas.Dir, runs []moduleRun) int {
+func reportModules(f *structFlags, d *meas.Dir, jobs []structfile.Job, outs []structfile.Outcome) int {
 	code := 0
 	for _, s := range d.Skipped {
 		fmt.Fprintf(os.Stderr, "bloop: %s: skipped %s: %s\n", d.Path, s.Path, s.Reason)
 	}
-	for _, r := range runs {
-		out := filepath.Join(meas.StructsDir(d.Path), r.mod.Out)
-		if r.err != nil {
-			fmt.Fprintf(os.Stderr, "bloop: %v\n", r.err)
+	for i, o := range outs {
+		if o.Err != nil {
+			fmt.Fprintf(os.Stderr, "bloop: %v\n", o.Err)
 			code = 1
 			continue
 		}
-		reportResult(f, r.mod.File, r.res)
+		reportResult(f, jobs[i].Bin, o.Result)
 		if *f.quiet {
 			continue
 		}
-		how := fmt.Sprintf("%d procedures, %.1fs", r.res.NumProcs, r.dur.Seconds())
-		if r.res.Cached {
+		how := fmt.Sprintf("%d procedures, %.1fs", o.Result.NumProcs, o.Wall.Seconds())
+		if o.Result.Cached {
 			how = "from the cache"
 		}
-		fmt.Fprintf(os.Stderr, "bloop: %s -> %s (%s)\n", r.mod.Path, out, how)
+		fmt.Fprintf(os.Stderr, "bloop: %s -> %s (%s)\n", jobs[i].Opt.ModulePath, jobs[i].Dest, how)
 	}
 	if *f.timing {
 		fmt.Fprintf(os.Stderr, "peak RSS  %8.1f MiB\n", peakRSSMiB())

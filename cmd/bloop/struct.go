@@ -13,6 +13,7 @@ import (
 
 	"bloop/atomicfile"
 	"bloop/cache"
+	"bloop/inputs"
 	"bloop/isa"
 	"bloop/loader"
 	"bloop/meas"
@@ -30,6 +31,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const structUsage = `usage: bloop struct [flags] BINARY
        bloop struct [flags] MEASUREMENTS_DIR
+       bloop struct [flags] [-o OUTDIR] OPERAND... [--files-from FILE]
 
 Writes the structure file of BINARY (procedures, inlined code, loops and
 statements with their addresses), by default to <basename>.hpcstruct.
@@ -39,6 +41,16 @@ profiles flagged and writes MEASUREMENTS_DIR/structs/<basename>.hpcstruct,
 which hpcprof MEASUREMENTS_DIR reads:
 
     hpcrun -o m ./prog; bloop struct m; hpcprof m
+
+Given several operands, a directory that is not a measurement directory,
+--files-from or --shard, it is a batch: directories are walked for ELF
+files (by content; each file once, whatever links reach it), and each
+input's file goes to OUTDIR (default .) as its path below its operand
+(the base name for a file operand) plus .hpcstruct or .json; two inputs
+that would share a name get @<8 hex digits of SHA-256 of their path>
+before the extension. A refused or failed input is one line; the others
+are still written. Exit 0 when every input was written, 1 if any was
+refused or failed, 2 for a usage error.
 
 Results are cached by content (binary, debug file, bloop, options) in
 $HPCTOOLKIT_HPCSTRUCT_CACHE, else ~/.cache/bloop; --nocache turns it off.
@@ -53,6 +65,7 @@ type structFlags struct {
 	quiet, noCache, showVersion *bool
 	format, inline, norm        *string
 	compat, cpuProfile, memProf *string
+	filesFrom, manifest, shard  *string
 	sourceDirs, debugDirs, repl multiFlag
 }
 
@@ -87,6 +100,9 @@ func newStructFlags() *structFlags {
 	f.compat = fs.String("compat", "", "hpcstruct: reproduce real hpcstruct's tree exactly")
 	f.cpuProfile = fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the whole run to `file`")
 	f.memProf = fs.String("memprofile", "", "write a heap profile (go tool pprof) at the end of the run to `file`")
+	f.filesFrom = fs.String("files-from", "", "read more operands from `file`, one per line (- for stdin)")
+	f.manifest = fs.String("manifest", "", "write a JSON Lines record per input to `file` (- for stdout; schema/manifest-v1.json)")
+	f.shard = fs.String("shard", "", "analyse only shard `K/N` of the inputs (by a hash of each input's path below its operand)")
 	fs.Var(&f.debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
 	return f
 }
@@ -165,12 +181,20 @@ func runStruct(args []string) int {
 		fmt.Println(versionString())
 		return 0
 	}
-	if len(operands) > 1 || len(operands) == 0 && *f.measDir == "" {
-		if len(operands) > 1 {
-			fmt.Fprintf(os.Stderr, "bloop struct: one binary or measurement directory at a time, got %d operands (see bloop struct -h)\n", len(operands))
-		} else {
-			fmt.Fprintln(os.Stderr, "bloop struct: no binary or measurement directory given (see bloop struct -h)")
+	operands, err := f.allOperands(operands)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop struct: %v\n", err)
+		return 2
+	}
+	shard := inputs.Shard{K: 1, N: 1}
+	if *f.shard != "" {
+		if shard, err = inputs.ParseShard(*f.shard); err != nil {
+			fmt.Fprintf(os.Stderr, "bloop struct: %v\n", err)
+			return 2
 		}
+	}
+	if len(operands) == 0 && *f.measDir == "" {
+		fmt.Fprintln(os.Stderr, "bloop struct: no binary or measurement directory given (see bloop struct -h)")
 		return 2
 	}
 	opt, err := f.options()
@@ -194,6 +218,19 @@ func runStruct(args []string) int {
 		// that -j1 is what one core does.
 		runtime.GOMAXPROCS(*f.jobs)
 	}
+	if f.isBatch(operands) {
+		if *f.measDir != "" {
+			fmt.Fprintln(os.Stderr, "bloop struct: -M takes one binary; a batch writes to -o DIR (measurement directories among its operands get their structs directories)")
+			return 2
+		}
+		set := inputs.Collect(operands)
+		code := structBatch(f, opt, set, shard)
+		for _, d := range set.Empty {
+			fmt.Fprintf(os.Stderr, "bloop: %s: no ELF file below it and no .hpcrun profile in it\n", d)
+			code = max(code, 1)
+		}
+		return code
+	}
 	target := *f.measDir
 	if len(operands) == 1 {
 		target = operands[0]
@@ -210,6 +247,38 @@ func runStruct(args []string) int {
 		}
 	}
 	return structBinary(f, opt, target)
+}
+
+// allOperands adds the operands of --files-from to those of the command
+// line.
+func (f *structFlags) allOperands(ops []string) ([]string, error) {
+	if *f.filesFrom == "" {
+		return ops, nil
+	}
+	var r io.Reader = os.Stdin
+	if *f.filesFrom != "-" {
+		file, err := os.Open(*f.filesFrom)
+		if err != nil {
+			return nil, fmt.Errorf("--files-from: %w", err)
+		}
+		defer file.Close()
+		r = file
+	}
+	more, err := inputs.ReadList(r)
+	if err != nil {
+		return nil, fmt.Errorf("--files-from %s: %w", *f.filesFrom, err)
+	}
+	return append(ops, more...), nil
+}
+
+// isBatch reports whether the run is a batch: several operands, a list,
+// a shard, or a directory that is not a measurement directory.
+func (f *structFlags) isBatch(ops []string) bool {
+	if len(ops) != 1 || *f.filesFrom != "" || *f.shard != "" {
+		return len(ops) > 0
+	}
+	st, err := os.Stat(ops[0])
+	return err == nil && st.IsDir() && !meas.IsMeasurementDir(ops[0])
 }
 
 // structBinary writes one binary's structure file.
@@ -231,18 +300,25 @@ func structBinary(f *structFlags, opt structfile.Options, bin string) int {
 		}
 		bar.Set(done, total)
 	}
-	c := f.openCache()
-	var r *structfile.Result
-	err := writeAtomic(dest, func(w io.Writer) error {
-		var err error
-		r, err = structfile.Cached(c, bin, opt, w)
-		return err
-	})
+	jobs := []structfile.Job{{Bin: bin, Dest: dest, Opt: opt, Operand: bin, Rel: filepath.Base(bin)}}
+	outs := structfile.Run(f.openCache(), jobs, 1, nil)
 	bar.Close()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
-		return 1
+	code := 0
+	if o := outs[0]; o.Err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: %v\n", o.Err)
+		code = 1
+	} else {
+		reportWritten(f, bin, dest, o.Result, t0)
 	}
+	if err := writeManifest(f, jobs, outs, nil); err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+		code = 1
+	}
+	return code
+}
+
+// reportWritten says what a single binary's run did.
+func reportWritten(f *structFlags, bin, dest string, r *structfile.Result, t0 time.Time) {
 	reportResult(f, bin, r)
 	if *f.timing {
 		fmt.Fprintf(os.Stderr, "load      %8.3fs\nanalyze   %8.3fs (and write)\ntotal     %8.3fs\npeak RSS  %8.1f MiB\n",
@@ -255,7 +331,6 @@ func structBinary(f *structFlags, opt structfile.Options, bin string) int {
 		}
 		fmt.Fprintf(os.Stderr, "bloop: wrote %s%s\n", dest, from)
 	}
-	return 0
 }
 
 // reportResult prints a run's warnings and, under -v, its problems and
@@ -363,15 +438,6 @@ func reportSources(w io.Writer, bin string, img *loader.Image, t *procs.Table) {
 		parts = append(parts, fmt.Sprintf("%s %d", s, n[s]))
 	}
 	fmt.Fprintf(w, "bloop: %s: procedures by source: %s\n", bin, strings.Join(parts, ", "))
-}
-
-// writeAtomic writes dest through write, atomically (package
-// atomicfile); "-" is stdout.
-func writeAtomic(dest string, write func(io.Writer) error) error {
-	if dest == "-" {
-		return write(os.Stdout)
-	}
-	return atomicfile.Write(dest, write)
 }
 
 func peakRSSMiB() float64 {

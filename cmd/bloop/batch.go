@@ -1,0 +1,206 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"bloop/atomicfile"
+	"bloop/inputs"
+	"bloop/progress"
+	"bloop/structfile"
+)
+
+// batch is a run over many inputs: the jobs, and the inputs that gave no
+// job (a measurement directory that could not be read).
+type batch struct {
+	jobs   []structfile.Job
+	failed []structfile.Record
+}
+
+// structBatch writes the structure files of several inputs: binaries to
+// -o DIR (default the current directory) under the names inputs.OutputNames
+// gives, measurement directories' modules to their structs directories.
+// One pool does them all; a refused or failed input is one line and the
+// others go on. Exit 0 when every input was written, 1 otherwise.
+func structBatch(f *structFlags, opt structfile.Options, set *inputs.Set, shard inputs.Shard) int {
+	t0 := time.Now()
+	outDir := *f.out
+	if outDir == "" {
+		outDir = "."
+	}
+	if outDir == "-" {
+		fmt.Fprintln(os.Stderr, "bloop struct: -o - writes one structure file; with several inputs -o names a directory")
+		return 2
+	}
+	if st, err := os.Stat(outDir); err == nil && !st.IsDir() {
+		fmt.Fprintf(os.Stderr, "bloop struct: -o %s: with several inputs -o names a directory, and this is a file\n", outDir)
+		return 2
+	}
+	for _, w := range set.Warnings {
+		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
+	}
+	for _, in := range set.Inputs {
+		if in.Kind == inputs.Measurements && opt.JSON {
+			fmt.Fprintf(os.Stderr, "bloop struct: hpcprof reads the XML format: --format json cannot be used with measurement directory %s\n", in.Path)
+			return 2
+		}
+	}
+	b := makeBatch(opt, set, shard, outDir)
+	c := f.openCache()
+	bar := progress.Start("bloop", *f.quiet)
+	var done, bad atomic.Int32
+	total := len(b.jobs)
+	bar.Phase(batchPhase(0, total, 0), 0)
+	outs := structfile.Run(c, b.jobs, workersFor(f), func(_ int, o *structfile.Outcome) {
+		if !o.Written() {
+			bad.Add(1)
+		}
+		bar.Phase(batchPhase(int(done.Add(1)), total, int(bad.Load())), 0)
+	})
+	bar.Close()
+	code := reportBatch(f, b, outs)
+	if err := writeManifest(f, b.jobs, outs, b.failed); err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+		code = 1
+	}
+	if !*f.quiet {
+		fmt.Fprintf(os.Stderr, "bloop: %s in %.1fs%s\n", batchSummary(b, outs), time.Since(t0).Seconds(), setSummary(set))
+	}
+	if *f.timing {
+		fmt.Fprintf(os.Stderr, "peak RSS  %8.1f MiB\n", peakRSSMiB())
+	}
+	return code
+}
+
+func batchPhase(done, total, bad int) string {
+	s := fmt.Sprintf("files %d/%d", done, total)
+	if bad > 0 {
+		s += fmt.Sprintf(", %d failed", bad)
+	}
+	return s
+}
+
+// makeBatch turns the inputs of shard into jobs. Output names are made
+// from every input, before sharding, so that a shard writes what the
+// whole run would.
+func makeBatch(opt structfile.Options, set *inputs.Set, shard inputs.Shard, outDir string) *batch {
+	ext := ".hpcstruct"
+	if opt.JSON {
+		ext = ".json"
+	}
+	names := inputs.OutputNames(set.Inputs, ext)
+	b := &batch{}
+	for i, in := range set.Inputs {
+		if !shard.Holds(in) {
+			continue
+		}
+		if in.Kind == inputs.Measurements {
+			_, jobs, err := measurementJobs(opt, in.Path)
+			if err != nil {
+				b.failed = append(b.failed, structfile.Record{Version: structfile.ManifestVersion, Path: in.Path,
+					Operand: in.Operand, Rel: in.Rel, Outcome: structfile.OutcomeFailed, Reason: err.Error()})
+				continue
+			}
+			b.jobs = append(b.jobs, jobs...)
+			continue
+		}
+		dest := filepath.Join(outDir, names[i])
+		b.jobs = append(b.jobs, structfile.Job{Bin: in.Path, Dest: dest, Opt: opt, Path: in.Path, Operand: in.Operand, Rel: in.Rel})
+		// A directory that cannot be made fails the job when it writes.
+		os.MkdirAll(filepath.Dir(dest), 0o755)
+	}
+	return b
+}
+
+// reportBatch prints one line per refused or failed input and the
+// warnings of the others (under -v, one line per file written), and
+// returns the exit status.
+func reportBatch(f *structFlags, b *batch, outs []structfile.Outcome) int {
+	code := 0
+	for _, r := range b.failed {
+		fmt.Fprintf(os.Stderr, "bloop: %s\n", r.Reason)
+		code = 1
+	}
+	for i, o := range outs {
+		j := b.jobs[i]
+		if o.Err != nil {
+			fmt.Fprintf(os.Stderr, "bloop: %v\n", o.Err)
+			code = 1
+			continue
+		}
+		reportResult(f, j.Bin, o.Result)
+		if *f.verbose {
+			how := fmt.Sprintf("%d procedures, %.1fs", o.Result.NumProcs, o.Wall.Seconds())
+			if o.Result.Cached {
+				how = "from the " + o.Result.CacheTier + " cache"
+			}
+			fmt.Fprintf(os.Stderr, "bloop: %s -> %s (%s)\n", j.Path, j.Dest, how)
+		}
+	}
+	return code
+}
+
+// batchSummary counts the outcomes: "12 inputs: 9 written, 1 from the
+// cache, 1 refused, 1 failed".
+func batchSummary(b *batch, outs []structfile.Outcome) string {
+	var written, cached, refused, failed int
+	failed = len(b.failed)
+	for _, o := range outs {
+		switch {
+		case o.Refused:
+			refused++
+		case o.Err != nil:
+			failed++
+		case o.Result.Cached:
+			cached++
+		default:
+			written++
+		}
+	}
+	return fmt.Sprintf("%s: %d written, %d from the cache, %d refused, %d failed",
+		plural(len(outs)+len(b.failed), "input"), written, cached, refused, failed)
+}
+
+// setSummary says what the walk left out.
+func setSummary(s *inputs.Set) string {
+	var parts []string
+	if s.Ignored > 0 {
+		parts = append(parts, plural(s.Ignored, "file")+" not ELF")
+	}
+	if s.Duplicates > 0 {
+		parts = append(parts, plural(s.Duplicates, "other path")+" of the same files")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (left out: " + strings.Join(parts, ", ") + ")"
+}
+
+// writeManifest writes --manifest's JSON Lines: a record per job, in
+// input order, then the inputs that gave no job.
+func writeManifest(f *structFlags, jobs []structfile.Job, outs []structfile.Outcome, extra []structfile.Record) error {
+	if *f.manifest == "" {
+		return nil
+	}
+	recs := make([]structfile.Record, 0, len(jobs)+len(extra))
+	for i := range jobs {
+		recs = append(recs, structfile.NewRecord(jobs[i], &outs[i]))
+	}
+	recs = append(recs, extra...)
+	write := func(w io.Writer) error { return structfile.WriteManifest(w, recs) }
+	var err error
+	if *f.manifest == "-" {
+		err = write(os.Stdout)
+	} else {
+		err = atomicfile.Write(*f.manifest, write)
+	}
+	if err != nil {
+		return fmt.Errorf("manifest %s: %w", *f.manifest, err)
+	}
+	return nil
+}
