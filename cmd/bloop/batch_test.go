@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -178,9 +179,15 @@ func TestStructBatchJunkNotHashed(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, junk+": unsupported ELF") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
+	// The cache remembers each file it hashed with its size.
 	memos, _ := filepath.Glob(filepath.Join(cacheDir, "*", "hash", "*"))
-	if len(memos) != 1 { // the good binary's
-		t.Errorf("%d hash memos, want 1 (the junk file was hashed)", len(memos))
+	if len(memos) == 0 {
+		t.Fatal("no hash memo at all: the test no longer sees what the cache hashes")
+	}
+	for _, m := range memos {
+		if b, _ := os.ReadFile(m); strings.Contains(string(b), fmt.Sprintf("size=%d ", 10<<30)) {
+			t.Errorf("the junk file was hashed (%s)", m)
+		}
 	}
 }
 
@@ -270,5 +277,25 @@ func TestStructBatchOperands(t *testing.T) {
 		if code, _, e := captured(t, runStruct, args...); code != 2 || strings.Count(e, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, e)
 		}
+	}
+}
+
+// TestStructBatchWithMeasurements: a measurement directory among the
+// operands of a batch gets its structs directory, as alone, and its
+// modules are records of the manifest.
+func TestStructBatchWithMeasurements(t *testing.T) {
+	dir, _ := measDir(t)
+	out := t.TempDir()
+	man := filepath.Join(t.TempDir(), "m.jsonl")
+	if code, _, e := captured(t, runStruct, "-q", "--nocache", "-o", out, "--manifest", man, dir, example); code != 0 {
+		t.Fatalf("exit %d: %q", code, e)
+	}
+	for _, p := range []string{filepath.Join(dir, "structs", "prog.hpcstruct"), filepath.Join(dir, "structs", "libm.so.6.hpcstruct"), filepath.Join(out, "loops-gcc12-O2.hpcstruct")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+	}
+	if recs := readManifest(t, man); len(recs) != 3 {
+		t.Errorf("%d records, want 3 (two modules and the binary)", len(recs))
 	}
 }
