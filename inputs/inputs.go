@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 
@@ -201,15 +200,4 @@ func ReadList(r io.Reader) ([]string, error) {
 		}
 	}
 	return out, sc.Err()
-}
-
-// Sorted returns the indices of ins, largest file first, so that the
-// longest analyses start at once and the small ones fill in around them.
-func Sorted(ins []Input) []int {
-	order := make([]int, len(ins))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return ins[order[a]].Size > ins[order[b]].Size })
-	return order
 }
