@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
@@ -231,8 +232,9 @@ func walkTree(root string) (tree, error) {
 }
 
 // sniffLimit bounds what IsStructure reads: a structure file says what it
-// is in its first few hundred bytes (XML: the DOCTYPE, about 1.5 KB, then
-// the root element; JSON: "version", then "modules").
+// is in its first few kilobytes (XML: the DOCTYPE, about 1.5 KB, then the
+// root element; JSON: "version", then "modules"). Other files are mostly
+// told by their first byte.
 const sniffLimit = 1 << 20
 
 // IsStructure reports whether the file at path is a structure file, by
@@ -243,18 +245,34 @@ const sniffLimit = 1 << 20
 // whatever the case of its letters). A file that passes may still be
 // malformed further on (Parse says where); other XML and JSON (HTML, a
 // manifest, a build's other outputs) and other files do not pass. The
-// error is for a file that cannot be read.
+// error is for a file that cannot be read; it names the file.
 func IsStructure(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	head, err := io.ReadAll(io.LimitReader(f, sniffLimit))
-	if err != nil {
-		return false, fmt.Errorf("%s: read: %w", path, err)
+	r := &readErr{r: io.LimitReader(f, sniffLimit)}
+	ok := sniff(bufio.NewReader(r))
+	if r.err != nil {
+		return false, fmt.Errorf("%s: read: %w", path, r.err)
 	}
-	return sniff(head), nil
+	return ok, nil
+}
+
+// readErr remembers the first error of r other than io.EOF: the decoders
+// IsStructure uses would take it for malformed input.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 var (
@@ -262,14 +280,25 @@ var (
 	xmlDoctype = []byte("<!DOCTYPE " + rootTag)
 )
 
-func sniff(head []byte) bool {
-	trimmed := bytes.TrimLeft(head, " \t\r\n")
-	if len(trimmed) == 0 {
-		return false
+// sniff reads from r only what it needs to tell.
+func sniff(r *bufio.Reader) bool {
+	var first byte
+	for {
+		b, err := r.ReadByte()
+		if err != nil {
+			return false
+		}
+		if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+			first = b
+			r.UnreadByte()
+			break
+		}
 	}
-	switch trimmed[0] {
+	switch first {
 	case '<':
-		dec := xml.NewDecoder(bytes.NewReader(trimmed))
+		// The bytes the decoder has read, to look at where it failed.
+		var seen bytes.Buffer
+		dec := xml.NewDecoder(io.TeeReader(r, &seen))
 		dec.Strict = true
 		dec.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 		for {
@@ -278,7 +307,7 @@ func sniff(head []byte) bool {
 			if err != nil {
 				// Cut or broken before the first element: a structure
 				// file if that is where its DOCTYPE or root starts.
-				rest := trimmed[off:]
+				rest := seen.Bytes()[min(int(off), seen.Len()):]
 				return bytes.HasPrefix(rest, xmlDoctype) || bytes.HasPrefix(rest, xmlRoot)
 			}
 			switch t := tok.(type) {
@@ -296,7 +325,7 @@ func sniff(head []byte) bool {
 			}
 		}
 	case '{':
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		dec := json.NewDecoder(r)
 		if _, err := dec.Token(); err != nil {
 			return false
 		}

@@ -363,6 +363,17 @@ func TestIsStructure(t *testing.T) {
 	if _, err := IsStructure(filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing file: error %v should name it", err)
 	}
+	// A read error is an error, not a file that is not a structure file.
+	if _, err := IsStructure(dir); err == nil || !strings.Contains(err.Error(), dir+": read: ") {
+		t.Errorf("directory: error %v should say the read failed", err)
+	}
+	// What decides lies in the first MiB: a root element after 2 MiB of
+	// comment is not looked for.
+	far := filepath.Join(dir, "far")
+	os.WriteFile(far, []byte("<!--"+strings.Repeat("x", 2<<20)+"-->\n<HPCToolkitStructure>"), 0o644)
+	if ok, err := IsStructure(far); ok || err != nil {
+		t.Errorf("root after 2 MiB: IsStructure = %v, %v; want false", ok, err)
+	}
 }
 
 // TestDiffDirsLinks: a symbolic link to a structure file is a structure
