@@ -52,7 +52,7 @@ type PairReport struct {
 
 // FileError is a file or directory that could not be read or parsed.
 type FileError struct {
-	Path    string `json:"path"`    // relative to its operand ("." for the operand)
+	Path    string `json:"path"`    // relative to its operand
 	Message string `json:"message"` // one line, naming the file (and line) as ParseFile's errors do
 }
 
