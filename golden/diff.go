@@ -61,7 +61,7 @@ type Change struct {
 // them by kind, file basename and line, ignoring addresses and ids unless
 // opts.Addresses is set.
 func Diff(a, b *Doc, opts DiffOptions) *Report {
-	r := &Report{A: a.Name, B: b.Name, Options: opts, Procedures: []ProcReport{}, Warnings: []string{}}
+	r := &Report{Version: ReportVersion, A: a.Name, B: b.Name, Options: opts, Procedures: []ProcReport{}, Warnings: []string{}}
 	ca, errA := Canonicalize(a)
 	cb, errB := Canonicalize(b)
 	for _, e := range []error{errA, errB} {

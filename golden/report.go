@@ -10,6 +10,7 @@ import (
 // differ, sorted by file, name and status; changes are sorted by kind,
 // then path.
 type Report struct {
+	Version    int          `json:"version"` // ReportVersion
 	A          string       `json:"a"`
 	B          string       `json:"b"`
 	Options    DiffOptions  `json:"options"`
@@ -18,6 +19,10 @@ type Report struct {
 	// Warnings: canonicalization problems (elements without addresses).
 	Warnings []string `json:"warnings"`
 }
+
+// ReportVersion is the version of the JSON reports (Report and
+// DirReport), whose schema is schema/diff-v1.json.
+const ReportVersion = 1
 
 // ProcReport lists the changes of one procedure.
 type ProcReport struct {
@@ -51,6 +56,24 @@ type Summary struct {
 	StmtsIntoLoop  int `json:"statements_into_loops"`
 	StmtsOutOfLoop int `json:"statements_out_of_loops"`
 	Addresses      int `json:"address_differences"`
+}
+
+// add adds o's counts to s.
+func (s *Summary) add(o Summary) {
+	s.ProcsDiffer += o.ProcsDiffer
+	s.ProcsAdded += o.ProcsAdded
+	s.ProcsRemoved += o.ProcsRemoved
+	s.LoopsAdded += o.LoopsAdded
+	s.LoopsRemoved += o.LoopsRemoved
+	s.LoopsMoved += o.LoopsMoved
+	s.LoopsSplit += o.LoopsSplit
+	s.LoopsFused += o.LoopsFused
+	s.InlinesAdded += o.InlinesAdded
+	s.InlinesRemoved += o.InlinesRemoved
+	s.InlinesMoved += o.InlinesMoved
+	s.StmtsIntoLoop += o.StmtsIntoLoop
+	s.StmtsOutOfLoop += o.StmtsOutOfLoop
+	s.Addresses += o.Addresses
 }
 
 // StmtsMoved is the number of lines that moved into or out of loops.

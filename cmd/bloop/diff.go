@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 
 	"bloop/golden"
 )
@@ -13,6 +14,14 @@ const diffNotes = `
 A and B are hpcstruct XML or bloop JSON (struct --format json), told apart by
 content; the two forms of one structure compare equal. Exit 0 equal,
 1 different, 2 error (a malformed file: one line FILE:LINE: what is wrong).
+
+A and B may instead both be directories: the structure files under each
+(recognised by content, whatever their names; other files are ignored and
+counted) are paired by relative path and each pair is diffed as two files
+are. The report has one line per pair that differs, with its counts, one per
+file only in a or only in b, then a totals line; --json writes one document
+with every pair's report. A file that does not parse is one error line and
+exit 2, the other pairs are still diffed.
 
 Report paths name a scope inside the procedure of their section, outermost
 first, joined by "/" (B's scopes for additions, A's otherwise; files are
@@ -33,9 +42,11 @@ the loop at inline.c:53, is not in B.
 
 // runDiff compares two structure files; exit 0 equal, 1 different, 2 error, like diff(1).
 func runDiff(args []string) int {
-	fs := newFlagSet("diff", "usage: bloop diff [flags] A B\n"+diffNotes)
+	fs := newFlagSet("diff", "usage: bloop diff [flags] A B\n       bloop diff [flags] DIR_A DIR_B\n"+diffNotes)
 	addrs := fs.Bool("addresses", false, "also compare address ranges")
 	asJSON := fs.Bool("json", false, "write the report as JSON")
+	jobs := fs.Int("j", 0, "directories: pairs diffed at once (default: all cores)")
+	fs.alias("j", "jobs")
 	operands, code, ok := fs.parse(args)
 	if !ok {
 		return code
@@ -43,6 +54,17 @@ func runDiff(args []string) int {
 	if len(operands) != 2 {
 		fs.Usage()
 		return 2
+	}
+	dirs, err := golden.BothDirs(operands[0], operands[1])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop diff: %v (see bloop diff -h)\n", err)
+		return 2
+	}
+	if dirs {
+		if *jobs <= 0 {
+			*jobs = runtime.GOMAXPROCS(0)
+		}
+		return diffDirs(operands[0], operands[1], golden.DiffOptions{Addresses: *addrs}, *jobs, *asJSON)
 	}
 	var docs [2]*golden.Doc
 	for i := range docs {
@@ -54,7 +76,6 @@ func runDiff(args []string) int {
 		docs[i] = d
 	}
 	r := golden.Diff(docs[0], docs[1], golden.DiffOptions{Addresses: *addrs})
-	var err error
 	if *asJSON {
 		err = r.WriteJSON(os.Stdout)
 	} else {
@@ -68,4 +89,33 @@ func runDiff(args []string) int {
 		return 0
 	}
 	return 1
+}
+
+// diffDirs compares the structure files of two directories: each error on
+// stderr in one line, the report on stdout; exit 2 after any error, else
+// 1 when the trees differ, else 0.
+func diffDirs(a, b string, opts golden.DiffOptions, jobs int, asJSON bool) int {
+	r, err := golden.DiffDirs(a, b, opts, jobs)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
+		return 2
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(os.Stderr, "bloop diff: %s\n", e.Message)
+	}
+	if asJSON {
+		err = r.WriteJSON(os.Stdout)
+	} else {
+		err = r.WriteText(os.Stdout)
+	}
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
+		return 2
+	case len(r.Errors) > 0:
+		return 2
+	case !r.Equal():
+		return 1
+	}
+	return 0
 }
