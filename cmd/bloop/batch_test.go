@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/internal/schematest"
+	"bloop/schema"
 	"bloop/structfile"
 )
 
@@ -59,8 +61,17 @@ func copyFile(t *testing.T, src, dst string) {
 	}
 }
 
+// readManifest checks a manifest against schema/manifest-v1.json and
+// reads its records.
 func readManifest(t *testing.T, path string) []structfile.Record {
 	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schematest.ValidateLines(schema.Manifest, data); err != nil {
+		t.Errorf("%s: %v", path, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
