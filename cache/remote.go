@@ -149,7 +149,7 @@ func newRemote(opt RemoteOptions) (*remote, error) {
 	u, err := url.Parse(opt.URL)
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Opaque != "" {
 		// url.Parse's error repeats the URL, credentials included.
-		return nil, fmt.Errorf("remote cache URL %s: want http://host[:port][/path] or https://...", redactRaw(opt.URL))
+		return nil, fmt.Errorf("remote cache URL %s: want an http or https URL such as http://host:port/path", redactRaw(opt.URL))
 	}
 	r := &remote{readOnly: opt.ReadOnly, warn: opt.Warn, reported: map[string]bool{}}
 	if u.User != nil {

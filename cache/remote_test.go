@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -541,5 +542,113 @@ func TestCredentials(t *testing.T) {
 				t.Errorf("%q shows a secret", line)
 			}
 		}
+	}
+}
+
+// bazelRemote behaves as bazel-remote's HTTP cache does, as far as a
+// client can tell: /<instance>/ac/<hash> and /<instance>/cas/<hash> only,
+// a PUT needs a Content-Length, a CAS upload must hash to its name, an
+// action-cache upload must parse as an ActionResult and is stored with
+// the uploader's address added (execution_metadata, field 9), and a GET
+// of a record whose blobs are gone is a 404.
+type bazelRemote struct {
+	mu   sync.Mutex
+	ac   map[string][]byte
+	cas  map[string][]byte
+	puts int
+}
+
+var bazelPath = regexp.MustCompile("^/?(.*/)?(ac/|cas/)([a-f0-9]{64})$")
+
+func (b *bazelRemote) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	m := bazelPath.FindStringSubmatch(r.URL.Path)
+	if m == nil {
+		http.Error(w, "resource name must be a SHA256 hash in hex", http.StatusBadRequest)
+		return
+	}
+	kind, hash := m[2], m[3]
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch r.Method {
+	case http.MethodPut:
+		if r.ContentLength == -1 {
+			http.Error(w, "PUT without Content-Length", http.StatusBadRequest)
+			return
+		}
+		data, err := io.ReadAll(r.Body)
+		if err != nil || int64(len(data)) != r.ContentLength {
+			http.Error(w, "sizes don't match", http.StatusBadRequest)
+			return
+		}
+		if kind == "cas/" {
+			if sha256Hex(data) != hash {
+				http.Error(w, "hash mismatch", http.StatusBadRequest)
+				return
+			}
+			b.cas[hash] = data
+		} else {
+			if _, err := decodeRecord(data); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			b.ac[hash] = appendBytesField(data, 9, appendBytesField(nil, 1, []byte(r.RemoteAddr)))
+		}
+		b.puts++
+	case http.MethodGet:
+		var data []byte
+		var ok bool
+		if kind == "cas/" {
+			data, ok = b.cas[hash]
+		} else if data, ok = b.ac[hash]; ok {
+			refs, _ := decodeRecord(data)
+			for _, ref := range refs {
+				if _, there := b.cas[ref.Hash]; ref.Size > 0 && !there {
+					ok = false
+				}
+			}
+		}
+		if !ok {
+			http.Error(w, "Not found", http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+		w.Write(data)
+	default:
+		http.Error(w, "method not supported", http.StatusMethodNotAllowed)
+	}
+}
+
+// TestBazelRemoteLayout: the same client works with bazel-remote's
+// checks, under an instance prefix; a record whose blobs the server
+// dropped is a plain miss there.
+func TestBazelRemoteLayout(t *testing.T) {
+	br := &bazelRemote{ac: map[string][]byte{}, cas: map[string][]byte{}}
+	srv := httptest.NewServer(br)
+	defer srv.Close()
+	a, wa := remoteCache(t, srv.URL+"/bloop", RemoteOptions{})
+	b, wb := remoteCache(t, srv.URL+"/bloop", RemoteOptions{})
+	k, k2 := Key("bazel"), Key("bazel", "2")
+	putEntry(t, a, k, strings.Repeat("x", 1<<16), "notes")
+	putEntry(t, a, k2, "other", "notes 2")
+	if st := a.RemoteStats(); st.Uploads != 2 || br.puts != 6 {
+		t.Fatalf("stats %+v, %d PUTs", st, br.puts)
+	}
+	if got, notes, tier, ok := lookup(b, k); !ok || tier != TierRemote || len(got) != 1<<16 || notes != "notes" {
+		t.Fatalf("fetch: ok %v tier %q", ok, tier)
+	}
+	rec, _ := decodeRecord(br.ac[k2])
+	for _, ref := range rec {
+		if ref.Name == blobOut {
+			delete(br.cas, ref.Hash)
+		}
+	}
+	if _, _, _, ok := lookup(b, k2); ok {
+		t.Error("a hit on a record whose output the server dropped")
+	}
+	if st := b.RemoteStats(); st.Hits != 1 || st.Misses != 1 || st.Bad != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	if w := append(wa.get(), wb.get()...); len(w) != 0 {
+		t.Errorf("warnings %q", w)
 	}
 }
