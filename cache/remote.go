@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -147,9 +146,12 @@ func (c *Cache) RemoteStats() RemoteStats {
 
 func newRemote(opt RemoteOptions) (*remote, error) {
 	u, err := url.Parse(opt.URL)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Opaque != "" {
+	if err != nil {
 		// url.Parse's error repeats the URL, credentials included.
-		return nil, fmt.Errorf("remote cache URL %s: want an http or https URL such as http://host:port/path", redactRaw(opt.URL))
+		return nil, errors.New("remote cache URL does not parse (not shown, as it may hold credentials): want an http or https URL such as http://host:port/path")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Opaque != "" {
+		return nil, fmt.Errorf("remote cache URL %q: want an http or https URL such as http://host:port/path", shownURL(u))
 	}
 	r := &remote{readOnly: opt.ReadOnly, warn: opt.Warn, reported: map[string]bool{}}
 	if u.User != nil {
@@ -173,7 +175,7 @@ func newRemote(opt RemoteOptions) (*remote, error) {
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""
 	r.base = u
-	r.shown = u.Scheme + "://" + u.Host + u.EscapedPath()
+	r.shown = shownURL(u)
 	if r.warn == nil {
 		r.warn = func(line string) { fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", line) }
 	}
@@ -210,24 +212,14 @@ func basicAuth(user, pass string) string {
 	return base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
 }
 
-// redactRaw shows a URL that did not parse without what may be
-// credentials: the text between "://" and the last "@" before the path,
-// and any query.
-func redactRaw(s string) string {
-	s, _, _ = strings.Cut(s, "?")
-	if i := strings.Index(s, "://"); i >= 0 {
-		rest := s[i+3:]
-		host := rest
-		if j := strings.Index(rest, "/"); j >= 0 {
-			host = rest[:j]
-		}
-		if k := strings.LastIndex(host, "@"); k >= 0 {
-			s = s[:i+3] + "***@" + rest[k+1:]
-		}
-	} else if k := strings.LastIndex(s, "@"); k >= 0 {
-		s = "***@" + s[k+1:]
+// shownURL is u without user information, query or fragment: the
+// spelling messages use.
+func shownURL(u *url.URL) string {
+	s := u.Scheme + "://" + u.Host + u.EscapedPath()
+	if u.Opaque != "" || u.Host == "" && u.Path == "" {
+		s = u.Scheme + ":"
 	}
-	return strconv.Quote(s)
+	return s
 }
 
 // scrub removes the secrets from a message, whatever produced it.
