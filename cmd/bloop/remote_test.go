@@ -131,3 +131,44 @@ func TestStructRemoteFailures(t *testing.T) {
 		t.Errorf("the refusing server got %d requests, want one per run", requests.Load())
 	}
 }
+
+// TestStructTwoCopiesOneEntry: the same binary in two directories is one
+// cache entry, and each run writes what an uncached run of its copy
+// writes (its own LM path), in both formats.
+func TestStructTwoCopiesOneEntry(t *testing.T) {
+	b, err := os.ReadFile(example)
+	if err != nil {
+		t.Skip("testdata binary missing")
+	}
+	dir := t.TempDir()
+	var copies []string
+	for _, d := range []string{"one", "two & <three>"} {
+		p := filepath.Join(dir, d, "loops")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, b, 0o755)
+		copies = append(copies, p)
+	}
+	for _, format := range []string{"xml", "json"} {
+		cacheDir := filepath.Join(dir, "cache-"+format)
+		var outputs []string
+		for i, bin := range copies {
+			want, got := filepath.Join(dir, "want"), filepath.Join(dir, "got")
+			if code, _, _ := captured(t, runStruct, "--nocache", "--format", format, "-o", want, bin); code != 0 {
+				t.Fatal("uncached run failed")
+			}
+			code, _, stderr := captured(t, runStruct, "-c", cacheDir, "-v", "--format", format, "-o", got, bin)
+			if code != 0 || (i == 1) != strings.Contains(stderr, "structure file from the cache") {
+				t.Errorf("%s, copy %d: exit %d, stderr %q", format, i, code, stderr)
+			}
+			w, _ := os.ReadFile(want)
+			g, _ := os.ReadFile(got)
+			if string(w) != string(g) {
+				t.Errorf("%s, copy %d: the cached run's file differs from the uncached one", format, i)
+			}
+			outputs = append(outputs, string(g))
+		}
+		if outputs[0] == outputs[1] {
+			t.Errorf("%s: both copies got one file: no path in it", format)
+		}
+	}
+}
