@@ -7,14 +7,19 @@
 // An entry may also depend on files found only during the computation
 // (sources read by the hybrid mode); those are listed in the entry with
 // their content hash, or as absent, and a lookup whose list no longer
-// holds is a miss.
+// holds is a miss. An entry may carry notes, a small blob the caller
+// reads back with a hit.
+//
+// Behind the directory there may be a remote tier, an HTTP server
+// (remote.go): Lookup asks it after a local miss and stores what it
+// fetches locally; Commit uploads the entry.
 package cache
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,10 +36,17 @@ const layout = "bloop-v1"
 // hpcstruct reads the same variable.
 const EnvVar = "HPCTOOLKIT_HPCSTRUCT_CACHE"
 
-// Cache is a directory of entries.
+// Cache is a directory of entries, with an optional remote tier.
 type Cache struct {
-	dir string
+	dir    string
+	remote *remote // nil: local only
 }
+
+// Tiers a hit comes from.
+const (
+	TierLocal  = "local"
+	TierRemote = "remote"
+)
 
 // Open returns the cache rooted at dir, creating it.
 func Open(dir string) (*Cache, error) {
@@ -74,8 +86,35 @@ func (c *Cache) paths(key string) (out, deps string) {
 	return base + "-o", base + "-d"
 }
 
-// Get opens the entry of key, or returns nil when there is none or a file
-// it depends on changed. The caller closes the file.
+// notesPath holds the notes of key's entry.
+func (c *Cache) notesPath(key string) string {
+	return filepath.Join(c.dir, key[:2], key) + "-n"
+}
+
+// Hit is an entry found by Lookup: its content, open, and its notes.
+type Hit struct {
+	*os.File
+	Notes []byte
+	Tier  string // TierLocal or TierRemote
+}
+
+// Lookup finds the entry of key in the local directory, else on the
+// remote server, whose entry is verified and stored locally first. It
+// returns nil on a miss. The caller closes the hit.
+func (c *Cache) Lookup(key string) *Hit {
+	if f := c.Get(key); f != nil {
+		notes, err := os.ReadFile(c.notesPath(key))
+		if err == nil {
+			return &Hit{File: f, Notes: notes, Tier: TierLocal}
+		}
+		f.Close()
+	}
+	return c.fetch(key)
+}
+
+// Get opens the entry of key in the local directory, or returns nil when
+// there is none or a file it depends on changed. The caller closes the
+// file.
 func (c *Cache) Get(key string) *os.File {
 	out, deps := c.paths(key)
 	if !c.depsHold(deps) {
@@ -97,31 +136,30 @@ func (c *Cache) Get(key string) *os.File {
 // depsHold reports whether every file the entry lists still has the
 // recorded content, and every file recorded absent is still absent.
 func (c *Cache) depsHold(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		sum, name, ok := strings.Cut(sc.Text(), " ")
-		if !ok {
-			return false
-		}
-		if c.depSum(name) != sum {
+	b, err := os.ReadFile(path)
+	return err == nil && c.depsText(string(b))
+}
+
+// depsText is depsHold of a list's text: lines of "<hash or -> <name>".
+func (c *Cache) depsText(list string) bool {
+	for _, l := range splitLines(list) {
+		sum, name, ok := strings.Cut(l, " ")
+		if !ok || c.depSum(name) != sum {
 			return false
 		}
 	}
-	return sc.Err() == nil
+	return true
 }
 
 // Entry is an entry being written.
 type Entry struct {
-	c    *Cache
-	key  string
-	tmp  *os.File
-	deps []string
+	c     *Cache
+	key   string
+	tmp   *os.File
+	deps  []string
+	notes []byte
+	hash  hash.Hash // of the content
+	size  int64
 }
 
 // Create starts writing the entry of key.
@@ -134,11 +172,19 @@ func (c *Cache) Create(key string) (*Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache %s: %w", c.dir, err)
 	}
-	return &Entry{c: c, key: key, tmp: tmp}, nil
+	return &Entry{c: c, key: key, tmp: tmp, hash: sha256.New()}, nil
 }
 
 // Write appends to the entry's content.
-func (e *Entry) Write(p []byte) (int, error) { return e.tmp.Write(p) }
+func (e *Entry) Write(p []byte) (int, error) {
+	n, err := e.tmp.Write(p)
+	e.hash.Write(p[:n])
+	e.size += int64(n)
+	return n, err
+}
+
+// SetNotes stores notes with the entry, for Lookup's hit.
+func (e *Entry) SetNotes(b []byte) { e.notes = b }
 
 // DependsOn records that the content depends on the file name: on its
 // content when it is a readable file, on its absence (or being a
@@ -156,9 +202,13 @@ func (c *Cache) depSum(name string) string {
 	return "-"
 }
 
-// Commit makes the entry visible. Its dependency list is renamed into
-// place first, so that a reader never pairs new content with no list.
-func (e *Entry) Commit() error {
+// Commit makes the entry visible, then uploads it when there is a
+// remote tier that takes uploads. Its dependency list and notes are
+// renamed into place first, so that a reader never pairs new content
+// with no list. A failed upload is not an error: the entry is stored.
+func (e *Entry) Commit() error { return e.commit(true) }
+
+func (e *Entry) commit(upload bool) error {
 	out, deps := e.c.paths(e.key)
 	defer func() {
 		os.Remove(e.tmp.Name())
@@ -174,6 +224,9 @@ func (e *Entry) Commit() error {
 	if err := atomicfile.WriteFile(deps, []byte(list.String())); err != nil {
 		return fmt.Errorf("cache %s: %w", e.c.dir, err)
 	}
+	if err := atomicfile.WriteFile(e.c.notesPath(e.key), e.notes); err != nil {
+		return fmt.Errorf("cache %s: %w", e.c.dir, err)
+	}
 	if err := os.Chmod(e.tmp.Name(), 0o644); err != nil {
 		return fmt.Errorf("cache %s: %w", e.c.dir, err)
 	}
@@ -181,6 +234,10 @@ func (e *Entry) Commit() error {
 		return fmt.Errorf("cache %s: %w", e.c.dir, err)
 	}
 	e.c.maybeTrim()
+	if upload {
+		ref := blobRef{Name: blobOut, Hash: hex.EncodeToString(e.hash.Sum(nil)), Size: e.size}
+		e.c.upload(e.key, out, ref, e.notes, []byte(list.String()))
+	}
 	return nil
 }
 

@@ -32,7 +32,7 @@ func (c *Cache) maybeTrim() {
 }
 
 // Trim deletes the entries last used before cutoff, with their dependency
-// lists, hash memos not refreshed since then, and temporary files
+// lists and notes, hash memos not refreshed since then, and temporary files
 // that old (left by a killed run).
 func (c *Cache) Trim(cutoff time.Time) {
 	filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
@@ -48,6 +48,13 @@ func (c *Cache) Trim(cutoff time.Time) {
 		case strings.HasSuffix(name, "-o"):
 			os.Remove(p)
 			os.Remove(strings.TrimSuffix(p, "-o") + "-d")
+			os.Remove(strings.TrimSuffix(p, "-o") + "-n")
+		case strings.HasSuffix(name, "-d") || strings.HasSuffix(name, "-n"):
+			// A list or notes whose content never came (a run killed
+			// between the renames).
+			if _, err := os.Stat(p[:len(p)-2] + "-o"); os.IsNotExist(err) {
+				os.Remove(p)
+			}
 		case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp"), filepath.Base(filepath.Dir(p)) == "hash":
 			os.Remove(p)
 		}

@@ -60,6 +60,13 @@ func (j *JSONWriter) marshal(v any, depth int) {
 	j.w.Write(b)
 }
 
+// EscapeJSON is s as the JSON writer spells a string, without the
+// quotes around it.
+func EscapeJSON(s string) string {
+	b, _ := json.Marshal(s) // a string always marshals
+	return string(b[1 : len(b)-1])
+}
+
 // item starts the next element of an array at depth: the array's opening
 // bracket before the first, a comma before the others.
 func (j *JSONWriter) item(first bool, depth int) {
@@ -75,8 +82,7 @@ func (j *JSONWriter) item(first bool, depth int) {
 func (j *JSONWriter) BeginModule(path, name string) {
 	j.item(j.modules == 0, 2)
 	j.modules++
-	j.w.WriteString("{\n   \"path\": ")
-	j.marshal(path, 3)
+	j.w.WriteString("{\n   \"path\": \"" + EscapeJSON(path) + "\"")
 	j.w.WriteString(",\n   \"name\": ")
 	j.marshal(name, 3)
 	j.w.WriteString(",\n   \"files\": ")

@@ -186,11 +186,17 @@ func (x *XMLWriter) attr(k, v string) {
 	x.w.WriteByte(' ')
 	x.w.WriteString(k)
 	x.w.WriteString(`="`)
+	x.w.WriteString(EscapeAttr(v))
+	x.w.WriteByte('"')
+}
+
+// EscapeAttr is v as the XML writer spells an attribute's value between
+// its double quotes.
+func EscapeAttr(v string) string {
 	if strings.ContainsAny(v, `<>&"`) {
 		v = escaper.Replace(v)
 	}
-	x.w.WriteString(v)
-	x.w.WriteByte('"')
+	return v
 }
 
 func (x *XMLWriter) intAttr(k string, v int) {

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
-
-	"bloop/pipeline"
 )
 
 // ManifestVersion is the version of the manifest record
@@ -65,7 +63,7 @@ func NewRecord(j Job, o *Outcome) Record {
 	}
 	r.InputSHA256, r.OutputSHA256 = o.InputSum, o.OutputSum
 	r.Procedures, r.Files, r.Loops, r.Inlined = ptr(res.NumProcs), ptr(res.NumFiles), ptr(res.NumLoops), ptr(res.NumInlined)
-	r.Problems = problemCounts(res.Problems)
+	r.Problems = res.ProblemCounts
 	for _, c := range res.Corrupt {
 		if r.Corrupt == nil {
 			r.Corrupt = map[string]int{}
@@ -77,18 +75,6 @@ func NewRecord(j Job, o *Outcome) Record {
 }
 
 func ptr(n int) *int { return &n }
-
-// problemCounts counts problems by kind; nil when there are none.
-func problemCounts(ps []*pipeline.Problem) map[string]int {
-	var m map[string]int
-	for _, p := range ps {
-		if m == nil {
-			m = map[string]int{}
-		}
-		m[p.Kind]++
-	}
-	return m
-}
 
 // oneLine is an error's message on one line.
 func oneLine(err error) string {

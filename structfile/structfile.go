@@ -46,10 +46,16 @@ type Result struct {
 	// not calls), for build pipelines' manifests.
 	NumLoops   int
 	NumInlined int
-	Load       time.Duration
-	Analyze    time.Duration // analysis and writing
-	Cached     bool
-	CacheTier  string // "local" or "remote" when Cached
+	// ProblemCounts counts Problems by kind (pipeline.Kind*); nil when
+	// there are none. A file from the cache has these counts and no
+	// Problems.
+	ProblemCounts map[string]int
+	Load          time.Duration
+	Analyze       time.Duration // analysis and writing
+	Cached        bool
+	// CacheTier is where a cached file came from: "local" or "remote"
+	// (cache.TierLocal, cache.TierRemote); "" when it was analysed.
+	CacheTier string
 	// Warnings and Corrupt are what loading said of the input (the
 	// image's warnings, the corrupt data it repaired or ignored). They
 	// come back with a file from the cache: a damaged binary is reported
@@ -120,6 +126,12 @@ func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 		return nil
 	})
 	r.Problems = probs
+	for _, p := range probs {
+		if r.ProblemCounts == nil {
+			r.ProblemCounts = map[string]int{}
+		}
+		r.ProblemCounts[p.Kind]++
+	}
 	if err != nil {
 		return err
 	}

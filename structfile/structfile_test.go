@@ -46,7 +46,6 @@ func TestCachedSameBytes(t *testing.T) {
 		{Pretty: true},
 		{Pipeline: pipeline.Options{Compat: true}},
 		{Pipeline: pipeline.Options{Engine: pipeline.Heuristic}},
-		{ModulePath: "/elsewhere/loops"},
 		{Replace: []Replacement{{"/src", "/x"}}},
 	} {
 		if r, _ := run(t, c, bin, opt); r.Cached {
@@ -55,6 +54,12 @@ func TestCachedSameBytes(t *testing.T) {
 	}
 	if r, _ := run(t, c, "../testdata/bin/loops-clang14-O2", Options{}); r.Cached {
 		t.Error("another binary hits")
+	}
+	// The module path is put into the stored file on each hit.
+	elsewhere := Options{ModulePath: "/elsewhere/a&b<c>\"d\" é/loops"}
+	_, want := run(t, nil, bin, elsewhere)
+	if r, got := run(t, c, bin, elsewhere); !r.Cached || !bytes.Equal(got, want) {
+		t.Errorf("another module path: cached %v, same bytes as uncached %v", r.Cached, bytes.Equal(got, want))
 	}
 	// The thread count does not change the bytes, so it shares the entry.
 	if r, _ := run(t, c, bin, Options{Pipeline: pipeline.Options{Workers: 1}}); !r.Cached {

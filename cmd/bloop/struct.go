@@ -53,16 +53,20 @@ are still written. Exit 0 when every input was written, 1 if any was
 refused or failed, 2 for a usage error.
 
 Results are cached by content (binary, debug file, bloop, options) in
-$HPCTOOLKIT_HPCSTRUCT_CACHE, else ~/.cache/bloop; --nocache turns it off.
+$HPCTOOLKIT_HPCSTRUCT_CACHE, else ~/.cache/bloop, and with --cache-url
+(or $BLOOP_CACHE_URL) on an HTTP cache server that machines share, such
+as nginx with WebDAV or bazel-remote; --nocache turns both off.
 `
 
 // structFlags are bloop struct's options, hpcstruct's spellings included.
 type structFlags struct {
 	fs                          *flagSet
 	out, cacheDir, measDir      *string
+	cacheURL                    *string
 	jobs                        *int
 	pretty, timing, verbose     *bool
 	quiet, noCache, showVersion *bool
+	cacheReadOnly               *bool
 	format, inline, norm        *string
 	compat, cpuProfile, memProf *string
 	filesFrom, manifest, shard  *string
@@ -78,7 +82,9 @@ func newStructFlags() *structFlags {
 	fs.alias("j", "jobs")
 	f.cacheDir = fs.String("c", "", "structure cache `dir` (default $"+cache.EnvVar+", else ~/.cache/bloop)")
 	fs.alias("c", "cache")
-	f.noCache = fs.Bool("nocache", false, "neither read nor write the structure cache")
+	f.noCache = fs.Bool("nocache", false, "neither read nor write the structure cache (local or remote)")
+	f.cacheURL = fs.String("cache-url", "", "remote structure cache `URL` (http or https: nginx with WebDAV, bazel-remote) behind the local one (default $"+cache.URLEnvVar+"; a bearer token comes from $"+cache.TokenEnvVar+")")
+	f.cacheReadOnly = fs.Bool("cache-readonly", false, "fetch from the remote cache, never upload to it")
 	fs.Var(&f.sourceDirs, "I", "also look for sources in `dir`; dir/* searches its tree by base name (repeatable; hybrid mode)")
 	fs.alias("I", "include")
 	fs.alias("I", "source-dir")
@@ -144,8 +150,25 @@ func (f *structFlags) options() (structfile.Options, error) {
 	return o, nil
 }
 
-// openCache returns the cache the flags ask for, nil for none.
-func (f *structFlags) openCache() *cache.Cache { return openCache(*f.cacheDir, *f.noCache) }
+// openCache returns the cache the flags ask for, nil for none: the local
+// directory, with the remote tier of --cache-url (else $BLOOP_CACHE_URL)
+// behind it. A remote URL that is not one is a warning, as an unusable
+// directory is.
+func (f *structFlags) openCache() *cache.Cache {
+	c := openCache(*f.cacheDir, *f.noCache)
+	u := *f.cacheURL
+	if u == "" {
+		u = os.Getenv(cache.URLEnvVar)
+	}
+	if c == nil || u == "" {
+		return c
+	}
+	err := c.SetRemote(cache.RemoteOptions{URL: u, Token: os.Getenv(cache.TokenEnvVar), ReadOnly: *f.cacheReadOnly})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: warning: %v; going on without it\n", err)
+	}
+	return c
+}
 
 // openCache opens the cache of -c dir (default cache.DefaultDir), or none
 // with --nocache. A cache that cannot be created is a warning: the run

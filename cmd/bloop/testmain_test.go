@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv(cache.EnvVar, dir)
+	// Nor a remote cache the environment names.
+	os.Unsetenv(cache.URLEnvVar)
+	os.Unsetenv(cache.TokenEnvVar)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
