@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"bloop/atomicfile"
+	"bloop/cache"
 	"bloop/inputs"
 	"bloop/progress"
 	"bloop/structfile"
@@ -69,7 +70,7 @@ func structBatch(f *structFlags, opt structfile.Options, set *inputs.Set, shard 
 		code = 1
 	}
 	if !*f.quiet {
-		fmt.Fprintf(os.Stderr, "bloop: %s in %.1fs%s\n", batchSummary(b, outs), time.Since(t0).Seconds(), setSummary(set))
+		fmt.Fprintf(os.Stderr, "bloop: %s in %.1fs%s%s\n", batchSummary(b, outs), time.Since(t0).Seconds(), setSummary(set), remoteSummary(c))
 	}
 	if *f.timing {
 		fmt.Fprintf(os.Stderr, "peak RSS  %8.1f MiB\n", peakRSSMiB())
@@ -164,6 +165,23 @@ func batchSummary(b *batch, outs []structfile.Outcome) string {
 	}
 	return fmt.Sprintf("%s: %d written, %d from the cache, %d refused, %d failed",
 		plural(len(outs)+len(b.failed), "input"), written, cached, refused, failed)
+}
+
+// remoteSummary says what the remote cache tier did, "" without one.
+func remoteSummary(c *cache.Cache) string {
+	u := c.RemoteURL()
+	if u == "" {
+		return ""
+	}
+	st := c.RemoteStats()
+	s := fmt.Sprintf("; remote cache %s: %d hits, %d uploaded", u, st.Hits, st.Uploads)
+	if st.Bad > 0 {
+		s += fmt.Sprintf(", %d refused as damaged", st.Bad)
+	}
+	if st.Off {
+		s += ", turned off after failures"
+	}
+	return s
 }
 
 // setSummary says what the walk left out.

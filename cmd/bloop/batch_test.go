@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/internal/nginxtest"
 	"bloop/internal/schematest"
 	"bloop/schema"
 	"bloop/structfile"
@@ -308,5 +309,43 @@ func TestStructBatchWithMeasurements(t *testing.T) {
 	}
 	if recs := readManifest(t, man); len(recs) != 3 {
 		t.Errorf("%d records, want 3 (two modules and the binary)", len(recs))
+	}
+}
+
+// TestStructBatchRemote: a batch on one machine fills a real nginx; a
+// batch on another (a fresh local cache) takes every file from it, with
+// the same bytes and the same manifest but for the outcome.
+func TestStructBatchRemote(t *testing.T) {
+	srv := nginxtest.Start(t)
+	root, _ := batchTree(t)
+	os.Remove(filepath.Join(root, "lib/trunc.so"))
+	url := srv.URL + "/farm"
+	run := func(name string) (string, []structfile.Record) {
+		out := filepath.Join(t.TempDir(), name)
+		man := filepath.Join(t.TempDir(), "m.jsonl")
+		code, _, e := captured(t, runStruct, "-c", t.TempDir(), "--cache-url", url, "-o", out, "--manifest", man, root)
+		if code != 0 || strings.Contains(e, "warning") {
+			t.Fatalf("%s: exit %d, stderr %q", name, code, e)
+		}
+		return out, readManifest(t, man)
+	}
+	out1, m1 := run("first")
+	out2, m2 := run("second")
+	if len(m2) != 3 {
+		t.Fatalf("%d records", len(m2))
+	}
+	for i, r := range m2 {
+		if r.Outcome != "cached" || r.Cache != "remote" {
+			t.Errorf("%s: outcome %s from %q, want cached from remote", r.Rel, r.Outcome, r.Cache)
+		}
+		w := m1[i]
+		if w.Outcome != "written" || w.OutputSHA256 != r.OutputSHA256 || !reflect.DeepEqual(w.Loops, r.Loops) || !reflect.DeepEqual(w.Problems, r.Problems) {
+			t.Errorf("%s: first %+v, second %+v", r.Rel, w, r)
+		}
+		a, _ := os.ReadFile(filepath.Join(out1, r.Rel+".hpcstruct"))
+		b, _ := os.ReadFile(filepath.Join(out2, r.Rel+".hpcstruct"))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s: the remote hit differs from the analysis", r.Rel)
+		}
 	}
 }
