@@ -105,3 +105,31 @@ func TestProgressOnTerminal(t *testing.T) {
 		t.Errorf("-q: the terminal showed %q", tty)
 	}
 }
+
+// TestBatchProgressOnTerminal: a batch on a terminal counts files done out
+// of the total and failures, and ends with its summary line.
+func TestBatchProgressOnTerminal(t *testing.T) {
+	saved := progress.Delay
+	progress.Delay = 0
+	defer func() { progress.Delay = saved }()
+	junk := filepath.Join(t.TempDir(), "junk")
+	os.WriteFile(junk, []byte("\x7fELF junk"), 0o644)
+	// Sparse and large, so that it is taken (and refused) first: the
+	// line then shows a failure while the others run.
+	os.Truncate(junk, 1<<30)
+	inputs := []string{junk, example}
+	big := "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30"
+	if _, err := os.Stat(big); err == nil {
+		inputs = append(inputs, big)
+	}
+	code, tty := onTerminal(t, append([]string{"--nocache", "-j1", "-o", t.TempDir()}, inputs...)...)
+	if code != 1 {
+		t.Errorf("exit %d with a refused input, want 1", code)
+	}
+	if len(inputs) == 3 && !strings.Contains(tty, "files 1/3, 1 failed") {
+		t.Errorf("no progress line counting files and failures: %q", tty)
+	}
+	if !strings.Contains(tty, fmt.Sprintf("bloop: %d inputs: %d written, 0 from the cache, 1 refused, 0 failed", len(inputs), len(inputs)-1)) {
+		t.Errorf("no summary line: %q", tty)
+	}
+}
