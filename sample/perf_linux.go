@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"bloop/perfevent"
 )
 
 // Sample fields requested from the kernel, in the order the kernel writes
@@ -21,6 +23,12 @@ const sampleType = unix.PERF_SAMPLE_IP | unix.PERF_SAMPLE_TID | unix.PERF_SAMPLE
 // the kernel follow the threads and children the program creates; their
 // samples go to this event's ring buffer.
 func openEvent(pid, cpu int, ev eventSpec, freq, stack int, excludeKernel bool) (int, error) {
+	attr := eventAttr(ev, freq, stack, excludeKernel)
+	return unix.PerfEventOpen(&attr, pid, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+}
+
+// eventAttr is the attribute of the sampling event.
+func eventAttr(ev eventSpec, freq, stack int, excludeKernel bool) unix.PerfEventAttr {
 	attr := unix.PerfEventAttr{
 		Type:              ev.typ,
 		Config:            ev.config,
@@ -37,7 +45,18 @@ func openEvent(pid, cpu int, ev eventSpec, freq, stack int, excludeKernel bool) 
 		attr.Bits |= unix.PerfBitExcludeKernel
 	}
 	attr.Size = uint32(unsafe.Sizeof(attr))
-	return unix.PerfEventOpen(&attr, pid, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	return attr
+}
+
+// newDecoder returns a decoder of the records of an event opened with
+// attr: the same decoder that reads perf.data files, given the bytes the
+// kernel was given.
+func newDecoder(attr *unix.PerfEventAttr) (*perfevent.Decoder, error) {
+	a, err := perfevent.ParseAttr(unsafe.Slice((*byte)(unsafe.Pointer(attr)), attr.Size))
+	if err != nil {
+		return nil, err
+	}
+	return perfevent.NewDecoder(&perfevent.Event{Attr: a})
 }
 
 // eventSpec selects the counted event.

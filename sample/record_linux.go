@@ -2,7 +2,6 @@ package sample
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"bloop/perfevent"
 )
 
 // Options tune a recording.
@@ -78,6 +79,11 @@ func Record(out io.Writer, argv []string, opt Options) (Stats, error) {
 		return Stats{}, errors.New("recording supports x86-64 only")
 	}
 	if err := opt.defaults(); err != nil {
+		return Stats{}, err
+	}
+	attr := eventAttr(events[opt.Event], opt.Freq, opt.StackSize, true)
+	dec, err := newDecoder(&attr)
+	if err != nil {
 		return Stats{}, err
 	}
 	cpus, err := onlineCPUs()
@@ -151,7 +157,7 @@ func Record(out io.Writer, argv []string, opt Options) (Stats, error) {
 	go func() { waitErr = cmd.Wait(); close(done) }()
 
 	var st Stats
-	conv := &converter{w: w, st: &st, stackSize: uint32(opt.StackSize)}
+	conv := &converter{w: w, st: &st, stackSize: uint32(opt.StackSize), dec: dec}
 	pfds := make([]unix.PollFd, len(rings))
 	for i, r := range rings {
 		pfds[i] = unix.PollFd{Fd: int32(r.fd), Events: unix.POLLIN}
@@ -209,108 +215,68 @@ type converter struct {
 	w         *Writer
 	st        *Stats
 	stackSize uint32
+	dec       *perfevent.Decoder
 	s         Sample
 }
 
+// record converts one ring-buffer record (its body after the header).
+// The kernel's records are well formed; one that does not decode is
+// dropped (a sample is counted lost).
 func (c *converter) record(typ uint32, misc uint16, b []byte) {
-	le := binary.LittleEndian
-	// Every non-sample record ends with sample_id: pid, tid, time.
-	trailerTime := func() uint64 {
-		if len(b) >= 8 {
-			return le.Uint64(b[len(b)-8:])
+	rec, err := c.dec.Decode(perfevent.Header{Type: typ, Misc: misc, Size: uint16(len(b) + 8)}, b)
+	if err != nil {
+		if typ == unix.PERF_RECORD_SAMPLE {
+			c.st.Samples++
+			c.st.Lost++
 		}
-		return 0
+		return
 	}
-	switch typ {
-	case unix.PERF_RECORD_SAMPLE:
-		c.sample(b)
-	case unix.PERF_RECORD_MMAP2:
-		if len(b) < 8+24+24+8+16 {
-			return
+	switch r := rec.(type) {
+	case *perfevent.Sample:
+		c.sample(r)
+	case *perfevent.Mmap:
+		m := Mmap{Pid: r.Pid, Tid: r.Tid, Addr: r.Addr, Len: r.Len, Pgoff: r.Pgoff,
+			Prot: r.Prot, Flags: r.Flags, File: r.Filename, Time: r.Trailer.Time}
+		if r.Type == unix.PERF_RECORD_MMAP {
+			m.Prot = unix.PROT_EXEC // MMAP records are of executable mappings
 		}
-		m := Mmap{Pid: le.Uint32(b), Tid: le.Uint32(b[4:]), Addr: le.Uint64(b[8:]), Len: le.Uint64(b[16:]),
-			Pgoff: le.Uint64(b[24:]), Prot: le.Uint32(b[56:]), Flags: le.Uint32(b[60:]),
-			File: cstring(b[64 : len(b)-16]), Time: trailerTime()}
 		c.w.Mmap(m)
-	case unix.PERF_RECORD_MMAP:
-		if len(b) < 32+16 {
-			return
-		}
-		c.w.Mmap(Mmap{Pid: le.Uint32(b), Tid: le.Uint32(b[4:]), Addr: le.Uint64(b[8:]), Len: le.Uint64(b[16:]),
-			Pgoff: le.Uint64(b[24:]), Prot: unix.PROT_EXEC, File: cstring(b[32 : len(b)-16]), Time: trailerTime()})
-	case unix.PERF_RECORD_COMM:
-		if len(b) < 8+16 {
-			return
-		}
-		c.w.Comm(Comm{Pid: le.Uint32(b), Tid: le.Uint32(b[4:]), Name: cstring(b[8 : len(b)-16]), Time: trailerTime()})
-	case unix.PERF_RECORD_FORK, unix.PERF_RECORD_EXIT:
-		if len(b) < 24 {
-			return
-		}
+	case *perfevent.Comm:
+		c.w.Comm(Comm{Pid: r.Pid, Tid: r.Tid, Name: r.Comm, Time: r.Trailer.Time})
+	case *perfevent.Task:
 		kind := byte(KindFork)
-		if typ == unix.PERF_RECORD_EXIT {
+		if r.Type == unix.PERF_RECORD_EXIT {
 			kind = KindExit
 		}
-		c.w.Task(kind, Task{Pid: le.Uint32(b), Ppid: le.Uint32(b[4:]), Tid: le.Uint32(b[8:]), Ptid: le.Uint32(b[12:]), Time: le.Uint64(b[16:])})
-	case unix.PERF_RECORD_LOST:
-		if len(b) >= 16 {
-			n := le.Uint64(b[8:])
-			c.st.Lost += n
-			c.w.Lost(n)
+		c.w.Task(kind, Task{Pid: r.Pid, Ppid: r.Ppid, Tid: r.Tid, Ptid: r.Ptid, Time: r.Time})
+	case *perfevent.Lost:
+		c.st.Lost += r.Lost
+		c.w.Lost(r.Lost)
+	case *perfevent.Throttle:
+		if r.Type == unix.PERF_RECORD_THROTTLE {
+			c.st.Throttles++
 		}
-	case unix.PERF_RECORD_LOST_SAMPLES:
-		if len(b) >= 8 {
-			n := le.Uint64(b)
-			c.st.Lost += n
-			c.w.Lost(n)
-		}
-	case unix.PERF_RECORD_THROTTLE:
-		c.st.Throttles++
 	}
 }
 
-// sample parses ip, pid/tid, time, user regs and user stack.
-func (c *converter) sample(b []byte) {
-	le := binary.LittleEndian
-	if len(b) < 32 {
-		return
-	}
-	s := &c.s
-	s.Pid, s.Tid, s.Time = le.Uint32(b[8:]), le.Uint32(b[12:]), le.Uint64(b[16:])
-	abi := le.Uint64(b[24:])
-	p := b[32:]
+// sample converts a sample: its pid/tid, time, user registers and user
+// stack.
+func (c *converter) sample(r *perfevent.Sample) {
 	c.st.Samples++
-	if abi == 0 || len(p) < 8*nUserRegs+8 {
+	if r.RegsABI == 0 || len(r.Regs) != nUserRegs {
 		c.st.Lost++ // no user state (a kernel thread): cannot be attributed
 		return
 	}
+	s := &c.s
+	s.Pid, s.Tid, s.Time = r.Pid, r.Tid, r.Time
 	var regs [nUserRegs]uint64
-	for i := range regs {
-		regs[i] = le.Uint64(p[8*i:])
-	}
-	p = p[8*nUserRegs:]
+	copy(regs[:], r.Regs)
 	s.BP, s.SP, s.IP = userRegs(regs)
-	size := le.Uint64(p)
-	p = p[8:]
-	s.StackSize, s.Stack = uint32(size), nil
-	if size > 0 && uint64(len(p)) >= size+8 {
-		dyn := le.Uint64(p[size:])
-		if dyn > size {
-			dyn = size
-		}
-		s.Stack = p[:dyn]
-		if dyn == size {
-			c.st.FullStacks++
-		}
+	s.StackSize, s.Stack = uint32(r.StackSize), r.Stack
+	if r.StackSize > 0 && uint64(len(r.Stack)) == r.StackSize {
+		c.st.FullStacks++
 	}
 	c.w.Sample(s)
-}
-
-func cstring(b []byte) string {
-	if i := strings.IndexByte(string(b), 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
 }
 
 // writeInitialMaps records the executable mappings the program has when it

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"bloop/perfevent"
 )
 
 // TestRecord samples a corpus program and checks the recording holds its
@@ -97,7 +99,7 @@ func kernelSample(tid uint32, sp uint64, size, dyn int) []byte {
 // recorder must not make garbage per sample.
 func TestConvertNoAllocs(t *testing.T) {
 	var st Stats
-	c := &converter{w: NewWriter(io.Discard), st: &st, stackSize: DefaultStack}
+	c := &converter{w: NewWriter(io.Discard), st: &st, stackSize: DefaultStack, dec: testDecoder(t, DefaultStack)}
 	body := kernelSample(7, 0x7ffc0000, DefaultStack, 20000)
 	stack := body[32+8*nUserRegs+8:]
 	c.record(unix.PERF_RECORD_SAMPLE, 0, body)
@@ -113,4 +115,15 @@ func TestConvertNoAllocs(t *testing.T) {
 	if st.Samples != uint64(n+1) {
 		t.Errorf("%d samples counted, want %d", st.Samples, n+1)
 	}
+}
+
+// testDecoder is the decoder Record uses for a stack copy of stack bytes.
+func testDecoder(t testing.TB, stack int) *perfevent.Decoder {
+	t.Helper()
+	attr := eventAttr(events["cpu-clock"], 1000, stack, true)
+	dec, err := newDecoder(&attr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dec
 }

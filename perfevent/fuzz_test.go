@@ -1,0 +1,85 @@
+package perfevent
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"bloop/fuzzing"
+)
+
+// FuzzFile reads any bytes as a perf.data file or stream: Open and
+// Records may refuse them, never panic or run away. Seeded with the
+// committed recordings and hand-made files and streams.
+func FuzzFile(f *testing.F) {
+	paths, _ := filepath.Glob("testdata/*.data")
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	events := twoEvents()
+	recs := bytes.Join(someRecords(), nil)
+	f.Add(perfFile(events, recs, map[int][]byte{FeatCmdline: cmdlineFeature("perf", "record"),
+		FeatEventDesc: eventDescFeature(events...), FeatBuildID: buildIDRecord(RecordHeaderBuildID, 7, []byte{1}, "/x")}))
+	f.Add(pipeStream(attrRecord(events[0]), attrRecord(events[1]), nameRecord(11, "a"), recs,
+		append(rec(RecordHeaderTracingData, 0, w(u32(8), u32(0))), make([]byte, 8)...)))
+	errStop := errors.New("enough")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzing.Watchdog("reading perf data", 10*time.Second)()
+		pf, err := NewFile(bytes.NewReader(data), int64(len(data)), "fuzz.data")
+		if err != nil {
+			return
+		}
+		defer pf.Close()
+		n := 0
+		pf.Records(func(r Record) error {
+			Format(r)
+			if n++; n > 100000 {
+				return errStop
+			}
+			return nil
+		})
+	})
+}
+
+// FuzzRecord decodes any record body for any attribute: Decode may
+// refuse it, never panic, and what it returns lies within the body.
+func FuzzRecord(f *testing.F) {
+	for _, tc := range decodeTests {
+		if len(tc.events) == 1 {
+			a := tc.events[0].Attr
+			f.Add(a.SampleType, a.ReadFormat, a.BranchSampleType, a.SampleRegsUser, a.SampleRegsIntr, a.Flags, tc.typ, tc.misc, tc.body)
+		}
+	}
+	f.Fuzz(func(t *testing.T, st, rf, bst, regs, intr, flags uint64, typ uint32, misc uint16, body []byte) {
+		if len(body) > 1<<16-8 {
+			body = body[:1<<16-8]
+		}
+		d, err := NewDecoder(&Event{Attr: Attr{SampleType: st, ReadFormat: rf, BranchSampleType: bst,
+			SampleRegsUser: regs, SampleRegsIntr: intr, Flags: flags}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := d.Decode(Header{Type: typ, Misc: misc, Size: uint16(8 + len(body))}, body)
+		if err != nil {
+			return
+		}
+		Format(rec)
+		if s, ok := rec.(*Sample); ok {
+			for _, part := range [][]byte{s.Read, s.Raw, s.BranchStack, s.Stack, s.Aux} {
+				if len(part) > len(body) {
+					t.Fatalf("a part of %d bytes from a body of %d", len(part), len(body))
+				}
+			}
+			if 8*(len(s.Callchain)+len(s.Regs)+len(s.IntrRegs)) > len(body) {
+				t.Fatalf("%d words from a body of %d bytes", len(s.Callchain)+len(s.Regs)+len(s.IntrRegs), len(body))
+			}
+		}
+	})
+}

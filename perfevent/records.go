@@ -1,0 +1,272 @@
+package perfevent
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Records calls fn with each record of the data in file order (which is
+// not quite time order: see perf's FINISHED_ROUND): the kernel's records
+// decoded, perf's own records that describe the recording taken into
+// Events and Features instead, and any other record as *Unknown. The
+// record passed to fn, and what it points to, is valid only during the
+// call. An error from fn stops the scan and is returned as it is.
+func (f *File) Records(fn func(Record) error) error {
+	defer f.endCompressed()
+	s := newStream(f.r, f.dataStart, f.dataEnd)
+	for {
+		h, body, off, err := s.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Path, err)
+		}
+		err = f.record(s, h, body, off, fn)
+		var stop stopError
+		if errors.As(err, &stop) {
+			return stop.err
+		}
+		if err != nil {
+			return fmt.Errorf("%s: record at offset %#x: %w", f.Path, off, err)
+		}
+	}
+}
+
+// stopError carries an error of the caller's function through.
+type stopError struct{ err error }
+
+func (e stopError) Error() string { return e.err.Error() }
+
+// record handles one record at off; s is the stream it came from, for
+// the records followed by data of their own.
+func (f *File) record(s *stream, h Header, body []byte, off int64, fn func(Record) error) error {
+	switch h.Type {
+	case RecordHeaderAttr, RecordHeaderBuildID, RecordHeaderFeature, RecordEventUpdate:
+		if off < f.applied {
+			return nil // taken in by Open's scan of a stream, or an earlier Records
+		}
+		f.applied = off + int64(h.Size)
+		return f.applyUser(h, body)
+	case RecordHeaderTracingData:
+		if len(body) < 4 {
+			return fmt.Errorf("%w: HEADER_TRACING_DATA record of %d bytes", ErrFormat, h.Size)
+		}
+		return s.skip(uint64(binary.LittleEndian.Uint32(body)))
+	case RecordAuxtrace:
+		if len(body) < 8 {
+			return fmt.Errorf("%w: AUXTRACE record of %d bytes", ErrFormat, h.Size)
+		}
+		return s.skip(binary.LittleEndian.Uint64(body))
+	case RecordCompressed, RecordCompressed2:
+		return f.decompress(h, body, fn)
+	}
+	return f.deliver(h, body, fn)
+}
+
+// deliver decodes a record for fn.
+func (f *File) deliver(h Header, body []byte, fn func(Record) error) error {
+	rec, err := f.dec.Decode(h, body)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if err := fn(rec); err != nil {
+		return stopError{err}
+	}
+	return nil
+}
+
+// applyUser takes in a record perf writes to describe the recording.
+func (f *File) applyUser(h Header, body []byte) error {
+	switch h.Type {
+	case RecordHeaderAttr:
+		return f.addAttrRecord(body)
+	case RecordHeaderBuildID:
+		if len(body) < buildIDEventSize-8 {
+			return fmt.Errorf("%w: HEADER_BUILD_ID record of %d bytes, at least %d expected", ErrFormat, h.Size, buildIDEventSize)
+		}
+		f.Features.addBuildID(h, body)
+	case RecordHeaderFeature:
+		if len(body) < 8 {
+			return fmt.Errorf("%w: HEADER_FEATURE record of %d bytes", ErrFormat, h.Size)
+		}
+		id := binary.LittleEndian.Uint64(body)
+		if id == FeatTracingData || id >= featBitmapWords*64 {
+			return nil
+		}
+		if err := f.Features.parseFeature(int(id), body[8:]); err != nil {
+			return fmt.Errorf("%w: HEADER_FEATURE record: %v", ErrFormat, err)
+		}
+		if id == FeatEventDesc {
+			f.nameEvents()
+		}
+	case RecordEventUpdate:
+		if len(body) >= 16 && binary.LittleEndian.Uint64(body) == eventUpdateName {
+			if e := f.dec.EventByID(binary.LittleEndian.Uint64(body[8:])); e != nil {
+				e.Name = cstring(body[16:])
+			}
+		}
+	}
+	return nil
+}
+
+// addAttrRecord adds the event a HEADER_ATTR record describes: its
+// attribute and its ids.
+func (f *File) addAttrRecord(body []byte) error {
+	a, err := ParseAttr(body)
+	if err != nil {
+		return fmt.Errorf("%w: HEADER_ATTR record: %v", ErrFormat, err)
+	}
+	e := &Event{Attr: a, Name: DefaultName(&a)}
+	for rest := body[a.Size:]; len(rest) >= 8; rest = rest[8:] {
+		e.IDs = append(e.IDs, binary.LittleEndian.Uint64(rest))
+	}
+	if err := f.dec.AddEvent(e); err != nil {
+		return fmt.Errorf("%w: HEADER_ATTR record: %v", ErrFormat, err)
+	}
+	f.Events = append(f.Events, e)
+	return nil
+}
+
+// prescan reads the start of a stream, up to its first sample, to take
+// in the records that describe its events and features; Records reads
+// them again but does not take them in twice.
+func (f *File) prescan() error {
+	f.dec, _ = NewDecoder()
+	s := newStream(f.r, f.dataStart, f.dataEnd)
+	for {
+		h, body, off, err := s.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if h.Type == RecordSample || h.Type == RecordFinishedRound || h.Type == RecordFinishedInit ||
+			h.Type == RecordCompressed || h.Type == RecordCompressed2 {
+			break
+		}
+		switch h.Type {
+		case RecordHeaderAttr, RecordHeaderBuildID, RecordHeaderFeature, RecordEventUpdate,
+			RecordHeaderTracingData, RecordAuxtrace:
+			if err := f.record(s, h, body, off, nil); err != nil {
+				return fmt.Errorf("record at offset %#x: %w", off, err)
+			}
+		}
+	}
+	if len(f.Events) == 0 {
+		return fmt.Errorf("%w: a stream without event attributes (HEADER_ATTR records) before its samples", ErrFormat)
+	}
+	return nil
+}
+
+// decompress decodes the records a COMPRESSED record's payload
+// completes. Records may straddle payloads: the rest waits in pending.
+// perf compresses only what the kernel wrote: records of its own inside
+// are passed on as they are, not taken in.
+func (f *File) decompress(h Header, body []byte, fn func(Record) error) error {
+	c := f.Features.Compression
+	if c == nil || c.Type != compressZstd {
+		return fmt.Errorf("%w: a COMPRESSED record, but the file names no zstd compression (HEADER_COMPRESSED)", ErrFormat)
+	}
+	payload := body
+	if h.Type == RecordCompressed2 {
+		if len(body) < 8 || binary.LittleEndian.Uint64(body) > uint64(len(body)-8) {
+			return fmt.Errorf("%w: COMPRESSED2 record of %d bytes with a larger payload", ErrFormat, h.Size)
+		}
+		payload = body[8 : 8+binary.LittleEndian.Uint64(body)]
+	}
+	if f.zstd == nil {
+		f.zstd = newZstdStream()
+	}
+	// perf decompresses each record into a buffer of the recording's
+	// mmap_len bytes; room for twice that, for a record that also ends
+	// the previous one's last records.
+	limit := min(max(2*int(c.MmapLen), 1<<20), 64<<20)
+	var err error
+	if f.pending, err = f.zstd.feed(f.pending, payload, limit); err != nil {
+		return fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	for len(f.pending) >= headerSize {
+		h := readHeader(f.pending)
+		if h.Size < headerSize {
+			return fmt.Errorf("%w: decompressed record of %d bytes", ErrFormat, h.Size)
+		}
+		if int(h.Size) > len(f.pending) {
+			break
+		}
+		if err := f.deliver(h, f.pending[headerSize:h.Size], fn); err != nil {
+			return err
+		}
+		f.pending = f.pending[h.Size:]
+	}
+	return nil
+}
+
+// endCompressed ends the decompression of a pass over the records.
+func (f *File) endCompressed() {
+	f.zstd.close()
+	f.zstd, f.pending = nil, nil
+}
+
+// readHeader reads a record header from the first 8 bytes of b.
+func readHeader(b []byte) Header {
+	le := binary.LittleEndian
+	return Header{Type: le.Uint32(b), Misc: le.Uint16(b[4:]), Size: le.Uint16(b[6:])}
+}
+
+// stream reads records one after the other from a part of the file.
+type stream struct {
+	r        *bufio.Reader
+	off, end int64
+	buf      []byte
+}
+
+func newStream(r io.ReaderAt, start, end int64) *stream {
+	size := int(min(end-start, 1<<20)) // bufio makes it at least 16
+	return &stream{r: bufio.NewReaderSize(io.NewSectionReader(r, start, end-start), size), off: start, end: end}
+}
+
+// next reads the next record: its header, body and offset in the file.
+// It returns io.EOF at the end of the data.
+func (s *stream) next() (Header, []byte, int64, error) {
+	off := s.off
+	if off == s.end {
+		return Header{}, nil, off, io.EOF
+	}
+	if s.end-off < headerSize {
+		return Header{}, nil, off, fmt.Errorf("%w: %d stray bytes at offset %#x, the end of the data", ErrFormat, s.end-off, off)
+	}
+	var hb [headerSize]byte
+	if _, err := io.ReadFull(s.r, hb[:]); err != nil {
+		return Header{}, nil, off, fmt.Errorf("reading the record at offset %#x: %w", off, err)
+	}
+	h := readHeader(hb[:])
+	if h.Size < headerSize || int64(h.Size) > s.end-off {
+		return Header{}, nil, off, fmt.Errorf("%w: record of %d bytes (type %d) at offset %#x; the data ends at %#x", ErrFormat, h.Size, h.Type, off, s.end)
+	}
+	if s.buf == nil {
+		s.buf = make([]byte, 1<<16)
+	}
+	s.buf = s.buf[:h.Size-headerSize]
+	if _, err := io.ReadFull(s.r, s.buf); err != nil {
+		return Header{}, nil, off, fmt.Errorf("reading the record at offset %#x: %w", off, err)
+	}
+	s.off += int64(h.Size)
+	return h, s.buf, off, nil
+}
+
+// skip skips n bytes of data that follow a record.
+func (s *stream) skip(n uint64) error {
+	if n > uint64(s.end-s.off) {
+		return fmt.Errorf("%w: %d bytes of data after the record run past the end of the data at %#x", ErrFormat, n, s.end)
+	}
+	if _, err := s.r.Discard(int(n)); err != nil {
+		return err
+	}
+	s.off += int64(n)
+	return nil
+}
