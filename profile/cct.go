@@ -151,6 +151,8 @@ func Build(path string, opt Options) (*Profile, error) {
 			p.Lost += uint64(v)
 		case sample.Stats:
 			p.Stats, p.HasStats = v, true
+		case sample.Status:
+			p.Stats.Apply(v)
 		case sample.Blob:
 			sp.blobs[v.Name] = v.Data
 		}

@@ -21,7 +21,7 @@ func (p *Profile) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "command:  %s\n", strings.Join(p.Meta.Command, " "))
 	fmt.Fprintf(w, "event:    %s at %d Hz, %d bytes of stack per sample\n", p.Meta.Event, p.Meta.Freq, p.Meta.StackSize)
 	if p.HasStats {
-		fmt.Fprintf(w, "run:      %.3fs, exit code %d\n", time.Duration(p.Stats.DurationNanos).Seconds(), p.Stats.ExitCode)
+		fmt.Fprintf(w, "run:      %.3fs, %s\n", time.Duration(p.Stats.DurationNanos).Seconds(), p.Stats.Fate())
 	}
 	fmt.Fprintf(w, "samples:  %d, lost %d", p.Samples, p.Lost)
 	if p.HasStats {

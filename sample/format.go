@@ -41,6 +41,9 @@ import (
 //	         durationNanos u64, exitCode i32
 //	9 Blob   name string, data string (a load module without a file:
 //	         the vdso image)
+//	10 Status signal u32, coreDumped u32, name string: the program was
+//	         killed by that signal (SIGSEGV); written after Stats, whose
+//	         exitCode is then -1. No Status: it exited with exitCode.
 //
 // Unknown kinds are skipped by readers, so later versions may add kinds;
 // a change to an existing payload bumps the version.
@@ -73,6 +76,7 @@ const (
 	KindLost   = 7
 	KindStats  = 8
 	KindBlob   = 9
+	KindStatus = 10
 )
 
 // Meta describes the recording.
@@ -120,7 +124,51 @@ type Sample struct {
 type Stats struct {
 	Samples, Lost, FullStacks, Throttles uint64
 	DurationNanos                        uint64
-	ExitCode                             int32
+	ExitCode                             int32 // -1 when killed by a signal
+	// Signal is the signal that killed the program (0: it exited), with
+	// its name (SIGSEGV) and whether it dumped core: a Status record.
+	Signal     int32
+	SignalName string
+	CoreDumped bool
+}
+
+// Status is how the program ended when a signal killed it (a KindStatus
+// record); Scan passes it after Stats, and ReadFile folds it into Stats.
+type Status struct {
+	Signal     int32
+	CoreDumped bool
+	SignalName string
+}
+
+// Apply records st in s.
+func (s *Stats) Apply(st Status) {
+	s.Signal, s.CoreDumped, s.SignalName = st.Signal, st.CoreDumped, st.SignalName
+}
+
+// Fate says how the program ended: "exit status 3", "killed by SIGSEGV
+// (core dumped)".
+func (s Stats) Fate() string {
+	if s.Signal == 0 {
+		return fmt.Sprintf("exit status %d", s.ExitCode)
+	}
+	name := s.SignalName
+	if name == "" {
+		name = fmt.Sprintf("signal %d", s.Signal)
+	}
+	f := "killed by " + name
+	if s.CoreDumped {
+		f += " (core dumped)"
+	}
+	return f
+}
+
+// ShellStatus is the status a shell gives the program: its exit status,
+// or 128 plus the signal that killed it.
+func (s Stats) ShellStatus() int {
+	if s.Signal != 0 {
+		return 128 + int(s.Signal)
+	}
+	return int(max(s.ExitCode, 0))
 }
 
 // Blob is a load module image stored in the file.
@@ -286,6 +334,17 @@ func (w *Writer) Stats(s Stats) error {
 	w.u64(s.Throttles)
 	w.u64(s.DurationNanos)
 	w.u32(uint32(s.ExitCode))
+	if err := w.end(); err != nil || s.Signal == 0 {
+		return err
+	}
+	w.begin(KindStatus)
+	w.u32(uint32(s.Signal))
+	core := uint32(0)
+	if s.CoreDumped {
+		core = 1
+	}
+	w.u32(core)
+	w.str(s.SignalName)
 	return w.end()
 }
 
@@ -340,6 +399,8 @@ func ReadFile(path string) (*Recording, error) {
 			rec.Lost += uint64(v)
 		case Stats:
 			rec.Stats, rec.HasStats = v, true
+		case Status:
+			rec.Stats.Apply(v)
 		case Blob:
 			rec.Blobs = append(rec.Blobs, v)
 		}
@@ -451,6 +512,8 @@ func Scan(r io.Reader, f func(any) error) error {
 				DurationNanos: d.u64(), ExitCode: int32(d.u32())}
 		case KindBlob:
 			v = Blob{Name: d.str(), Data: d.bytes()}
+		case KindStatus:
+			v = Status{Signal: int32(d.u32()), CoreDumped: d.u32() != 0, SignalName: d.str()}
 		default:
 			continue // a kind from a later version
 		}

@@ -23,7 +23,7 @@ func writeAll(t testing.TB) []byte {
 	w.Lost(3)
 	w.Task(KindExit, Task{Pid: 1, Ppid: 1, Tid: 2, Ptid: 1, Time: 8})
 	w.Blob(Blob{Name: "[vdso]", Data: []byte("ELF")})
-	w.Stats(Stats{Samples: 1, Lost: 3, FullStacks: 1, Throttles: 2, DurationNanos: 99, ExitCode: -1})
+	w.Stats(Stats{Samples: 1, Lost: 3, FullStacks: 1, Throttles: 2, DurationNanos: 99, ExitCode: -1, Signal: 11, SignalName: "SIGSEGV", CoreDumped: true})
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestRoundTrip(t *testing.T) {
 		Exits:    []Task{{Pid: 1, Ppid: 1, Tid: 2, Ptid: 1, Time: 8}},
 		Samples:  []Sample{{Pid: 1, Tid: 2, Time: 7, IP: 0x1234, SP: 0x7f00, BP: 9, StackSize: 4096, Stack: []byte{1, 2, 3}}},
 		Lost:     3,
-		Stats:    Stats{Samples: 1, Lost: 3, FullStacks: 1, Throttles: 2, DurationNanos: 99, ExitCode: -1},
+		Stats:    Stats{Samples: 1, Lost: 3, FullStacks: 1, Throttles: 2, DurationNanos: 99, ExitCode: -1, Signal: 11, SignalName: "SIGSEGV", CoreDumped: true},
 		HasStats: true,
 		Blobs:    []Blob{{Name: "[vdso]", Data: []byte("ELF")}},
 	}
@@ -236,6 +236,28 @@ func TestSharedTopChunks(t *testing.T) {
 			if got, want := sharedTop(p, s), naive(p, s); got != want {
 				t.Errorf("change %d bytes below the top, sp %#x: shared %d, want %d", diff, sp, got, want)
 			}
+		}
+	}
+}
+
+// TestFate checks how a program's end is said and passed on.
+func TestFate(t *testing.T) {
+	for _, tc := range []struct {
+		s     Stats
+		fate  string
+		shell int
+	}{
+		{Stats{ExitCode: 0}, "exit status 0", 0},
+		{Stats{ExitCode: 3}, "exit status 3", 3},
+		{Stats{ExitCode: -1, Signal: 11, SignalName: "SIGSEGV"}, "killed by SIGSEGV", 139},
+		{Stats{ExitCode: -1, Signal: 6, SignalName: "SIGABRT", CoreDumped: true}, "killed by SIGABRT (core dumped)", 134},
+		{Stats{ExitCode: -1, Signal: 9}, "killed by signal 9", 137},
+	} {
+		if got := tc.s.Fate(); got != tc.fate {
+			t.Errorf("%+v: %q, want %q", tc.s, got, tc.fate)
+		}
+		if got := tc.s.ShellStatus(); got != tc.shell {
+			t.Errorf("%+v: status %d, want %d", tc.s, got, tc.shell)
 		}
 	}
 }

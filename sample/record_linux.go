@@ -184,6 +184,10 @@ func Record(out io.Writer, argv []string, opt Options) (Stats, error) {
 	}
 	st.DurationNanos = uint64(time.Since(start).Nanoseconds())
 	st.ExitCode = int32(cmd.ProcessState.ExitCode())
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		st.Signal, st.CoreDumped = int32(ws.Signal()), ws.CoreDump()
+		st.SignalName = unix.SignalName(ws.Signal())
+	}
 	w.Stats(st)
 	if err := w.Flush(); err != nil {
 		return st, err

@@ -50,9 +50,11 @@ func runRecord(args []string) int {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(os.Stderr, "bloop: %d samples in %.2fs (%d lost, %d stack copies full, %d throttled) written to %s\n",
-		st.Samples, time.Duration(st.DurationNanos).Seconds(), st.Lost, st.FullStacks, st.Throttles, *out)
-	return int(max(st.ExitCode, 0))
+	fmt.Fprintf(os.Stderr, "bloop: %s: %s; %d samples in %.2fs (%d lost, %d stack copies full, %d throttled) written to %s\n",
+		argv[0], st.Fate(), st.Samples, time.Duration(st.DurationNanos).Seconds(), st.Lost, st.FullStacks, st.Throttles, *out)
+	// The program's status, as time(1) and test runners pass it on, so
+	// that bloop record -- ./test can stand in a test script.
+	return st.ShellStatus()
 }
 
 // capFreq lowers freq to the kernel's sampling limit, with a warning: the

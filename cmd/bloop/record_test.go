@@ -100,3 +100,31 @@ func captureStderr(t *testing.T, f func()) string {
 	}
 	return string(b)
 }
+
+// TestRecordPassesStatusOn: record exits with the program's status (128 +
+// signal when killed) and says how it ended, and so does report.
+func TestRecordPassesStatusOn(t *testing.T) {
+	if err := sample.Available(); err != nil {
+		t.Skipf("perf_event_open unavailable: %v", err)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		script string
+		code   int
+		fate   string
+	}{
+		{"exit 3", 3, "exit status 3"},
+		{"kill -SEGV $$", 139, "killed by SIGSEGV"},
+		{"exit 0", 0, "exit status 0"},
+	} {
+		rec := filepath.Join(dir, "r.rec")
+		code, _, errOut := captured(t, runRecord, "-o", rec, "--", "/bin/sh", "-c", tc.script)
+		if code != tc.code || !strings.Contains(errOut, tc.fate) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tc.script, code, errOut, tc.code, tc.fate)
+		}
+		code, out, _ := captured(t, runReport, "-no-struct", rec)
+		if code != 0 || !strings.Contains(out, tc.fate) {
+			t.Errorf("%s: report exit %d, no %q in %q", tc.script, code, tc.fate, out)
+		}
+	}
+}
