@@ -224,3 +224,56 @@ func coldOnPath(p *Profile) bool {
 	walk(p.Root)
 	return found
 }
+
+// TestUnwindSignal records sig-gcc12-O2, which spends a sixth of its time
+// in a SIGALRM handler: the unwinder must go through the kernel's signal
+// frame, so that the handler's samples sit under the trampoline (in libc)
+// under the frame the signal interrupted (spin, in main), not under
+// whatever a stack scan finds. Before signal frames were read, the scan
+// put them under __libc_start_call_main, main missing.
+func TestUnwindSignal(t *testing.T) {
+	bin, _ := filepath.Abs("../testdata/prof/bin/sig-gcc12-O2")
+	path := record(t, bin, "400")
+	p, err := Build(path, Options{Analyze: func(string) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d samples: %d complete, %d failed (reasons %v), %d frames without recipe",
+		p.Samples, p.Outcomes[Complete], p.Outcomes[Failed], p.Reasons, p.FPSteps)
+	if bad := p.Samples - p.Outcomes[Complete]; p.Samples < 200 || bad > max(1, p.Samples/1000) {
+		t.Errorf("%d of %d samples unwound to an entry; reasons %v", p.Outcomes[Complete], p.Samples, p.Reasons)
+	}
+	// main > spin (interrupted) > trampoline in libc > spin (the handler's).
+	var handler uint64
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if isProc(n, "spin") {
+			tramp := callerProc(n)
+			if tramp != nil && tramp.Elem.Module == "libc.so.6" && isProc(callerProc(tramp), "spin") && isProc(callerProc(callerProc(tramp)), "main") {
+				handler += n.Incl
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(p.Root)
+	if handler < p.Samples/20 {
+		t.Errorf("%d of %d samples in the handler under main > spin > trampoline; want a sixth or so", handler, p.Samples)
+	}
+}
+
+// callerProc is the nearest procedure node above n (statement, loop and
+// inlined-call nodes are skipped), nil at the root.
+func callerProc(n *Node) *Node {
+	for n = n.Parent; n != nil; n = n.Parent {
+		if n.Elem != nil && n.Elem.Kind == ElemProc {
+			return n
+		}
+	}
+	return nil
+}
+
+func isProc(n *Node, name string) bool {
+	return n != nil && n.Elem != nil && n.Elem.Kind == ElemProc && n.Elem.Name == name
+}

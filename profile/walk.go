@@ -53,9 +53,13 @@ func (sp *space) unwindSample(s *sample.Sample) unwound {
 // unwindFrames is unwindSample's walk over the stack copy mem.
 func (sp *space) unwindFrames(s *sample.Sample, mem unwind.Memory) (frames []Frame, out Outcome, reason string, fpSteps int) {
 	f := unwind.Frame{PC: s.IP, SP: s.SP, BP: s.BP}
+	// interrupted: f.PC is an instruction that was about to run (the
+	// sampled one, or one a signal interrupted), not a return address.
+	interrupted := true
 	for depth := 0; depth < maxDepth; depth++ {
 		pc := f.PC
-		if depth > 0 {
+		signal := !interrupted && sp.sigreturnAt(s, pc)
+		if !interrupted && !signal {
 			pc-- // the call instruction, not the one after it
 		}
 		mod, addr, ok := sp.lookup(s.Pid, pc, s.Time)
@@ -71,7 +75,12 @@ func (sp *space) unwindFrames(s *sample.Sample, mem unwind.Memory) (frames []Fra
 		}
 		var next unwind.Frame
 		var err error
-		if r, ok := recipeAt(mod, addr); ok {
+		interrupted = signal
+		if signal {
+			// A handler returned here: the caller is the frame the
+			// signal interrupted, saved by the kernel.
+			next, err = unwind.SignalFrame(f.SP, mem)
+		} else if r, ok := recipeAt(mod, addr); ok {
 			next, err = r.Step(f, mem)
 		} else {
 			// No recipe (no code, or a frame the scan cannot follow, such
@@ -226,6 +235,13 @@ func recipeAt(m *Module, addr uint64) (unwind.Recipe, bool) {
 		return unwind.Recipe{}, false
 	}
 	return m.Unw.RecipeAt(addr)
+}
+
+// sigreturnAt reports whether the return address pc is the signal
+// return trampoline.
+func (sp *space) sigreturnAt(s *sample.Sample, pc uint64) bool {
+	mod, addr, ok := sp.lookup(s.Pid, pc, s.Time)
+	return ok && mod.Img != nil && unwind.IsSigreturn(mod.Img.Bytes(addr, addr+unwind.SigreturnLen))
 }
 
 // fpStep follows the frame-pointer chain: [BP] is the caller's BP, [BP+8]
