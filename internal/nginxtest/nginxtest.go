@@ -182,7 +182,19 @@ func (s *Server) Path(rel string) string {
 
 // AccessLog returns the requests nginx logged so far, one line each.
 func (s *Server) AccessLog() []string {
-	b, _ := os.ReadFile(filepath.Join(s.Dir, "access.log"))
+	// nginx logs a request after it has sent the response, so a client
+	// can ask before the last line is written: read until the log has
+	// not grown for a while (bounded).
+	read := func() []byte { b, _ := os.ReadFile(filepath.Join(s.Dir, "access.log")); return b }
+	b := read()
+	for still, start := 0, time.Now(); still < 3 && time.Since(start) < 2*time.Second; {
+		time.Sleep(20 * time.Millisecond)
+		if nb := read(); len(nb) != len(b) {
+			b, still = nb, 0
+		} else {
+			still++
+		}
+	}
 	var out []string
 	for l := range strings.SplitSeq(string(b), "\n") {
 		if l != "" {
