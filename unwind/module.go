@@ -134,7 +134,10 @@ func (m *Module) recipesLocked(i int) []Recipe {
 // lazy-binding trampoline at the start of .plt runs with the relocation
 // index pushed above the return address.
 func (m *Module) entryFor(p Proc) state {
-	if s, ok := m.inbound[p.Lo]; ok {
+	// A guessed state at a jump to a named procedure's entry is a tail
+	// call's guess, and the callee's entry state is known; a part with no
+	// name of its own (a cold part) has only the guess to go by.
+	if s, ok := m.inbound[p.Lo]; ok && (!s.guessed || p.Inferred || p.Name == "") {
 		return s.st
 	}
 	if sec := m.Img.SectionAt(p.Lo); sec != nil && sec.Name == ".plt" && sec.Addr == p.Lo {

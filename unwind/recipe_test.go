@@ -203,6 +203,35 @@ func TestRecipes(t *testing.T) {
 			{"", "pop rbx", "sp+24"},
 			{"", "jmp L", "sp+16"},
 		}},
+		{"a guess confirmed by a known target repairs later guesses", nil, []line{
+			{"", "test edi,edi", "sp+8"}, // a branch before the prologue: the canonical guess is the entry state
+			{"", "je E", "sp+8"},
+			{"", "push rbx", "sp+8"},
+			{"", "push r12", "sp+16"},
+			{"", "jmp L", "sp+24"},
+			{"K", "xor eax,eax", "sp+24"}, // after a jump: a guess, right, and confirmed at L
+			{"L", "test edi,edi", "sp+24"},
+			{"", "jne K", "sp+24"},
+			{"", "jmp rax", "sp+24"},
+			{"", "pop r12", "sp+24"},
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+			{"", "xor eax,eax", "sp+24"}, // a jump-table target after the ret: guessed sp+8, repaired by the jump back to K
+			{"", "jmp K", "sp+24"},
+			{"E", "ret", "sp+8"},
+		}},
+		{"a guessed jump into a named procedure does not set its entry", map[string]uint64{"f": 0, "g": 0}, []line{
+			{"f", "test edi,edi", "sp+8"},
+			{"", "je E", "sp+8"},
+			{"", "push rbx", "sp+8"},
+			{"", "push r12", "sp+16"},
+			{"", "jmp rax", "sp+24"},
+			{"", "jmp g", "sp+24"}, // reached by the jump table: a guess
+			{"E", "ret", "sp+8"},
+			{"g", "push rbx", "sp+8"}, // g's entry: a call's state, whatever the guess said
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+		}},
 		{"tail calls", nil, []line{
 			{"", "push rbx", "sp+8"},
 			{"", "test edi,edi", "sp+16"},

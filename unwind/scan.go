@@ -80,13 +80,13 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 				// the like) a known state at a branch target wins.
 				cur, guessed, fresh = rec.st, false, true
 				s.guessStart = -1
-			case rec.st != cur:
-				// Falling into a branch target with another state: trust
-				// whichever was not guessed.
-				if guessed && !rec.guessed && s.guessStart >= 0 {
-					cur = s.fix(cur, rec.st)
-					guessed = false
-				}
+			case guessed && !rec.guessed && s.guessStart >= 0:
+				// Falling into a branch target whose state is known: it
+				// settles the guess, whether it confirms it (then the run
+				// is known, and can repair later guesses that jump back
+				// into it) or not (then the run is shifted to agree).
+				cur = s.fix(cur, rec.st)
+				guessed = false
 			}
 		} else if brk {
 			if brkCanon {
