@@ -125,3 +125,6 @@ func DebugFileOf(path string, extra []string) (p string, err error) {
 	}
 	return findDebugFile(path, f, extra), nil
 }
+
+// BuildID returns the file's GNU build-id (its .note.gnu.build-id), or nil.
+func BuildID(f *elf.File) []byte { return buildID(f) }

@@ -10,6 +10,7 @@ package profile
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"bloop/cache"
 	"bloop/golden"
@@ -71,6 +72,12 @@ type Options struct {
 	DebugDirs []string
 	// Cache, when set, keeps each module's analysis between reports.
 	Cache *cache.Cache
+	// Event names the event whose samples the trees hold (perf.data
+	// files have several; empty: the first).
+	Event string
+	// ModuleDirs are searched, by base name, for a perf.data file's
+	// module whose recorded path holds another build (by build-id).
+	ModuleDirs []string
 }
 
 // Profile is an attributed recording.
@@ -80,12 +87,21 @@ type Profile struct {
 	HasStats bool
 	Lost     uint64 // samples the kernel dropped
 
-	Samples    uint64
-	Outcomes   [3]uint64         // recipe unwinds by Outcome
-	FPOutcomes [3]uint64         // frame-pointer-only unwinds of the same samples
-	FPSteps    uint64            // frames without a recipe, unwound by frame pointer
-	Reasons    map[string]uint64 // why unwinds failed
-	Truncated  uint64            // stack copies the unwind ran past
+	Samples uint64 // all events'
+	// Event is the event the trees hold (index in Meta.EventNames),
+	// Total its samples' values: the views' 100%. A sample's value is
+	// its period in a perf.data file (nanoseconds of cpu-clock, page
+	// faults, ...), 1 in bloop's recordings.
+	Event        int
+	Total        uint64
+	EventSamples []uint64          // samples per event
+	EventTotals  []uint64          // values per event
+	Chains       uint64            // perf.data samples taken as given (callchain or IP), not unwound
+	Outcomes     [3]uint64         // recipe unwinds by Outcome
+	FPOutcomes   [3]uint64         // frame-pointer-only unwinds of the same samples
+	FPSteps      uint64            // frames without a recipe, unwound by frame pointer
+	Reasons      map[string]uint64 // why unwinds failed
+	Truncated    uint64            // stack copies the unwind ran past
 	// StackUse is the most bytes above SP that a complete unwind read:
 	// the smallest stack copy (bloop record --stack) that unwinds this
 	// recording's samples as well.
@@ -101,9 +117,12 @@ type Profile struct {
 
 	pprof *pprofBuilder
 	sp    *space
-	elems map[elemKey]*Elem       // scopes for addresses without structure
-	bound map[*Module]*scopeIndex // structure files' LMs by the module they describe
-	opt   Options
+	elems map[elemKey]*Elem // scopes for addresses without structure
+	// aliases are the symbol names of each procedure scope met, for
+	// comparisons with profilers that pick another of them (perf).
+	aliases map[*Elem][]string
+	bound   map[*Module]*scopeIndex // structure files' LMs by the module they describe
+	opt     Options
 }
 
 type elemKey struct {
@@ -137,10 +156,12 @@ func Build(path string, opt Options) (*Profile, error) {
 	// that need them, but per-CPU buffers interleave, so take them all).
 	var mmaps []sample.Mmap
 	var forks []sample.Task
-	err := sample.ScanFile(path, func(v any) error {
+	err := sample.ScanAny(path, func(v any) error {
 		switch v := v.(type) {
 		case sample.Meta:
 			p.Meta = v
+		case sample.BuildID:
+			sp.buildIDs[v.Path] = v.ID
 		case sample.Mmap:
 			mmaps = append(mmaps, v)
 		case sample.Fork:
@@ -161,6 +182,10 @@ func Build(path string, opt Options) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.selectEvent(path, opt.Event); err != nil {
+		return nil, err
+	}
+	sp.moduleDirs = opt.ModuleDirs
 	// Replay mappings and forks in time order: a child process inherits
 	// the mappings its parent had when it forked.
 	sort.SliceStable(forks, func(i, j int) bool { return forks[i].Time < forks[j].Time })
@@ -178,7 +203,7 @@ func Build(path string, opt Options) (*Profile, error) {
 		return nil, err
 	}
 	// Pass 2: unwind and attribute each sample.
-	err = sample.ScanFile(path, func(v any) error {
+	err = sample.ScanAny(path, func(v any) error {
 		if s, ok := v.(*sample.Sample); ok {
 			p.add(s)
 		}
@@ -188,10 +213,35 @@ func Build(path string, opt Options) (*Profile, error) {
 		return nil, err
 	}
 	p.Modules = sp.sortedModules()
+	p.Warnings = append(p.Warnings, sp.warnings...)
 	return p, nil
 }
 
+// selectEvent sets the event the trees hold: the one named, else the
+// first; path names the recording in errors.
+func (p *Profile) selectEvent(path, name string) error {
+	names := p.Meta.EventNames()
+	p.EventSamples = make([]uint64, len(names))
+	p.EventTotals = make([]uint64, len(names))
+	if name == "" {
+		return nil
+	}
+	for i, n := range names {
+		if n == name {
+			p.Event = i
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: no event %q (it has %s)", path, name, strings.Join(names, ", "))
+}
+
 func (p *Profile) add(s *sample.Sample) {
+	if s.NoRegs {
+		frames, out := p.sp.chainFrames(s, p.Meta.OSRelease)
+		p.Chains++
+		p.attribute(s, frames, out)
+		return
+	}
 	u := p.sp.unwindSample(s)
 	frames, out := u.frames, u.out
 	p.Outcomes[out]++
@@ -206,27 +256,44 @@ func (p *Profile) add(s *sample.Sample) {
 	if u.reason != "" {
 		p.Reasons[u.reason]++
 	}
-	p.attribute(s.Tid, frames, out)
+	if s.Kernel {
+		frames = append(p.sp.kernelFrames(s, p.Meta.OSRelease), frames...)
+	}
+	p.attribute(s, frames, out)
 }
 
 // attribute files one unwound sample (frames innermost first) in the
-// calling-context trees and the pprof profile.
-func (p *Profile) attribute(tid uint32, frames []Frame, out Outcome) {
+// calling-context trees, when it is of their event, and the pprof
+// profile.
+func (p *Profile) attribute(s *sample.Sample, frames []Frame, out Outcome) {
 	p.Samples++
-	var path []*Elem
-	if out != Complete {
-		path = append(path, partial)
+	w := uint64(1)
+	if p.Meta.Perf {
+		w = s.Period
 	}
-	for i := len(frames) - 1; i >= 0; i-- {
-		path = append(path, p.scopesOf(frames[i])...)
+	ev := s.Event
+	if ev < 0 || ev >= len(p.EventTotals) {
+		return
 	}
-	p.insert(tid, path)
-	p.pprof.add(tid, frames, out, p.scopesOf)
+	p.EventSamples[ev]++
+	p.EventTotals[ev] += w
+	if ev == p.Event {
+		p.Total += w
+		var path []*Elem
+		if out != Complete {
+			path = append(path, partial)
+		}
+		for i := len(frames) - 1; i >= 0; i-- {
+			path = append(path, p.scopesOf(frames[i])...)
+		}
+		p.insert(s.Tid, path, w)
+	}
+	p.pprof.add(s.Tid, frames, out, p.scopesOf, ev, w)
 }
 
-// insert adds one sample's scope path (outermost first) to the merged and
-// the thread's tree.
-func (p *Profile) insert(tid uint32, path []*Elem) {
+// insert adds one sample's scope path (outermost first) with its value
+// to the merged and the thread's tree.
+func (p *Profile) insert(tid uint32, path []*Elem, w uint64) {
 	tr := p.Threads[tid]
 	if tr == nil {
 		tr = &Node{Label: fmt.Sprintf("thread %d", tid)}
@@ -234,12 +301,12 @@ func (p *Profile) insert(tid uint32, path []*Elem) {
 	}
 	for _, root := range []*Node{p.Root, tr} {
 		n := root
-		n.Incl++
+		n.Incl += w
 		for _, e := range path {
 			n = n.child(e)
-			n.Incl++
+			n.Incl += w
 		}
-		n.Excl++
+		n.Excl += w
 	}
 }
 
@@ -248,7 +315,11 @@ func (p *Profile) insert(tid uint32, path []*Elem) {
 // the module and offset) and the line from the line table.
 func (p *Profile) scopesOf(f Frame) []*Elem {
 	m := f.Mod
+	if m.kernel != nil {
+		return []*Elem{p.kernelProc(m, f.Addr)}
+	}
 	if path := p.structure(m).lookup(f.Addr); path != nil {
+		p.noteAliases(m, f.Addr, path[0])
 		return path
 	}
 	proc := p.elem(elemKey{mod: m, kind: ElemProc, addr: f.Addr}, func() *Elem {
@@ -264,6 +335,7 @@ func (p *Profile) scopesOf(f Frame) []*Elem {
 		}
 		return &Elem{Kind: ElemProc, Name: name, Module: m.Name}
 	})
+	p.noteAliases(m, f.Addr, proc)
 	if m.Img != nil && m.Img.Lines != nil {
 		if row, ok := m.Img.Lines.Lookup(f.Addr); ok {
 			st := p.elem(elemKey{mod: m, kind: ElemStmt, file: row.File, line: row.Line}, func() *Elem {
@@ -312,3 +384,22 @@ func (p *Profile) structure(m *Module) *scopeIndex {
 	})
 	return m.index
 }
+
+// noteAliases keeps the symbol names at the procedure holding addr for
+// its scope e, the first time e is met.
+func (p *Profile) noteAliases(m *Module, addr uint64, e *Elem) {
+	if _, ok := p.aliases[e]; ok || m.Img == nil {
+		return
+	}
+	if p.aliases == nil {
+		p.aliases = map[*Elem][]string{}
+	}
+	p.aliases[e] = nil
+	if fn := m.Img.FuncAt(addr); fn != nil {
+		p.aliases[e] = fn.Aliases
+	}
+}
+
+// Aliases returns the symbol names of the procedure a scope is (its
+// Name may be another: a DWARF name, or another symbol at its address).
+func (p *Profile) Aliases(e *Elem) []string { return p.aliases[e] }

@@ -37,11 +37,13 @@ type locKey struct {
 	addr uint64
 }
 
-// pprofSample is one distinct stack of one thread and its sample count.
+// pprofSample is one distinct stack of one thread, its sample count and
+// its values per event.
 type pprofSample struct {
-	locs  []*profile.Location
-	tid   uint32
-	count int64
+	locs   []*profile.Location
+	tid    uint32
+	count  int64
+	values []int64
 }
 
 func newPprofBuilder() *pprofBuilder {
@@ -124,8 +126,9 @@ func (b *pprofBuilder) partialLocation() *profile.Location {
 	return l
 }
 
-// add records one sample's stack (frames innermost first).
-func (b *pprofBuilder) add(tid uint32, frames []Frame, out Outcome, scopes func(Frame) []*Elem) {
+// add records one sample's stack (frames innermost first), of event ev
+// with value w.
+func (b *pprofBuilder) add(tid uint32, frames []Frame, out Outcome, scopes func(Frame) []*Elem, ev int, w uint64) {
 	locs := make([]*profile.Location, 0, len(frames)+1)
 	for _, f := range frames {
 		locs = append(locs, b.location(f, scopes))
@@ -145,11 +148,18 @@ func (b *pprofBuilder) add(tid uint32, frames []Frame, out Outcome, scopes func(
 		b.order = append(b.order, ps)
 	}
 	ps.count++
+	for len(ps.values) <= ev {
+		ps.values = append(ps.values, 0)
+	}
+	ps.values[ev] += int64(w)
 }
 
 // Pprof returns the profile in pprof's form: sample counts and CPU time
 // per stack and thread.
 func (p *Profile) Pprof() *profile.Profile {
+	if p.Meta.Perf {
+		return p.perfPprof()
+	}
 	b := p.pprof
 	period := int64(1_000_000)
 	if p.Meta.Freq > 0 {
@@ -183,4 +193,45 @@ func (p *Profile) WritePprof(w io.Writer) error {
 		return fmt.Errorf("pprof profile: %w", err)
 	}
 	return pp.Write(w)
+}
+
+// perfPprof is the pprof profile of a perf.data file: a sample type per
+// event, its unit nanoseconds for the clocks and count otherwise, after
+// the sample count; the default type is the event the views show.
+func (p *Profile) perfPprof() *profile.Profile {
+	b := p.pprof
+	names := p.Meta.EventNames()
+	types := []*profile.ValueType{{Type: "samples", Unit: "count"}}
+	for _, n := range names {
+		types = append(types, &profile.ValueType{Type: n, Unit: eventUnit(n)})
+	}
+	out := &profile.Profile{
+		SampleType: types,
+		Comments:   []string{"bloop report of perf record " + strings.Join(p.Meta.Command, " ")},
+		Mapping:    b.mapList,
+		Location:   b.locList,
+		Function:   b.funcList,
+	}
+	if p.Event < len(names) {
+		out.DefaultSampleType = names[p.Event]
+	}
+	order := append([]*pprofSample(nil), b.order...)
+	sort.SliceStable(order, func(i, j int) bool { return order[i].count > order[j].count })
+	for _, s := range order {
+		v := make([]int64, len(types))
+		v[0] = s.count
+		copy(v[1:], s.values)
+		out.Sample = append(out.Sample, &profile.Sample{Location: s.locs, Value: v,
+			NumLabel: map[string][]int64{"thread": {int64(s.tid)}}})
+	}
+	return out
+}
+
+// eventUnit is the unit of an event's periods.
+func eventUnit(name string) string {
+	switch name {
+	case "cpu-clock", "task-clock":
+		return "nanoseconds"
+	}
+	return "count"
 }

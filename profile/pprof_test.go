@@ -26,6 +26,7 @@ func pprofSynthetic() *Profile {
 	p := &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}, Reasons: map[string]uint64{},
 		elems: map[elemKey]*Elem{}, pprof: newPprofBuilder()}
 	p.Meta = sample.Meta{Command: []string{"prog"}, Freq: 1000}
+	p.selectEvent("synthetic", "")
 	mainP := &Elem{Kind: ElemProc, Name: "main", Module: "prog", File: "m.c", Line: 1}
 	workP := &Elem{Kind: ElemProc, Name: "work", Module: "prog", File: "w.c", Line: 10}
 	loop := &Elem{Kind: ElemLoop, File: "w.c", Line: 12, Addr: 0x2000}
@@ -55,7 +56,7 @@ func pprofSynthetic() *Profile {
 		{1, 1, at(0x2018), Failed},
 	} {
 		for range s.n {
-			p.attribute(s.tid, s.frames, s.out)
+			p.attribute(&sample.Sample{Tid: s.tid}, s.frames, s.out)
 		}
 	}
 	return p

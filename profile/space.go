@@ -24,6 +24,7 @@ type Module struct {
 
 	structOnce sync.Once
 	index      *scopeIndex
+	kernel     *kernelSyms // the [kernel] module of perf.data files: its symbols
 }
 
 // mapping places a module in a process's address space.
@@ -43,10 +44,18 @@ type space struct {
 	blobs   map[string][]byte
 	tmpDir  string
 	modList []*Module
+	// Perf.data files: the build-ids perf recorded by module path, the
+	// directories to look for a module in when the recorded path has
+	// another build (or none), and what was found wrong.
+	buildIDs   map[string][]byte
+	moduleDirs []string
+	warnings   []string
+	kernel     *Module
 }
 
 func newSpace(opt loader.Options) *space {
-	return &space{opt: opt, mods: map[string]*Module{}, procs: map[uint32][]mapping{}, blobs: map[string][]byte{}}
+	return &space{opt: opt, mods: map[string]*Module{}, procs: map[uint32][]mapping{}, blobs: map[string][]byte{},
+		buildIDs: map[string][]byte{}}
 }
 
 // module opens (once) the module mapped from path.
@@ -72,7 +81,7 @@ func (s *space) module(path string) *Module {
 		}
 		m.Name = "[vdso]"
 	}
-	f, err := elf.Open(file)
+	f, file, err := s.openChecked(path, file)
 	if err != nil {
 		m.Err = err
 		return m

@@ -18,6 +18,10 @@ type ViewOptions struct {
 // WriteSummary prints what was recorded and how well it unwound. Lost
 // samples and truncated stacks are always shown.
 func (p *Profile) WriteSummary(w io.Writer) {
+	if p.Meta.Perf {
+		p.writePerfSummary(w)
+		return
+	}
 	fmt.Fprintf(w, "command:  %s\n", strings.Join(p.Meta.Command, " "))
 	fmt.Fprintf(w, "event:    %s at %d Hz, %d bytes of stack per sample\n", p.Meta.Event, p.Meta.Freq, p.Meta.StackSize)
 	if p.HasStats {
@@ -28,7 +32,13 @@ func (p *Profile) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, ", stack copies full %d, throttled %d", p.Stats.FullStacks, p.Stats.Throttles)
 	}
 	fmt.Fprintln(w)
-	pct := func(n uint64) float64 { return 100 * float64(n) / float64(max(p.Samples, 1)) }
+	p.writeUnwind(w, p.Samples)
+}
+
+// writeUnwind says how the n unwound samples unwound, and why some failed,
+// and which modules could not be read.
+func (p *Profile) writeUnwind(w io.Writer, n uint64) {
+	pct := func(k uint64) float64 { return 100 * float64(k) / float64(max(n, 1)) }
 	fmt.Fprintf(w, "unwind:   %.2f%% to the process/thread entry with recipes (%d complete, %d truncated stack, %d failed; %d frames without recipe, by frame pointer or stack scan)\n",
 		pct(p.Outcomes[Complete]), p.Outcomes[Complete], p.Outcomes[Truncated], p.Outcomes[Failed], p.FPSteps)
 	// What a frame-pointer unwinder (perf's default) gets on the same
@@ -43,6 +53,11 @@ func (p *Profile) WriteSummary(w io.Writer) {
 	for _, r := range reasons {
 		fmt.Fprintf(w, "          failed: %s (%d)\n", r, p.Reasons[r])
 	}
+	p.writeModuleErrors(w)
+}
+
+// writeModuleErrors names the modules that could not be read, and why.
+func (p *Profile) writeModuleErrors(w io.Writer) {
 	for _, m := range p.Modules {
 		if m.Err != nil {
 			fmt.Fprintf(w, "module:   %s: %v\n", m.Path, m.Err)
@@ -135,7 +150,7 @@ func header(w io.Writer) {
 }
 
 func (p *Profile) printTree(w io.Writer, n *Node, depth int, o ViewOptions) {
-	total := float64(max(p.Samples, 1))
+	total := float64(max(p.Total, 1))
 	if float64(n.Incl)*100/total < o.MinPercent || o.MaxDepth > 0 && depth > o.MaxDepth {
 		return
 	}
@@ -316,7 +331,7 @@ func flatKeyOf(a *Node) (flatKey, string) {
 
 // WriteFlat prints the flat view.
 func (p *Profile) WriteFlat(w io.Writer, o ViewOptions) {
-	total := float64(max(p.Samples, 1))
+	total := float64(max(p.Total, 1))
 	fmt.Fprintf(w, "incl: samples with the scope on their call path, once each; excl: samples whose innermost scope (%s) it is\n", scopeList(o, "loop", "inlined call", "procedure"))
 	fmt.Fprintf(w, "%8s %7s %8s %7s  %-8s %s\n", "incl", "incl%", "excl", "excl%", "kind", "scope")
 	for _, fe := range p.Flat(o.Lines) {

@@ -26,8 +26,9 @@ func synthetic() *Profile {
 	s32 := &Elem{Kind: ElemStmt, File: "r.c", Line: 32}
 	add := func(n int, tid uint32, path ...*Elem) {
 		for i := 0; i < n; i++ {
-			p.insert(tid, path)
+			p.insert(tid, path, 1)
 			p.Samples++
+			p.Total++
 		}
 	}
 	add(6, 1, mainP, call5, workP, loop, inl, s4) // 6 in the inlined helper in the loop

@@ -86,6 +86,20 @@ type Meta struct {
 	Freq       uint32
 	StackSize  uint32
 	StartNanos uint64
+	// Perf.data files only (not in bloop's format): every event, in the
+	// file's order (Sample.Event indexes it; Event is the first), and the
+	// kernel release perf recorded on.
+	Perf      bool
+	Events    []string
+	OSRelease string
+}
+
+// EventNames lists the recording's events: a bloop recording has one.
+func (m Meta) EventNames() []string {
+	if m.Perf {
+		return m.Events
+	}
+	return []string{m.Event}
 }
 
 // Mmap is an executable mapping of a file (or [vdso]) into a process.
@@ -118,6 +132,14 @@ type Sample struct {
 	IP, SP, BP uint64
 	StackSize  uint32 // bytes requested
 	Stack      []byte // bytes copied (fewer at the top of the stack)
+
+	// Perf.data files only (bloop's recordings have one event, counted
+	// in samples, and always registers and a stack copy):
+	Event     int      // index in Meta.EventNames
+	Period    uint64   // the event's count this sample stands for
+	Callchain []uint64 // perf's callchain as recorded, innermost first, with context markers
+	Kernel    bool     // taken in the kernel: Callchain has the kernel's frames
+	NoRegs    bool     // no registers and stack copy: frames from Callchain, else IP alone
 }
 
 // Stats summarizes a recording; written last.

@@ -239,20 +239,17 @@ func (c *converter) record(typ uint32, misc uint16, b []byte) {
 	case *perfevent.Sample:
 		c.sample(r)
 	case *perfevent.Mmap:
-		m := Mmap{Pid: r.Pid, Tid: r.Tid, Addr: r.Addr, Len: r.Len, Pgoff: r.Pgoff,
-			Prot: r.Prot, Flags: r.Flags, File: r.Filename, Time: r.Trailer.Time}
-		if r.Type == unix.PERF_RECORD_MMAP {
-			m.Prot = unix.PROT_EXEC // MMAP records are of executable mappings
+		if m, ok := perfMmap(r); ok {
+			c.w.Mmap(m)
 		}
-		c.w.Mmap(m)
 	case *perfevent.Comm:
-		c.w.Comm(Comm{Pid: r.Pid, Tid: r.Tid, Name: r.Comm, Time: r.Trailer.Time})
+		c.w.Comm(perfComm(r))
 	case *perfevent.Task:
 		kind := byte(KindFork)
 		if r.Type == unix.PERF_RECORD_EXIT {
 			kind = KindExit
 		}
-		c.w.Task(kind, Task{Pid: r.Pid, Ppid: r.Ppid, Tid: r.Tid, Ptid: r.Ptid, Time: r.Time})
+		c.w.Task(kind, perfTask(r))
 	case *perfevent.Lost:
 		c.st.Lost += r.Lost
 		c.w.Lost(r.Lost)

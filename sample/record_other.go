@@ -24,3 +24,6 @@ func Record(out io.Writer, argv []string, opt Options) (Stats, error) {
 
 // Available reports whether recording can work here.
 func Available() error { return errors.New("needs Linux perf_event_open") }
+
+// ownVDSO needs Linux.
+func ownVDSO() ([]byte, error) { return nil, errors.New("no vdso") }

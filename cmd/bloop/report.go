@@ -14,7 +14,7 @@ import (
 const defaultRecording = "bloop.rec"
 
 func runReport(args []string) int {
-	fs := newFlagSet("report", "usage: bloop report [flags] [RECORDING]\n\nReads RECORDING, default "+defaultRecording+" (what bloop record writes without -o).\nEach sampled module is analysed as bloop struct analyses it, through the\nstructure cache ($"+cache.EnvVar+", else ~/.cache/bloop; --nocache: off).\n")
+	fs := newFlagSet("report", "usage: bloop report [flags] [RECORDING]\n\nReads RECORDING, default "+defaultRecording+" (what bloop record writes without -o),\nor a perf.data file (perf record's), told apart by their contents.\nEach sampled module is analysed as bloop struct analyses it, through the\nstructure cache ($"+cache.EnvVar+", else ~/.cache/bloop; --nocache: off).\n")
 	view := fs.String("view", "top-down", "view: top-down, bottom-up or flat")
 	threads := fs.Bool("threads", false, "top-down view per thread instead of merged")
 	minPct := fs.Float64("min", 1, "hide scopes with less than this percentage of the samples")
@@ -26,7 +26,9 @@ func runReport(args []string) int {
 	fs.alias("c", "cache")
 	noCache := fs.Bool("nocache", false, "neither read nor write the structure cache")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the report to `file`")
-	var structs, debugDirs multiFlag
+	event := fs.String("event", "", "perf.data: the `event` the views show (default: the file's first)")
+	var structs, debugDirs, moduleDirs multiFlag
+	fs.Var(&moduleDirs, "module-dir", "perf.data: `dir` holding modules of the recorded build-id, by base name, for those whose recorded path has another build (repeatable)")
 	fs.Var(&structs, "struct", "structure `file` (bloop struct or hpcstruct) to use for the module whose code it matches (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
 	operands, code, ok := fs.parse(args)
@@ -56,7 +58,7 @@ func runReport(args []string) int {
 		}
 		defer stop()
 	}
-	opt := profile.Options{StructFiles: structs, DebugDirs: debugDirs}
+	opt := profile.Options{StructFiles: structs, DebugDirs: debugDirs, Event: *event, ModuleDirs: moduleDirs}
 	if *noAnalysis {
 		opt.Analyze = func(string) bool { return false }
 	}

@@ -1,0 +1,199 @@
+package profile
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"bloop/loader"
+	"bloop/perfevent"
+	"bloop/sample"
+)
+
+// Samples of perf.data files come in three kinds: with registers and a
+// stack copy (--call-graph dwarf), unwound as bloop's own; with the
+// kernel's callchain (-g, --call-graph fp), taken as given; and with
+// the IP alone. Kernel frames, from the callchain's kernel part, go to
+// one [kernel] module named from /proc/kallsyms.
+
+// errBuildID marks a module whose file on disk is not the one recorded.
+var errBuildID = errors.New("the file on disk has another build-id than the recorded module")
+
+// openChecked opens a module's file (file: path, or the stored image of
+// a module without one). When perf recorded the module's build-id and
+// the file has another, or there is no file, a file of the same name
+// and build-id in one of the module directories stands in; else the
+// module is used without its file, with one warning.
+func (s *space) openChecked(path, file string) (*elf.File, string, error) {
+	want, recorded := s.buildIDs[path]
+	f, err := elf.Open(file)
+	if err == nil && (!recorded || bytes.Equal(loader.BuildID(f), want)) {
+		return f, file, nil
+	}
+	var got []byte
+	if f != nil {
+		got = loader.BuildID(f)
+		f.Close()
+	}
+	if recorded {
+		for _, dir := range s.moduleDirs {
+			alt := filepath.Join(dir, filepath.Base(path))
+			if g, err := elf.Open(alt); err == nil {
+				if bytes.Equal(loader.BuildID(g), want) {
+					return g, alt, nil
+				}
+				g.Close()
+			}
+		}
+	}
+	if err != nil {
+		if recorded {
+			s.warnings = append(s.warnings, fmt.Sprintf("module %s (build-id %x): %v; its samples stay at their addresses", path, want, err))
+		}
+		return nil, "", err
+	}
+	s.warnings = append(s.warnings, fmt.Sprintf("module %s: build-id %s on disk, %x recorded; its samples stay at their addresses", path, hexOrNone(got), want))
+	return nil, "", fmt.Errorf("%w (%s on disk, %x recorded)", errBuildID, hexOrNone(got), want)
+}
+
+func hexOrNone(id []byte) string {
+	if len(id) == 0 {
+		return "none"
+	}
+	return hex.EncodeToString(id)
+}
+
+// kernelModule is the one module of the kernel's frames, its symbols
+// read once (nil when /proc/kallsyms is not readable, hides addresses,
+// or belongs to another kernel than the recording's).
+func (s *space) kernelModule(osRelease string) *Module {
+	if s.kernel == nil {
+		s.kernel = &Module{Path: "[kernel]", Name: "[kernel]", kernel: &kernelSyms{}}
+		s.modList = append(s.modList, s.kernel)
+		ks, err := readKallsyms(osRelease)
+		if err != nil {
+			s.kernel.Err = err
+		} else {
+			s.kernel.kernel = ks
+		}
+	}
+	return s.kernel
+}
+
+// chainFrames turns a sample without registers into frames, innermost
+// first: its callchain as given, else its IP. Return addresses (all but
+// each context's first entry) are looked up at the call, one byte
+// before. A chain is complete when it reaches an entry point, or holds
+// only the sampled instruction (no call graph was recorded).
+func (sp *space) chainFrames(s *sample.Sample, osRelease string) ([]Frame, Outcome) {
+	if len(s.Callchain) == 0 {
+		mod, addr, ok := sp.lookup(s.Pid, s.IP, s.Time)
+		if !ok {
+			return nil, Failed
+		}
+		return []Frame{{Mod: mod, Addr: addr, PC: s.IP}}, Complete
+	}
+	frames := sp.kernelFrames(s, osRelease)
+	user := false
+	first := true
+	for _, ip := range s.Callchain {
+		if perfevent.IsContext(ip) {
+			user, first = ip == perfevent.ContextUser, true
+			continue
+		}
+		if !user {
+			continue
+		}
+		pc := ip
+		if !first {
+			pc--
+		}
+		mod, addr, ok := sp.lookup(s.Pid, pc, s.Time)
+		if !ok {
+			return frames, Failed
+		}
+		frames = append(frames, Frame{Mod: mod, Addr: addr, PC: pc})
+		if first && isEntry(mod, addr) || !first && isRoot(mod, addr) {
+			return frames, Complete
+		}
+		first = false
+	}
+	if !hasUser(s.Callchain) {
+		return frames, Complete // a kernel thread
+	}
+	return frames, Failed
+}
+
+// kernelFrames returns the frames of a callchain's kernel part.
+func (sp *space) kernelFrames(s *sample.Sample, osRelease string) []Frame {
+	var frames []Frame
+	kernel, first := false, true
+	for _, ip := range s.Callchain {
+		if perfevent.IsContext(ip) {
+			kernel, first = ip == perfevent.ContextKernel, true
+			continue
+		}
+		if !kernel {
+			continue
+		}
+		pc := ip
+		if !first {
+			pc--
+		}
+		first = false
+		frames = append(frames, Frame{Mod: sp.kernelModule(osRelease), Addr: pc, PC: pc})
+	}
+	return frames
+}
+
+func hasUser(chain []uint64) bool {
+	for _, ip := range chain {
+		if ip == perfevent.ContextUser {
+			return true
+		}
+	}
+	return false
+}
+
+// kernelProc is the procedure scope of a kernel frame: its kallsyms
+// symbol, else [kernel]@address.
+func (p *Profile) kernelProc(m *Module, addr uint64) *Elem {
+	name, start, ok := m.kernel.lookup(addr)
+	if !ok {
+		start, name = addr, fmt.Sprintf("[kernel]@%#x", addr)
+	}
+	return p.elem(elemKey{mod: m, kind: ElemProc, addr: start, file: "kernel"}, func() *Elem {
+		return &Elem{Kind: ElemProc, Name: name, Module: m.Name}
+	})
+}
+
+// releaseFile is where the running kernel's release is read.
+const releaseFile = "/proc/sys/kernel/osrelease"
+
+// readKallsyms reads the running kernel's symbols when it is the
+// recording's kernel (osRelease, perf's HEADER_OSRELEASE; empty:
+// unknown, assumed).
+func readKallsyms(osRelease string) (*kernelSyms, error) {
+	if osRelease != "" {
+		b, err := os.ReadFile(releaseFile)
+		if err != nil {
+			return nil, fmt.Errorf("kernel symbols: %w", err)
+		}
+		if cur := string(bytes.TrimSpace(b)); cur != osRelease {
+			return nil, fmt.Errorf("recorded on kernel %s, this is %s: kernel frames stay at their addresses", osRelease, cur)
+		}
+	}
+	b, err := os.ReadFile(kallsymsFile)
+	if err != nil {
+		return nil, fmt.Errorf("kernel symbols: %w", err)
+	}
+	ks := parseKallsyms(b)
+	if len(ks.addrs) == 0 {
+		return nil, fmt.Errorf("kernel symbols: %s shows no addresses (kernel.kptr_restrict): kernel frames stay at their addresses", kallsymsFile)
+	}
+	return ks, nil
+}

@@ -1,0 +1,257 @@
+package sample
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"bloop/perfevent"
+)
+
+// A perf.data file (perf record's output) is read as a recording too:
+// ScanPerf passes the same values Scan does, so a report treats both
+// alike. The conversion of the kernel's records is the recorder's own
+// (perfMmap, perfComm, perfTask).
+
+// BuildID is the build-id perf recorded for a module (its HEADER_BUILD_ID
+// feature, or an MMAP2 record that carries one): the report checks the
+// file on disk against it. Only perf.data files have them.
+type BuildID struct {
+	Path string
+	ID   []byte
+}
+
+// x86-64 perf register numbers (perf_regs.h), for perf.data files of any
+// host: BP, SP and IP.
+const (
+	x86RegBP = 6
+	x86RegSP = 7
+	x86RegIP = 8
+)
+
+// IsPerfFile reports whether the file at path is perf's (by its first
+// bytes) rather than a bloop recording.
+func IsPerfFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, 8)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	return perfevent.IsPerfData(head[:n]), nil
+}
+
+// ScanAny scans a bloop recording (ScanFile) or a perf.data file
+// (ScanPerf), told apart by their contents.
+func ScanAny(path string, f func(any) error) error {
+	perf, err := IsPerfFile(path)
+	if err != nil {
+		return err
+	}
+	if perf {
+		return ScanPerf(path, f)
+	}
+	return ScanFile(path, f)
+}
+
+// ScanPerf calls f on each record of a perf.data file as Scan does for a
+// recording: first a Meta naming every event (Meta.Events), then Mmap
+// (executable mappings only), Comm, Fork, Exit, *Sample (with its event,
+// period and callchain; registers and stack with --call-graph dwarf),
+// Lost, and last a BuildID per module perf recorded one for. Errors
+// name the file.
+func ScanPerf(path string, f func(any) error) error {
+	pf, err := perfevent.Open(path)
+	if err != nil {
+		return err
+	}
+	defer pf.Close()
+	if err := f(perfMeta(pf)); err != nil {
+		return err
+	}
+	if _, ok := pf.Features.BuildIDs["[vdso]"]; ok {
+		// The vdso has no file: this machine's stands in (the report
+		// checks its build-id against the one perf recorded).
+		if data, err := ownVDSO(); err == nil {
+			if err := f(Blob{Name: "[vdso]", Data: data}); err != nil {
+				return err
+			}
+		}
+	}
+	conv := perfConverter{file: pf, x86: pf.Features.Arch == "" || pf.Features.Arch == "x86_64"}
+	if err := pf.Records(func(r perfevent.Record) error { return conv.record(r, f) }); err != nil {
+		return err
+	}
+	for p, id := range pf.Features.BuildIDs {
+		if err := f(BuildID{Path: p, ID: id}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// perfMeta describes a perf.data file: perf's command line, its events
+// (the first is Meta.Event), the first event's frequency and stack copy.
+func perfMeta(pf *perfevent.File) Meta {
+	m := Meta{Command: pf.Features.Cmdline, Perf: true}
+	for _, e := range pf.Events {
+		m.Events = append(m.Events, e.Name)
+	}
+	if len(pf.Events) > 0 {
+		a := &pf.Events[0].Attr
+		m.Event = pf.Events[0].Name
+		if a.Flags&perfevent.FlagFreq != 0 {
+			m.Freq = uint32(a.SamplePeriod)
+		}
+		m.StackSize = a.SampleStackUser
+	}
+	m.OSRelease = pf.Features.OSRelease
+	return m
+}
+
+// perfConverter turns a perf.data file's records into a recording's.
+type perfConverter struct {
+	file  *perfevent.File
+	x86   bool // the registers are x86-64's
+	s     Sample
+	chain []uint64
+}
+
+func (c *perfConverter) record(r perfevent.Record, f func(any) error) error {
+	switch r := r.(type) {
+	case *perfevent.Sample:
+		return f(c.sample(r))
+	case *perfevent.Mmap:
+		if m, ok := perfMmap(r); ok {
+			if err := f(m); err != nil {
+				return err
+			}
+			if len(r.BuildID) > 0 {
+				return f(BuildID{Path: r.Filename, ID: append([]byte(nil), r.BuildID...)})
+			}
+		}
+	case *perfevent.Comm:
+		return f(perfComm(r))
+	case *perfevent.Task:
+		t := perfTask(r)
+		if r.Type == perfevent.RecordExit {
+			return f(Exit(t))
+		}
+		return f(Fork(t))
+	case *perfevent.Lost:
+		return f(Lost(r.Lost))
+	}
+	return nil
+}
+
+// sample converts a sample: its event (index in Meta.Events), period,
+// callchain, and, with --call-graph dwarf, BP, SP and IP from the user
+// registers and the stack copy.
+func (c *perfConverter) sample(r *perfevent.Sample) *Sample {
+	s := &c.s
+	*s = Sample{Pid: r.Pid, Tid: r.Tid, Time: r.Time, IP: r.IP, Period: r.Period,
+		Callchain: r.Callchain, Kernel: r.CPUMode() == perfevent.MiscKernel, NoRegs: true}
+	if s.Kernel {
+		s.Callchain = c.kernelChain(r)
+	}
+	for i, e := range c.file.Events {
+		if e == r.Event {
+			s.Event = i
+		}
+	}
+	if r.Event.Attr.SampleType&perfevent.SamplePeriod == 0 {
+		s.Period = r.Event.Attr.SamplePeriod // a fixed period (perf record -c)
+	}
+	if !c.x86 || r.RegsABI == 0 {
+		return s
+	}
+	mask := r.Event.Attr.SampleRegsUser
+	bp, ok1 := regAt(mask, r.Regs, x86RegBP)
+	sp, ok2 := regAt(mask, r.Regs, x86RegSP)
+	ip, ok3 := regAt(mask, r.Regs, x86RegIP)
+	if ok1 && ok2 && ok3 && r.Event.Attr.SampleType&perfevent.SampleStackUser != 0 {
+		// The unwinder starts from the user registers, below the
+		// kernel's frames of a sample taken in the kernel.
+		s.BP, s.SP, s.IP, s.NoRegs = bp, sp, ip, false
+		s.StackSize, s.Stack = uint32(min(r.StackSize, 1<<31)), r.Stack
+	}
+	return s
+}
+
+// kernelChain returns the callchain of a sample taken in the kernel with
+// its kernel part: perf's, or the sampled IP when it recorded none.
+func (c *perfConverter) kernelChain(r *perfevent.Sample) []uint64 {
+	for _, ip := range r.Callchain {
+		if ip == perfevent.ContextKernel {
+			return r.Callchain
+		}
+	}
+	c.chain = append(append(c.chain[:0], perfevent.ContextKernel, r.IP), r.Callchain...)
+	return c.chain
+}
+
+// regAt picks register reg from a register block written for mask: the
+// kernel writes the selected registers in ascending number order.
+func regAt(mask uint64, regs []uint64, reg uint) (uint64, bool) {
+	if mask&(1<<reg) == 0 {
+		return 0, false
+	}
+	i := 0
+	for b := uint(0); b < reg; b++ {
+		if mask&(1<<b) != 0 {
+			i++
+		}
+	}
+	if i >= len(regs) {
+		return 0, false
+	}
+	return regs[i], true
+}
+
+// perfMmap converts an executable mapping; data mappings (perf record -d,
+// or --call-graph dwarf, asks for them) are not load modules.
+func perfMmap(r *perfevent.Mmap) (Mmap, bool) {
+	m := Mmap{Pid: r.Pid, Tid: r.Tid, Addr: r.Addr, Len: r.Len, Pgoff: r.Pgoff,
+		Prot: r.Prot, Flags: r.Flags, File: r.Filename, Time: r.Trailer.Time}
+	if r.Type == perfevent.RecordMmap {
+		m.Prot = protExec // MMAP records are of executable mappings, but with MiscMmapData
+	}
+	if r.Misc&perfevent.MiscMmapData != 0 || m.Prot&protExec == 0 {
+		return m, false
+	}
+	return m, true
+}
+
+// protExec is PROT_EXEC.
+const protExec = 4
+
+func perfComm(r *perfevent.Comm) Comm {
+	return Comm{Pid: r.Pid, Tid: r.Tid, Name: r.Comm, Time: r.Trailer.Time}
+}
+
+func perfTask(r *perfevent.Task) Task {
+	return Task{Pid: r.Pid, Ppid: r.Ppid, Tid: r.Tid, Ptid: r.Ptid, Time: r.Time}
+}
+
+// ScanAnyReader is ScanAny for data in memory (the fuzz targets): a
+// perf.data image or a recording.
+func ScanAnyReader(data []byte, f func(any) error) error {
+	if !perfevent.IsPerfData(data) {
+		return Scan(bufio.NewReader(bytes.NewReader(data)), f)
+	}
+	pf, err := perfevent.NewFile(bytes.NewReader(data), int64(len(data)), "perf data")
+	if err != nil {
+		return err
+	}
+	if err := f(perfMeta(pf)); err != nil {
+		return err
+	}
+	conv := perfConverter{file: pf, x86: true}
+	return pf.Records(func(r perfevent.Record) error { return conv.record(r, f) })
+}
