@@ -226,7 +226,7 @@ func coldOnPath(p *Profile) bool {
 }
 
 // TestUnwindSignal records sig-gcc12-O2, which spends half of its time
-// in a SIGALRM handler: the unwinder must go through the kernel's signal
+// in a SIGPROF handler: the unwinder must go through the kernel's signal
 // frame, so that the handler's samples sit under the trampoline (in libc)
 // under the frame the signal interrupted (spin, in main), not under
 // whatever a stack scan finds. Before signal frames were read, the scan
