@@ -134,7 +134,7 @@ type elemKey struct {
 }
 
 // partial roots samples whose unwind did not reach an entry point.
-var partial = &Elem{Kind: ElemProc, Name: "<partial call paths>"}
+var partial = &Elem{Kind: ElemProc, Name: "[partial]"}
 
 // Build reads and attributes a recording.
 func Build(path string, opt Options) (*Profile, error) {
