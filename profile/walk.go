@@ -70,7 +70,7 @@ func (sp *space) unwindFrames(s *sample.Sample, mem unwind.Memory) (frames []Fra
 			return frames, Failed, "return address outside any mapped module", fpSteps
 		}
 		frames = append(frames, Frame{Mod: mod, Addr: addr, PC: pc})
-		if depth > 0 && isRoot(mod, addr) || depth == 0 && isEntry(mod, addr) {
+		if depth > 0 && isRoot(mod, addr) || depth == 0 && (isEntry(mod, addr) || aboutToStart(mod, addr)) {
 			return frames, Complete, "", fpSteps
 		}
 		var next unwind.Frame
@@ -295,6 +295,36 @@ func isEntry(m *Module, addr uint64) bool {
 	}
 	i, j := m.Unw.ProcAt(addr), m.Unw.ProcAt(m.Unw.Entry)
 	return i >= 0 && i == j
+}
+
+// aboutToStart reports whether the sampled instruction at addr is in the
+// outermost frame's last steps: the frame pointer already cleared, the
+// indirect call to the thread's (or program's) function at most two
+// instructions on (clone3's xor ebp,ebp; and rsp,-16; mov rdi,r8;
+// call *rdx). Nothing calls such a frame.
+func aboutToStart(m *Module, addr uint64) bool {
+	if m.Img == nil || addr < 48 {
+		return false
+	}
+	ar := isa.For(m.Img.Machine)
+	fr, ok := ar.(isa.Framer)
+	if !ok || !bytes.Contains(m.Img.Bytes(addr-48, addr), fr.ClearFP()) {
+		return false
+	}
+	for a, i := addr, 0; i < 3; i++ {
+		in := ar.Decode(m.Img.Bytes(a, a+uint64(ar.MaxLen())), a)
+		if in.Len <= 0 {
+			return false
+		}
+		if in.Kind == isa.IndirectCall {
+			return isRoot(m, in.End()-1)
+		}
+		if !in.Kind.FallsThrough() {
+			return false
+		}
+		a = in.End()
+	}
+	return false
 }
 
 // isRoot reports whether a call site is in an outermost frame: the
