@@ -118,10 +118,12 @@ func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
 }
 
 // TestRecipeAccuracy compares recipes with .eh_frame at every instruction
-// of the system C and C++ libraries and the x86-64 corpus binaries.
+// of the system C and C++ libraries, bash (shrink-wrapped procedures with
+// jump tables) and the x86-64 corpus binaries.
 func TestRecipeAccuracy(t *testing.T) {
 	paths := []string{"/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
-		"/usr/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/libgfortran.so.5", "/usr/lib/x86_64-linux-gnu/libgomp.so.1"}
+		"/usr/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/libgfortran.so.5", "/usr/lib/x86_64-linux-gnu/libgomp.so.1",
+		"/usr/bin/bash"}
 	nlibs := len(paths)
 	corpus, _ := filepath.Glob("../testdata/bin/*")
 	extra, _ := filepath.Glob("../testdata/prof/bin/*")

@@ -232,6 +232,25 @@ func TestRecipes(t *testing.T) {
 			{"", "pop rbx", "sp+16"},
 			{"", "ret", "sp+8"},
 		}},
+		{"a guard before the prologue does not hide the canonical frame", nil, []line{
+			{"", "test edi,edi", "sp+8"}, // shrink-wrapping: return at once when there is nothing to do
+			{"", "je E", "sp+8"},
+			{"", "push rbx", "sp+8"},
+			{"", "push r12", "sp+16"},
+			{"", "sub rsp,16", "sp+24"},
+			{"", "call @0x5000", "sp+40"},
+			{"", "jmp rax", "sp+40"},
+			{"", "add rsp,16", "sp+40"},
+			{"", "pop r12", "sp+24"},
+			{"", "pop rbx", "sp+16"},
+			{"", "jmp @0x6000", "sp+8"},   // a tail call
+			{"", "call @0x5000", "sp+40"}, // a jump-table target: the frame after the prologue
+			{"", "add rsp,16", "sp+40"},
+			{"", "pop r12", "sp+24"},
+			{"", "pop rbx", "sp+16"},
+			{"", "jmp @0x6000", "sp+8"}, // another tail call: no ret checks the guess
+			{"E", "ret", "sp+8"},
+		}},
 		{"tail calls", nil, []line{
 			{"", "push rbx", "sp+8"},
 			{"", "test edi,edi", "sp+16"},

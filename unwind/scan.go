@@ -13,6 +13,7 @@ type interval struct {
 	st      state
 	guessed bool // the state is a guess made after a return or jump
 	branchy bool // holds a branch, jump or call (ends the canonical-frame walk)
+	guard   bool // holds conditional branches only (a guard before the prologue)
 }
 
 // seen is a state recorded at a branch target.
@@ -151,6 +152,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 		switch op.Flow {
 		case isa.Call, isa.IndirectCall:
 			s.ivs[len(s.ivs)-1].branchy = true
+			s.ivs[len(s.ivs)-1].guard = false
 			// An exception landing pad (from the LSDA, which the loader
 			// reads) runs in the frame of the call that throws: treat it as
 			// a branch target of the call.
@@ -160,11 +162,15 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			}
 			afterCall = true
 		case isa.CondJump:
+			if iv := &s.ivs[len(s.ivs)-1]; !iv.branchy {
+				iv.guard = true
+			}
 			s.ivs[len(s.ivs)-1].branchy = true
 			cur, guessed = s.branch(m, addr, op.Target, cur, guessed)
 			next = cur
 		case isa.Jump:
 			s.ivs[len(s.ivs)-1].branchy = true
+			s.ivs[len(s.ivs)-1].guard = false
 			cur, guessed = s.branch(m, addr, op.Target, cur, guessed)
 			next = cur
 			brk = true
@@ -172,6 +178,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			last = lastJump{ok: true, target: op.Target, st: cur}
 		case isa.IndirectJump:
 			s.ivs[len(s.ivs)-1].branchy = true
+			s.ivs[len(s.ivs)-1].guard = false
 			brk = true
 			brkCanon = cur.atReturn() // a tail call through a register
 		case isa.Return:
@@ -275,7 +282,8 @@ func (s *scanner) fix(have, want state) state {
 
 // canonical picks the canonical frame: the first frame-pointer interval,
 // else the end of the prologue, found by advancing while the frame does
-// not shrink and no branch, jump or call has been seen.
+// not shrink and no branch, jump or call has been seen (conditional
+// branches in the entry interval aside: a guard before the prologue).
 func (s *scanner) canonical() state {
 	for _, iv := range s.ivs {
 		if iv.st.cfaBP && iv.st.bpKnown {
@@ -286,7 +294,9 @@ func (s *scanner) canonical() state {
 		return entryState
 	}
 	c := 0
-	for c+1 < len(s.ivs) && !s.ivs[c].branchy && !s.ivs[c+1].guessed && s.ivs[c+1].st.size() >= s.ivs[c].st.size() {
+	// A guard (shrink-wrapping: test; je out before the pushes) does not
+	// end the walk: the prologue follows on the fall-through.
+	for c+1 < len(s.ivs) && (!s.ivs[c].branchy || c == 0 && s.ivs[c].guard) && !s.ivs[c+1].guessed && s.ivs[c+1].st.size() >= s.ivs[c].st.size() {
 		c++
 	}
 	return s.ivs[c].st
