@@ -117,6 +117,13 @@ func (m *Module) recipesLocked(i int) []Recipe {
 		m.recipesLocked(parent)
 	}
 	for _, src := range m.xrefs[i] {
+		// p's own cold part jumps back into p, but its frame is p's: it
+		// is scanned after p, from the states p records at its jumps
+		// and landing pads (scanned first, it would start from the entry
+		// state and keep it).
+		if parent, ok := m.coldParent(m.procs[src]); ok && parent == i {
+			continue
+		}
 		if !m.scanning[src] {
 			m.recipesLocked(src)
 		}

@@ -251,6 +251,17 @@ func TestRecipes(t *testing.T) {
 			{"", "jmp @0x6000", "sp+8"}, // another tail call: no ret checks the guess
 			{"E", "ret", "sp+8"},
 		}},
+		{"a cold part that jumps back into its hot part, the hot part asked first", map[string]uint64{"foo": 0, "foo.cold": 0}, []line{
+			{"foo", "push rbx", "sp+8"},
+			{"", "sub rsp,16", "sp+16"},
+			{"L", "test edi,edi", "sp+32"},
+			{"", "jne foo.cold", "sp+32"},
+			{"", "add rsp,16", "sp+32"},
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+			{"foo.cold", "call @0x5000", "sp+32"}, // foo's frame, though the cold part is scanned on the way to foo's
+			{"", "jmp L", "sp+32"},
+		}},
 		{"tail calls", nil, []line{
 			{"", "push rbx", "sp+8"},
 			{"", "test edi,edi", "sp+16"},
