@@ -297,7 +297,8 @@ func TestUnwindThrow(t *testing.T) {
 		p.Samples, p.Outcomes[Complete], p.Outcomes[Truncated], p.Outcomes[Failed], p.Reasons)
 	// Two allowed: libgcc's unwinder (_Unwind_RaiseException saves every
 	// register and moves the stack) loses a rare sample on a loaded
-	// machine; the catch handler's wrong recipes lost one in 200.
+	// machine; the catch handler's wrong recipes (main.cold asked for
+	// after main) lost a sixth.
 	if bad := p.Samples - p.Outcomes[Complete]; p.Samples < 200 || bad > max(2, p.Samples/500) {
 		t.Errorf("%d of %d samples unwound to an entry; reasons %v", p.Outcomes[Complete], p.Samples, p.Reasons)
 	}

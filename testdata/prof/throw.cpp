@@ -1,6 +1,7 @@
 // C++ exceptions on the call path: deep(n) recurses n frames and throws
 // from the bottom; main catches in its cold part (main.cold with gcc), so
-// the unwinder must get the catch handler's frame right. Usage:
+// the unwinder must get the catch handler's frame right (the handler
+// spins a little, so that samples land in it). Usage:
 // throw [ROUNDS], default 100000.
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +24,8 @@ int main(int argc, char **argv) {
 			deep(20);
 		} catch (const std::exception &) {
 			caught++;
+			for (int k = 0; k < 3000; k++) // time in the handler itself
+				sink += k;
 		}
 	}
 	printf("caught=%ld\n", caught);
