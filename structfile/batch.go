@@ -23,6 +23,9 @@ type Job struct {
 	// Path, Operand and Rel say where the input came from, for the
 	// manifest (see package inputs); Path defaults to Bin.
 	Path, Operand, Rel string
+	// Sums asks for the SHA-256 of the input and of the file written (a
+	// manifest's): without the cache, hashing the input reads it again.
+	Sums bool
 }
 
 // Outcome is what became of a job.
@@ -32,8 +35,8 @@ type Outcome struct {
 	// Refused is set when the input's headers were refused (loader.Check):
 	// nothing past them was read or hashed.
 	Refused   bool
-	InputSum  string // SHA-256 of the input, hex; "" when refused
-	OutputSum string // SHA-256 of the file written, hex; "" unless written
+	InputSum  string // SHA-256 of the input, hex; "" when refused or not asked for
+	OutputSum string // SHA-256 of the file written, hex; "" unless written and asked for
 	Wall      time.Duration
 }
 
@@ -88,16 +91,21 @@ func runJob(c *cache.Cache, j Job) (o Outcome) {
 	}
 	h := sha256.New()
 	err := writeDest(j.Dest, func(w io.Writer) error {
+		if j.Sums {
+			w = io.MultiWriter(w, h)
+		}
 		var err error
-		o.Result, err = Cached(c, j.Bin, j.Opt, io.MultiWriter(w, h))
+		o.Result, err = Cached(c, j.Bin, j.Opt, w)
 		return err
 	})
 	if err != nil {
 		o.Err = err
 		return o
 	}
-	o.OutputSum = hex.EncodeToString(h.Sum(nil))
-	o.InputSum, _ = inputSum(c, j.Bin)
+	if j.Sums {
+		o.OutputSum = hex.EncodeToString(h.Sum(nil))
+		o.InputSum, _ = inputSum(c, j.Bin)
+	}
 	return o
 }
 

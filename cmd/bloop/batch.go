@@ -57,7 +57,7 @@ func structBatch(f *structFlags, opt structfile.Options, set *inputs.Set, shard 
 	var done, bad atomic.Int32
 	total := len(b.jobs)
 	bar.Phase(batchPhase(0, total, 0), 0)
-	outs := structfile.Run(c, b.jobs, workersFor(f), func(_ int, o *structfile.Outcome) {
+	outs := f.runJobs(c, b.jobs, workersFor(f), func(_ int, o *structfile.Outcome) {
 		if !o.Written() {
 			bad.Add(1)
 		}
@@ -136,14 +136,22 @@ func reportBatch(f *structFlags, b *batch, outs []structfile.Outcome) int {
 		}
 		reportResult(f, j.Bin, o.Result)
 		if *f.verbose {
-			how := fmt.Sprintf("%d procedures, %.1fs", o.Result.NumProcs, o.Wall.Seconds())
-			if o.Result.Cached {
-				how = "from the " + o.Result.CacheTier + " cache"
-			}
-			fmt.Fprintf(os.Stderr, "bloop: %s -> %s (%s)\n", j.Path, j.Dest, how)
+			fmt.Fprintf(os.Stderr, "bloop: %s -> %s (%s)\n", j.Path, j.Dest, howWritten(&o, true))
 		}
 	}
 	return code
+}
+
+// howWritten says how a file came to be: its analysis's procedures and
+// time, or which cache it came from (tier: name the tier).
+func howWritten(o *structfile.Outcome, tier bool) string {
+	switch {
+	case !o.Result.Cached:
+		return fmt.Sprintf("%d procedures, %.1fs", o.Result.NumProcs, o.Wall.Seconds())
+	case tier:
+		return "from the " + o.Result.CacheTier + " cache"
+	}
+	return "from the cache"
 }
 
 // batchSummary counts the outcomes: "12 inputs: 9 written, 1 from the
@@ -197,6 +205,15 @@ func setSummary(s *inputs.Set) string {
 		return ""
 	}
 	return " (left out: " + strings.Join(parts, ", ") + ")"
+}
+
+// runJobs does jobs on structfile.Run's pool, with the hashes a manifest
+// records only when one is asked for.
+func (f *structFlags) runJobs(c *cache.Cache, jobs []structfile.Job, workers int, done func(int, *structfile.Outcome)) []structfile.Outcome {
+	for i := range jobs {
+		jobs[i].Sums = *f.manifest != ""
+	}
+	return structfile.Run(c, jobs, workers, done)
 }
 
 // writeManifest writes --manifest's JSON Lines: a record per job, in

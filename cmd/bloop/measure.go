@@ -45,7 +45,7 @@ func structMeasurements(f *structFlags, opt structfile.Options, dir string) int 
 	bar := progress.Start("bloop: "+filepath.Base(dir), *f.quiet)
 	var finished atomic.Int32
 	bar.Phase(fmt.Sprintf("modules 0/%d", len(jobs)), 0)
-	outs := structfile.Run(c, jobs, workersFor(f), func(int, *structfile.Outcome) {
+	outs := f.runJobs(c, jobs, workersFor(f), func(int, *structfile.Outcome) {
 		bar.Phase(fmt.Sprintf("modules %d/%d", finished.Add(1), len(jobs)), 0)
 	})
 	bar.Close()
@@ -103,11 +103,7 @@ func reportModules(f *structFlags, d *meas.Dir, jobs []structfile.Job, outs []st
 		if *f.quiet {
 			continue
 		}
-		how := fmt.Sprintf("%d procedures, %.1fs", o.Result.NumProcs, o.Wall.Seconds())
-		if o.Result.Cached {
-			how = "from the cache"
-		}
-		fmt.Fprintf(os.Stderr, "bloop: %s -> %s (%s)\n", jobs[i].Opt.ModulePath, jobs[i].Dest, how)
+		fmt.Fprintf(os.Stderr, "bloop: %s -> %s (%s)\n", jobs[i].Opt.ModulePath, jobs[i].Dest, howWritten(&o, false))
 	}
 	if *f.timing {
 		fmt.Fprintf(os.Stderr, "peak RSS  %8.1f MiB\n", peakRSSMiB())

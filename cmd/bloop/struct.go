@@ -324,7 +324,7 @@ func structBinary(f *structFlags, opt structfile.Options, bin string) int {
 		bar.Set(done, total)
 	}
 	jobs := []structfile.Job{{Bin: bin, Dest: dest, Opt: opt, Operand: bin, Rel: filepath.Base(bin)}}
-	outs := structfile.Run(f.openCache(), jobs, 1, nil)
+	outs := f.runJobs(f.openCache(), jobs, 1, nil)
 	bar.Close()
 	code := 0
 	if o := outs[0]; o.Err != nil {
