@@ -117,7 +117,7 @@ func (sp *space) chainFrames(s *sample.Sample, osRelease string) ([]Frame, Outco
 			return frames, Failed
 		}
 		frames = append(frames, Frame{Mod: mod, Addr: addr, PC: pc})
-		if first && isEntry(mod, addr) || !first && isRoot(mod, addr) {
+		if endsPath(mod, addr, first) {
 			return frames, Complete
 		}
 		first = false

@@ -70,7 +70,7 @@ func (sp *space) unwindFrames(s *sample.Sample, mem unwind.Memory) (frames []Fra
 			return frames, Failed, "return address outside any mapped module", fpSteps
 		}
 		frames = append(frames, Frame{Mod: mod, Addr: addr, PC: pc})
-		if depth > 0 && isRoot(mod, addr) || depth == 0 && (isEntry(mod, addr) || aboutToStart(mod, addr)) {
+		if endsPath(mod, addr, depth == 0) {
 			return frames, Complete, "", fpSteps
 		}
 		var next unwind.Frame
@@ -295,6 +295,17 @@ func isEntry(m *Module, addr uint64) bool {
 	}
 	i, j := m.Unw.ProcAt(addr), m.Unw.ProcAt(m.Unw.Entry)
 	return i >= 0 && i == j
+}
+
+// endsPath reports whether the frame at addr is an outermost one: for the
+// sampled instruction, in the entry procedure or in a thread's last steps
+// before its function; for a call site, a root. The recipe walk and the
+// kernel's callchains (perf -g) share it.
+func endsPath(m *Module, addr uint64, sampled bool) bool {
+	if sampled {
+		return isEntry(m, addr) || aboutToStart(m, addr)
+	}
+	return isRoot(m, addr)
 }
 
 // aboutToStart reports whether the sampled instruction at addr is in the
