@@ -1,6 +1,7 @@
 package meas
 
 import (
+	"bloop/hpcrun"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func realProfile(t *testing.T) string {
 // TestReadLoadMapReal reads the load map hpcrun 2023.08.1 wrote; the
 // expected entries are those the sample's README lists from its hex dump.
 func TestReadLoadMapReal(t *testing.T) {
-	es, err := ReadLoadMap(realProfile(t))
+	es, err := hpcrun.ReadLoadMap(realProfile(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,23 +111,23 @@ func TestRules(t *testing.T) {
 	vdsoName := "0123456789abcdef0123456789abcdef.vdso"
 	os.MkdirAll(filepath.Join(dir, "vdso"), 0o755)
 	os.WriteFile(filepath.Join(dir, "vdso", vdsoName), []byte("x"), 0o644)
-	write := func(name string, es []Entry) {
+	write := func(name string, es []hpcrun.LoadModule) {
 		var b bytes.Buffer
-		if err := WriteProfile(&b, []byte(magic+"04.00b\x00\x00\x00\x00"), es); err != nil {
+		if err := hpcrun.Write(&b, &hpcrun.Profile{LoadMap: es}); err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644)
 	}
-	write("p-1.hpcrun", []Entry{
-		{1, bin, 1},
-		{2, "/not/flagged.so", 0},
-		{3, "<vmlinux>", 1},
-		{4, "/x/logical/python", 1},
-		{5, "/gone/libgone.so", 1},
-		{6, "/old/meas/vdso/" + vdsoName, 1},
-		{7, empty, 1},
+	write("p-1.hpcrun", []hpcrun.LoadModule{
+		{ID: 1, Path: bin, Flags: 1},
+		{ID: 2, Path: "/not/flagged.so", Flags: 0},
+		{ID: 3, Path: "<vmlinux>", Flags: 1},
+		{ID: 4, Path: "/x/logical/python", Flags: 1},
+		{ID: 5, Path: "/gone/libgone.so", Flags: 1},
+		{ID: 6, Path: "/old/meas/vdso/" + vdsoName, Flags: 1},
+		{ID: 7, Path: empty, Flags: 1},
 	})
-	write("p-2.hpcrun", []Entry{{1, bin, 1}, {2, bin2, 1}})
+	write("p-2.hpcrun", []hpcrun.LoadModule{{ID: 1, Path: bin, Flags: 1}, {ID: 2, Path: bin2, Flags: 1}})
 	os.WriteFile(filepath.Join(dir, "p-3.hpcrun"), []byte("HPCRUN-profile____04.00b garbage"), 0o644)
 	d, err := Read(dir)
 	if err != nil {
@@ -149,40 +150,4 @@ func TestRules(t *testing.T) {
 	if _, err := Read(t.TempDir()); err == nil {
 		t.Error("a directory without profiles is accepted")
 	}
-}
-
-// TestCorruptLoadMaps checks that damaged profiles give an error, never a
-// panic or a huge allocation.
-func TestCorruptLoadMaps(t *testing.T) {
-	data, err := os.ReadFile(realProfile(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range []int{0, 10, 23, 500, 1024, 1500, len(data) - 1} {
-		if _, err := readLoadMap(bytes.NewReader(data[:n]), int64(n)); err == nil {
-			t.Errorf("truncated to %d bytes: no error", n)
-		}
-	}
-	bad := append([]byte(nil), data...)
-	copy(bad[0x400:], []byte{0xff, 0xff, 0xff, 0xff})
-	if _, err := readLoadMap(bytes.NewReader(bad), int64(len(bad))); err == nil {
-		t.Error("corrupt entry count: no error")
-	}
-}
-
-func FuzzReadLoadMap(f *testing.F) {
-	if data, err := os.ReadFile(filepath.Join(sample, "measurements", "prog-000000-000-007f0100-4247-0.hpcrun")); err == nil {
-		f.Add(data)
-	}
-	var b bytes.Buffer
-	WriteProfile(&b, []byte(magic+"04.00b"), []Entry{{1, "/bin/true", 1}})
-	f.Add(b.Bytes())
-	f.Fuzz(func(t *testing.T, data []byte) {
-		entries, err := readLoadMap(bytes.NewReader(data), int64(len(data)))
-		// Each entry takes bytes of the file: a corrupt count cannot
-		// conjure entries (or the memory for them).
-		if err == nil && len(entries) > len(data) {
-			t.Fatalf("%d entries from %d bytes", len(entries), len(data))
-		}
-	})
 }

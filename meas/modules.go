@@ -1,6 +1,10 @@
+// Package meas reads HPCToolkit measurement directories: from the load
+// maps of their .hpcrun profiles (package hpcrun), the load modules whose
+// structure hpcprof wants (hpcstruct's measurement-directory mode).
 package meas
 
 import (
+	"bloop/hpcrun"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,13 +87,13 @@ func Read(dir string) (*Dir, error) {
 	seen := map[string]bool{}
 	var paths []string
 	for _, p := range ps {
-		es, err := ReadLoadMap(p)
+		es, err := hpcrun.ReadLoadMap(p)
 		if err != nil {
 			d.Warnings = append(d.Warnings, fmt.Sprintf("unable to read the load map: %v", err))
 			continue
 		}
 		for _, e := range es {
-			if e.Flags&FlagAnalyze == 0 || strings.HasPrefix(e.Path, "<") || strings.Contains(e.Path, "/logical/") || seen[e.Path] {
+			if e.Flags&hpcrun.FlagAnalyze == 0 || strings.HasPrefix(e.Path, "<") || strings.Contains(e.Path, "/logical/") || seen[e.Path] {
 				continue
 			}
 			seen[e.Path] = true

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bloop/hpcrun"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -34,14 +35,11 @@ func measDir(t *testing.T) (dir, prog string) {
 	if err := os.WriteFile(prog, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(profs[0])
+	prof, err := hpcrun.Read(profs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	es, err := meas.ReadLoadMap(profs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	es := prof.LoadMap
 	for i := range es {
 		switch {
 		case es[i].Path == "/opt/demo/prog":
@@ -50,17 +48,13 @@ func measDir(t *testing.T) (dir, prog string) {
 			if _, err := os.Stat(es[i].Path); err != nil {
 				t.Skipf("%s missing", es[i].Path)
 			}
-			es[i].Flags |= meas.FlagAnalyze
+			es[i].Flags |= hpcrun.FlagAnalyze
 		}
-	}
-	hdr, err := meas.ReadHeader(raw)
-	if err != nil {
-		t.Fatal(err)
 	}
 	dir = filepath.Join(root, "m")
 	os.MkdirAll(dir, 0o755)
 	var b bytes.Buffer
-	if err := meas.WriteProfile(&b, hdr, es); err != nil {
+	if err := hpcrun.Write(&b, prof); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, filepath.Base(profs[0])), b.Bytes(), 0o644)
