@@ -1,13 +1,14 @@
 package meas
 
 import (
-	"bloop/hpcrun"
 	"bytes"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"bloop/hpcrun"
 )
 
 const sample = "../../shared/hpcrun-meas"

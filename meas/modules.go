@@ -4,13 +4,14 @@
 package meas
 
 import (
-	"bloop/hpcrun"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"bloop/hpcrun"
 )
 
 // Module is a load module to analyse.
@@ -48,13 +49,13 @@ func StructsDir(dir string) string { return filepath.Join(dir, "structs") }
 
 // IsMeasurementDir reports whether dir holds hpcrun profiles.
 func IsMeasurementDir(dir string) bool {
-	ps, _ := profiles(dir)
+	ps, _ := Profiles(dir)
 	return len(ps) > 0
 }
 
-// profiles lists the .hpcrun files directly in dir, by name; hpcrun
+// Profiles lists the .hpcrun files directly in dir, by name; hpcrun
 // writes none in subdirectories.
-func profiles(dir string) ([]string, error) {
+func Profiles(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -76,7 +77,7 @@ func profiles(dir string) ([]string, error) {
 // (hpcstruct skips the second); files that no longer exist are skipped
 // with their reason.
 func Read(dir string) (*Dir, error) {
-	ps, err := profiles(dir)
+	ps, err := Profiles(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func Read(dir string) (*Dir, error) {
 		if n := names[base]; n > 1 {
 			out = base + "-" + strconv.Itoa(n) + ".hpcstruct"
 		}
-		file, ok := locate(dir, p)
+		file, ok := Locate(dir, p)
 		d.Chosen = append(d.Chosen, Module{Path: p, File: file, Out: out})
 		if !ok {
 			d.Skipped = append(d.Skipped, Skipped{p, "no longer exists (or is empty)"})
@@ -123,10 +124,10 @@ func Read(dir string) (*Dir, error) {
 	return d, nil
 }
 
-// locate finds the binary of a recorded path: the path itself, or for a
+// Locate finds the binary of a recorded path: the path itself, or for a
 // vdso copy recorded under the measurement directory's old name, the copy
 // in its vdso/ now.
-func locate(dir, p string) (string, bool) {
+func Locate(dir, p string) (string, bool) {
 	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
 		return p, true
 	}
@@ -137,4 +138,21 @@ func locate(dir, p string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// StructFiles lists the structure files hpcprof reads for dir: the
+// entries of structs/ named *.hpcstruct, whatever their module (the LM
+// inside says which), subdirectories not searched.
+func StructFiles(dir string) []string {
+	ents, err := os.ReadDir(StructsDir(dir))
+	if err != nil {
+		return nil
+	}
+	var fs []string
+	for _, e := range ents {
+		if filepath.Ext(e.Name()) == ".hpcstruct" && !e.IsDir() {
+			fs = append(fs, filepath.Join(StructsDir(dir), e.Name()))
+		}
+	}
+	return fs
 }

@@ -9,6 +9,7 @@ package profile
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -111,6 +112,11 @@ type Profile struct {
 	Threads map[uint32]*Node // per thread id
 	Comms   map[uint32]string
 	Modules []*Module
+	// EventScale turns an event's values into the unit it is shown in
+	// (nil: 1 each; hpcrun's real metrics are kept in nano-units).
+	EventScale []float64
+	// Meas describes an HPCToolkit measurement directory (nil otherwise).
+	Meas *MeasInfo
 	// Warnings are things the report should say but that did not stop it
 	// (a structure file's LM naming another path than its module's).
 	Warnings []string
@@ -136,11 +142,19 @@ type elemKey struct {
 // partial roots samples whose unwind did not reach an entry point.
 var partial = &Elem{Kind: ElemProc, Name: "[partial]"}
 
-// Build reads and attributes a recording.
-func Build(path string, opt Options) (*Profile, error) {
-	p := &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}, Comms: map[uint32]string{},
+func newProfile(opt Options) *Profile {
+	return &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}, Comms: map[uint32]string{},
 		Reasons: map[string]uint64{}, elems: map[elemKey]*Elem{}, bound: map[*Module]*scopeIndex{}, opt: opt,
 		pprof: newPprofBuilder()}
+}
+
+// Build reads and attributes a recording: bloop's own, a perf.data file,
+// or an HPCToolkit measurement directory.
+func Build(path string, opt Options) (*Profile, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return buildMeasurements(path, opt)
+	}
+	p := newProfile(opt)
 	var lms []structLM
 	for _, f := range opt.StructFiles {
 		doc, err := golden.ParseFile(f)
@@ -349,7 +363,7 @@ func (p *Profile) scopesOf(f Frame) []*Elem {
 
 // elem returns the one Elem for a key, so that equal scopes share a node.
 func (p *Profile) elem(k elemKey, mk func() *Elem) *Elem {
-	if k.kind == ElemProc {
+	if k.kind == ElemProc && k.mod != nil {
 		// One element per procedure, whatever the address inside it.
 		if k.mod.Img != nil {
 			if fn := k.mod.Img.FuncAt(k.addr); fn != nil {

@@ -157,7 +157,7 @@ func (b *pprofBuilder) add(tid uint32, frames []Frame, out Outcome, scopes func(
 // Pprof returns the profile in pprof's form: sample counts and CPU time
 // per stack and thread.
 func (p *Profile) Pprof() *profile.Profile {
-	if p.Meta.Perf {
+	if p.Meta.Perf || p.Meas != nil {
 		return p.perfPprof()
 	}
 	b := p.pprof
@@ -201,13 +201,22 @@ func (p *Profile) WritePprof(w io.Writer) error {
 func (p *Profile) perfPprof() *profile.Profile {
 	b := p.pprof
 	names := p.Meta.EventNames()
-	types := []*profile.ValueType{{Type: "samples", Unit: "count"}}
-	for _, n := range names {
-		types = append(types, &profile.ValueType{Type: n, Unit: eventUnit(n)})
+	// A measurement directory's values are metrics at call paths, not
+	// samples: no count.
+	counted := p.Meas == nil
+	var types []*profile.ValueType
+	comment := "bloop report of perf record " + strings.Join(p.Meta.Command, " ")
+	if counted {
+		types = append(types, &profile.ValueType{Type: "samples", Unit: "count"})
+	} else {
+		comment = "bloop report of hpcrun measurements of " + strings.Join(p.Meta.Command, " ")
+	}
+	for i, n := range names {
+		types = append(types, &profile.ValueType{Type: n, Unit: p.eventUnit(i)})
 	}
 	out := &profile.Profile{
 		SampleType: types,
-		Comments:   []string{"bloop report of perf record " + strings.Join(p.Meta.Command, " ")},
+		Comments:   []string{comment},
 		Mapping:    b.mapList,
 		Location:   b.locList,
 		Function:   b.funcList,
@@ -219,15 +228,32 @@ func (p *Profile) perfPprof() *profile.Profile {
 	sort.SliceStable(order, func(i, j int) bool { return order[i].count > order[j].count })
 	for _, s := range order {
 		v := make([]int64, len(types))
-		v[0] = s.count
-		copy(v[1:], s.values)
+		if counted {
+			v[0] = s.count
+			copy(v[1:], s.values)
+		} else {
+			copy(v, s.values)
+		}
 		out.Sample = append(out.Sample, &profile.Sample{Location: s.locs, Value: v,
 			NumLabel: map[string][]int64{"thread": {int64(s.tid)}}})
 	}
 	return out
 }
 
-// eventUnit is the unit of an event's periods.
+// eventUnit is the unit of event i's values: an hpcrun metric of real
+// values is kept in nano-units (nanoseconds for its time metrics).
+func (p *Profile) eventUnit(i int) string {
+	name := p.Meta.EventNames()[i]
+	if i < len(p.EventScale) && p.EventScale[i] != 1 {
+		if strings.Contains(name, "(sec)") {
+			return "nanoseconds"
+		}
+		return "nano-units"
+	}
+	return eventUnit(name)
+}
+
+// eventUnit is the unit of a perf event's periods.
 func eventUnit(name string) string {
 	switch name {
 	case "cpu-clock", "task-clock":

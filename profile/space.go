@@ -51,11 +51,14 @@ type space struct {
 	moduleDirs []string
 	warnings   []string
 	kernel     *Module
+	// files are where modules are read when not at their recorded path
+	// (a measurement directory's moved vdso copy, a module directory).
+	files map[string]string
 }
 
 func newSpace(opt loader.Options) *space {
 	return &space{opt: opt, mods: map[string]*Module{}, procs: map[uint32][]mapping{}, blobs: map[string][]byte{},
-		buildIDs: map[string][]byte{}}
+		buildIDs: map[string][]byte{}, files: map[string]string{}}
 }
 
 // module opens (once) the module mapped from path.
@@ -67,6 +70,9 @@ func (s *space) module(path string) *Module {
 	s.mods[path] = m
 	s.modList = append(s.modList, m)
 	file := path
+	if f, ok := s.files[path]; ok {
+		file = f
+	}
 	if data, ok := s.blobs[path]; ok {
 		// A module without a file (the vdso): analyse the stored image.
 		if s.tmpDir == "" {

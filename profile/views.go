@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -18,6 +19,10 @@ type ViewOptions struct {
 // WriteSummary prints what was recorded and how well it unwound. Lost
 // samples and truncated stacks are always shown.
 func (p *Profile) WriteSummary(w io.Writer) {
+	if p.Meas != nil {
+		p.writeMeasSummary(w)
+		return
+	}
 	if p.Meta.Perf {
 		p.writePerfSummary(w)
 		return
@@ -158,7 +163,7 @@ func (p *Profile) printTree(w io.Writer, n *Node, depth int, o ViewOptions) {
 	if n.Elem != nil {
 		label += moduleSuffix(n.Elem)
 	}
-	fmt.Fprintf(w, "%8d %6.1f%% %8d %6.1f%%  %s%s\n", n.Incl, 100*float64(n.Incl)/total, n.Excl, 100*float64(n.Excl)/total,
+	fmt.Fprintf(w, "%8s %6.1f%% %8s %6.1f%%  %s%s\n", p.val(n.Incl), 100*float64(n.Incl)/total, p.val(n.Excl), 100*float64(n.Excl)/total,
 		strings.Repeat("  ", depth), label)
 	for _, c := range sorted(n.Children) {
 		p.printTree(w, c, depth+1, o)
@@ -343,6 +348,14 @@ func (p *Profile) WriteFlat(w io.Writer, o ViewOptions) {
 		if fe.Proc != "" {
 			label += "  in " + fe.Proc
 		}
-		fmt.Fprintf(w, "%8d %6.1f%% %8d %6.1f%%  %-8s %s\n", fe.Incl, 100*float64(fe.Incl)/total, fe.Excl, 100*float64(fe.Excl)/total, kind, label)
+		fmt.Fprintf(w, "%8s %6.1f%% %8s %6.1f%%  %-8s %s\n", p.val(fe.Incl), 100*float64(fe.Incl)/total, p.val(fe.Excl), 100*float64(fe.Excl)/total, kind, label)
 	}
+}
+
+// val formats a value of the shown event in the event's unit.
+func (p *Profile) val(w uint64) string {
+	if p.Event < len(p.EventScale) && p.EventScale[p.Event] != 1 {
+		return strconv.FormatFloat(float64(w)*p.EventScale[p.Event], 'g', 6, 64)
+	}
+	return strconv.FormatUint(w, 10)
 }

@@ -86,8 +86,8 @@ type Meta struct {
 	Freq       uint32
 	StackSize  uint32
 	StartNanos uint64
-	// Perf.data files only (not in bloop's format): every event, in the
-	// file's order (Sample.Event indexes it; Event is the first), and the
+	// Perf.data files and measurement directories only (not in bloop's
+	// format): every event (metric), in the file's order (Sample.Event indexes it; Event is the first), and the
 	// kernel release perf recorded on.
 	Perf      bool
 	Events    []string
@@ -96,7 +96,7 @@ type Meta struct {
 
 // EventNames lists the recording's events: a bloop recording has one.
 func (m Meta) EventNames() []string {
-	if m.Perf {
+	if m.Perf || len(m.Events) > 0 {
 		return m.Events
 	}
 	return []string{m.Event}

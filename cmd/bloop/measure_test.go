@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bloop/hpcrun"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"bloop/golden"
+	"bloop/hpcrun"
 	"bloop/meas"
 )
 
@@ -130,5 +130,30 @@ func TestStructMeasurementDirErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(meas.StructsDir(dir), "loops-gcc12-O2.hpcstruct")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestReportMeasurementDir: bloop struct MEAS, then bloop report MEAS,
+// as hpcstruct then hpcprof: the report uses the structure files just
+// written (its loops and inlined call are hpcprof's tree's, with hpcprof's
+// values).
+func TestReportMeasurementDir(t *testing.T) {
+	dir, _ := measDir(t)
+	if code := runStruct([]string{"-q", "--nocache", dir}); code != 0 {
+		t.Fatalf("struct: exit %d", code)
+	}
+	code, out, errs := captured(t, runReport, "--lines", "--min", "0", "--nocache", "--no-struct", dir)
+	if code != 0 || errs != "" {
+		t.Fatalf("report: exit %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{
+		"REALTIME (sec): 0.975111 at 6 nodes",
+		" 0.97407   99.9%        0    0.0%          [inlined] kernel (called at prog.c:16)",
+		" 0.97407   99.9%        0    0.0%              loop at prog.c:10",
+		"0.944834   96.9% 0.944834   96.9%                prog.c:10",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
 	}
 }

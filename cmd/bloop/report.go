@@ -14,7 +14,7 @@ import (
 const defaultRecording = "bloop.rec"
 
 func runReport(args []string) int {
-	fs := newFlagSet("report", "usage: bloop report [flags] [RECORDING]\n\nReads RECORDING, default "+defaultRecording+" (what bloop record writes without -o),\nor a perf.data file (perf record's), told apart by their contents.\nEach sampled module is analysed as bloop struct analyses it, through the\nstructure cache ($"+cache.EnvVar+", else ~/.cache/bloop; --nocache: off).\n")
+	fs := newFlagSet("report", "usage: bloop report [flags] [RECORDING | perf.data | MEASUREMENTS_DIR]\n\nReads RECORDING, default "+defaultRecording+" (what bloop record writes without -o),\na perf.data file (perf record's), told apart by their contents, or an\nHPCToolkit measurement directory (hpcrun's; its structs/ used when bloop\nstruct or hpcstruct wrote them).\nEach sampled module is analysed as bloop struct analyses it, through the\nstructure cache ($"+cache.EnvVar+", else ~/.cache/bloop; --nocache: off).\n")
 	view := fs.String("view", "top-down", "view: top-down, bottom-up or flat")
 	threads := fs.Bool("threads", false, "top-down view per thread instead of merged")
 	minPct := fs.Float64("min", 1, "hide scopes with less than this percentage of the samples")
@@ -26,9 +26,9 @@ func runReport(args []string) int {
 	fs.alias("c", "cache")
 	noCache := fs.Bool("nocache", false, "neither read nor write the structure cache")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the report to `file`")
-	event := fs.String("event", "", "perf.data: the `event` the views show (default: the file's first)")
+	event := fs.String("event", "", "perf.data, measurement directory: the `event` (metric) the views show (default: the first)")
 	var structs, debugDirs, moduleDirs multiFlag
-	fs.Var(&moduleDirs, "module-dir", "perf.data: `dir` holding modules of the recorded build-id, by base name, for those whose recorded path has another build (repeatable)")
+	fs.Var(&moduleDirs, "module-dir", "`dir` holding modules by base name: for a perf.data file's module whose recorded path has another build-id, a measurement directory's module no longer at its recorded path (repeatable)")
 	fs.Var(&structs, "struct", "structure `file` (bloop struct or hpcstruct) to use for the module whose code it matches (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
 	operands, code, ok := fs.parse(args)

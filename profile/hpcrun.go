@@ -1,0 +1,333 @@
+package profile
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"bloop/golden"
+	"bloop/hpcrun"
+	"bloop/loader"
+	"bloop/meas"
+)
+
+// An HPCToolkit measurement directory holds one .hpcrun profile per
+// thread: a calling-context tree hpcrun unwound, and metric values at its
+// nodes. Each node's instruction is expanded into the static scopes of
+// its module (structs/ when hpcstruct or bloop struct wrote it, else
+// bloop's analysis), as hpcprof does; the trees of the threads are the
+// profile's threads.
+
+// realScale turns a real metric's values (seconds of REALTIME,
+// CPUTIME, ...) into the integers the trees add: nano-units.
+const realScale = 1e9
+
+// MeasInfo is what a measurement directory says of itself.
+type MeasInfo struct {
+	Dir      string
+	Profiles int // .hpcrun files read
+	// Log sums the SUMMARY lines of hpcrun's .log files: samples taken,
+	// recorded, blocked (not taken in unsafe code), errant (unwind
+	// failed), and the frames of their call paths.
+	Log  [4]uint64
+	Logs int
+	// Partial are the values under hpcrun's partial-unwind root, per event.
+	Partial []uint64
+}
+
+// buildMeasurements reads an HPCToolkit measurement directory.
+func buildMeasurements(dir string, opt Options) (*Profile, error) {
+	files, err := meas.Profiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: a directory without .hpcrun profiles: not an hpcrun measurement directory", dir)
+	}
+	p := newProfile(opt)
+	p.Meas = &MeasInfo{Dir: dir}
+	sp := newSpace(loader.Options{DebugDirs: opt.DebugDirs})
+	sp.moduleDirs = opt.ModuleDirs
+	p.sp = sp
+	defer sp.close()
+	var profs []*hpcrun.Profile
+	for _, f := range files {
+		hp, err := hpcrun.Read(f)
+		if err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%v: its samples are not in the report", err))
+			continue
+		}
+		profs = append(profs, hp)
+	}
+	if len(profs) == 0 {
+		return nil, fmt.Errorf("%s: no readable .hpcrun profile (%s)", dir, strings.Join(p.Warnings, "; "))
+	}
+	p.Meas.Profiles = len(profs)
+	p.readLogs(dir)
+	metrics := p.measMetrics(profs)
+	if err := p.selectEvent(dir, opt.Event); err != nil {
+		return nil, err
+	}
+	p.Meas.Partial = make([]uint64, len(p.EventTotals))
+	mods := make([]map[uint16]*Module, len(profs))
+	for i, hp := range profs {
+		mods[i] = measModules(sp, dir, hp)
+	}
+	if err := p.bindMeasStructures(dir, sp.sortedModules()); err != nil {
+		return nil, err
+	}
+	for i, hp := range profs {
+		p.addThread(uint32(i), hp, mods[i], metrics[i])
+	}
+	p.Modules = sp.sortedModules()
+	p.Warnings = append(p.Warnings, sp.warnings...)
+	return p, nil
+}
+
+// measMetrics makes the events of the report: every metric with values
+// (not a derived formula) of any profile, by name, in order of first
+// appearance; it returns each profile's metric index to event index.
+func (p *Profile) measMetrics(profs []*hpcrun.Profile) [][]int {
+	index := map[string]int{}
+	out := make([][]int, len(profs))
+	for i, hp := range profs {
+		out[i] = make([]int, len(hp.Metrics))
+		for j, m := range hp.Metrics {
+			if m.Formula != "" {
+				out[i][j] = -1
+				continue
+			}
+			ev, ok := index[m.Name]
+			if !ok {
+				ev = len(p.Meta.Events)
+				index[m.Name] = ev
+				p.Meta.Events = append(p.Meta.Events, m.Name)
+				scale := 1.0
+				if m.Real {
+					scale = 1 / realScale
+				}
+				p.EventScale = append(p.EventScale, scale)
+			}
+			out[i][j] = ev
+		}
+	}
+	if len(profs) > 0 {
+		p.Meta.Command = []string{profs[0].Get("program-path")}
+	}
+	return out
+}
+
+// measModules opens the modules a profile's nodes are in, by load-map
+// id. A module's file is its recorded path; a vdso copy recorded under
+// the directory's name at run time is found in its vdso/ now; a file
+// gone from its path is looked for by name in the module directories.
+func measModules(sp *space, dir string, hp *hpcrun.Profile) map[uint16]*Module {
+	used := map[uint16]bool{}
+	for _, n := range hp.Nodes {
+		used[n.Module] = true
+	}
+	out := map[uint16]*Module{}
+	for _, lm := range hp.LoadMap {
+		if !used[lm.ID] || lm.ID == 0 {
+			continue
+		}
+		if _, ok := sp.mods[lm.Path]; !ok {
+			if file, ok := meas.Locate(dir, lm.Path); ok {
+				sp.files[lm.Path] = file
+			} else {
+				for _, d := range sp.moduleDirs {
+					if alt := filepath.Join(d, filepath.Base(lm.Path)); fileExists(alt) {
+						sp.files[lm.Path] = alt
+						break
+					}
+				}
+			}
+		}
+		out[lm.ID] = sp.module(lm.Path)
+	}
+	return out
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// bindMeasStructures binds the structure files of structs/ (and -struct
+// files) to the modules they name, as hpcprof does: an LM's path must be
+// the module's recorded path. A module whose file is here is checked
+// against the structure first; one whose file is gone takes the
+// structure on its name (the structure is all hpcprof has of it too).
+func (p *Profile) bindMeasStructures(dir string, mods []*Module) error {
+	var lms []structLM
+	for _, f := range append(meas.StructFiles(dir), p.opt.StructFiles...) {
+		doc, err := golden.ParseFile(f)
+		if err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%v: not used", err))
+			continue
+		}
+		lms = append(lms, indexDoc(doc)...)
+	}
+	for _, lm := range lms {
+		for _, m := range mods {
+			if filepath.Clean(lm.name) != m.Path || p.bound[m] != nil {
+				continue
+			}
+			if m.Img != nil {
+				if c := checkStructure(lm.node, m.Img); !c.ok() {
+					p.Warnings = append(p.Warnings, fmt.Sprintf("structure file %s is of another build than %s (%v): not used", lm.file, m.Path, c))
+					continue
+				}
+			}
+			p.bound[m] = lm.index
+		}
+	}
+	return nil
+}
+
+// measPath is a node's place in the trees: its scopes (outermost first)
+// and frames (innermost first), and whether the path is complete.
+type measPath struct {
+	scopes  []*Elem
+	frames  []Frame
+	partial bool
+	err     error
+}
+
+// addThread files one profile's values in the trees.
+func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Module, events []int) {
+	label := threadLabel(hp)
+	p.Comms[tid] = label
+	paths := make(map[uint32]*measPath, len(hp.Nodes))
+	var bad []string
+	for _, n := range hp.Nodes {
+		var parent *measPath
+		if n.Parent != 0 {
+			parent = paths[n.Parent]
+		}
+		paths[n.ID] = p.measNode(n, parent, mods)
+	}
+	for _, v := range hp.Values {
+		ev := events[v.Metric]
+		if ev < 0 {
+			continue
+		}
+		m := hp.Metrics[v.Metric]
+		w := m.Float(v)
+		if m.Real {
+			w *= realScale
+		}
+		wi := uint64(math.Round(max(w, 0)))
+		mp := paths[v.Node]
+		if mp.err != nil {
+			bad = append(bad, mp.err.Error())
+			continue
+		}
+		p.Samples++
+		p.EventSamples[ev]++
+		p.EventTotals[ev] += wi
+		if mp.partial {
+			p.Meas.Partial[ev] += wi
+		}
+		if ev == p.Event {
+			p.Total += wi
+			p.insert(tid, mp.scopes, wi)
+		}
+		out := Complete
+		if mp.partial {
+			out = Failed
+		}
+		p.pprof.add(tid, mp.frames, out, p.scopesOf, ev, wi)
+	}
+	if len(bad) > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %d values at nodes that cannot be placed (%s): not in the report", label, len(bad), bad[0]))
+	}
+}
+
+// measNode places one node below its parent's path.
+func (p *Profile) measNode(n hpcrun.Node, parent *measPath, mods map[uint16]*Module) *measPath {
+	mp := &measPath{}
+	if parent != nil {
+		if parent.err != nil {
+			return parent
+		}
+		*mp = measPath{scopes: parent.scopes, frames: parent.frames, partial: parent.partial}
+	}
+	if n.Module == 0 {
+		switch name := n.Placeholder(); name {
+		case hpcrun.RootPrimary, hpcrun.FenceMain, hpcrun.FenceThread:
+			// The roots and thread entries: the tree's root itself.
+		case hpcrun.RootPartial:
+			mp.partial = true
+			mp.scopes = with(mp.scopes, partial)
+		default:
+			mp.scopes = with(mp.scopes, p.placeholder(name))
+		}
+		return mp
+	}
+	m := mods[n.Module]
+	if m == nil {
+		return &measPath{err: fmt.Errorf("node %d in module %d, not in the load map", n.ID, n.Module)}
+	}
+	f := Frame{Mod: m, Addr: n.Offset, PC: n.Offset}
+	mp.frames = append([]Frame{f}, mp.frames...)
+	mp.scopes = append(mp.scopes[:len(mp.scopes):len(mp.scopes)], p.scopesOf(f)...)
+	return mp
+}
+
+// placeholder is the scope of one of hpcrun's placeholder nodes (idle,
+// OpenMP and GPU operations, ...), named as hpcrun encodes it.
+func (p *Profile) placeholder(name string) *Elem {
+	name = strings.TrimSpace(name)
+	if name == strings.TrimSpace(hpcrun.Unnormalized) {
+		name = "unknown"
+	}
+	return p.elem(elemKey{kind: ElemProc, file: "<placeholder>" + name}, func() *Elem {
+		return &Elem{Kind: ElemProc, Name: "<" + name + ">"}
+	})
+}
+
+// threadLabel names a profile's thread: its rank and thread, its process.
+func threadLabel(hp *hpcrun.Profile) string {
+	s := fmt.Sprintf("thread %s", orDash(hp.Get("thread-id")))
+	if r := hp.Get("mpi-rank"); r != "" && r != "0" {
+		s = "rank " + r + " " + s
+	}
+	return fmt.Sprintf("%s (%s, pid %s)", s, hp.Get("program-name"), orDash(hp.Get("process-id")))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+var logSummary = regexp.MustCompile(`SUMMARY: samples: (\d+) \(recorded: (\d+), blocked: (\d+), errant: (\d+)`)
+
+// readLogs adds up hpcrun's own account of its samples, from the .log
+// file beside each profile.
+func (p *Profile) readLogs(dir string) {
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	sort.Strings(logs)
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			continue
+		}
+		m := logSummary.FindSubmatch(b)
+		if m == nil {
+			continue
+		}
+		p.Meas.Logs++
+		for i := range p.Meas.Log {
+			v, _ := strconv.ParseUint(string(m[i+1]), 10, 64)
+			p.Meas.Log[i] += v
+		}
+	}
+}
