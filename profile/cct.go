@@ -32,6 +32,31 @@ type Node struct {
 	// views: the innermost scope shown), so a procedure's loops, inlined
 	// calls and lines hold their own samples, not the procedure's.
 	Excl uint64
+	// EvIncl and EvExcl are Incl and Excl of every event (indexed as
+	// Meta.EventNames) when the recording has more than one; Incl and
+	// Excl are those of the event shown.
+	EvIncl, EvExcl []uint64
+}
+
+// addVals adds the counts of b (one event's, or every event's) to n's.
+func (n *Node) addVals(incl, excl uint64, evIncl, evExcl []uint64) {
+	n.Incl += incl
+	n.Excl += excl
+	n.EvIncl = addVec(n.EvIncl, evIncl)
+	n.EvExcl = addVec(n.EvExcl, evExcl)
+}
+
+func addVec(a, b []uint64) []uint64 {
+	if len(b) == 0 {
+		return a
+	}
+	if a == nil {
+		a = make([]uint64, len(b))
+	}
+	for i, v := range b {
+		a[i] += v
+	}
+	return a
 }
 
 func (n *Node) child(e *Elem) *Node {
@@ -291,8 +316,7 @@ func (p *Profile) attribute(s *sample.Sample, frames []Frame, out Outcome) {
 	}
 	p.EventSamples[ev]++
 	p.EventTotals[ev] += w
-	if ev == p.Event {
-		p.Total += w
+	if ev == p.Event || len(p.EventTotals) > 1 {
 		var path []*Elem
 		if out != Complete {
 			path = append(path, partial)
@@ -300,27 +324,39 @@ func (p *Profile) attribute(s *sample.Sample, frames []Frame, out Outcome) {
 		for i := len(frames) - 1; i >= 0; i-- {
 			path = append(path, p.scopesOf(frames[i])...)
 		}
-		p.insert(s.Tid, path, w)
+		p.insert(s.Tid, path, ev, w)
 	}
 	p.pprof.add(s.Tid, frames, out, p.scopesOf, ev, w)
 }
 
 // insert adds one sample's scope path (outermost first) with its value
-// to the merged and the thread's tree.
-func (p *Profile) insert(tid uint32, path []*Elem, w uint64) {
+// w of event ev to the merged and the thread's tree.
+func (p *Profile) insert(tid uint32, path []*Elem, ev int, w uint64) {
+	if ev == p.Event {
+		p.Total += w
+	}
 	tr := p.Threads[tid]
 	if tr == nil {
 		tr = &Node{Label: fmt.Sprintf("thread %d", tid)}
 		p.Threads[tid] = tr
 	}
+	shown := uint64(0)
+	if ev == p.Event {
+		shown = w
+	}
+	var vec []uint64
+	if n := len(p.EventTotals); n > 1 {
+		vec = make([]uint64, n)
+		vec[ev] = w
+	}
 	for _, root := range []*Node{p.Root, tr} {
 		n := root
-		n.Incl += w
+		n.addVals(shown, 0, vec, nil)
 		for _, e := range path {
 			n = n.child(e)
-			n.Incl += w
+			n.addVals(shown, 0, vec, nil)
 		}
-		n.Excl += w
+		n.addVals(0, shown, nil, vec)
 	}
 }
 

@@ -234,10 +234,7 @@ func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Mod
 		if mp.partial {
 			p.Meas.Partial[ev] += wi
 		}
-		if ev == p.Event {
-			p.Total += wi
-			p.insert(tid, mp.scopes, wi)
-		}
+		p.insert(tid, mp.scopes, ev, wi)
 		out := Complete
 		if mp.partial {
 			out = Failed

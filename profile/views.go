@@ -74,7 +74,7 @@ func (p *Profile) writeModuleErrors(w io.Writer) {
 // inclusive samples. With threads, each thread's tree is printed.
 func (p *Profile) WriteTopDown(w io.Writer, o ViewOptions, threads bool) {
 	fmt.Fprintf(w, "incl: samples in the scope and everything below it; excl: samples in the scope itself, in no %s shown below it\n", scopeList(o, "loop", "inlined call", "callee"))
-	header(w)
+	p.header(w, false)
 	if !threads {
 		p.printTree(w, viewTree(p.Root, o), 0, o)
 		return
@@ -110,21 +110,22 @@ func viewTree(n *Node, o ViewOptions) *Node {
 	if o.Lines {
 		return n
 	}
-	out := &Node{Elem: n.Elem, Label: n.Label, Incl: n.Incl, Excl: n.Excl}
+	out := &Node{Elem: n.Elem, Label: n.Label}
+	out.addVals(n.Incl, n.Excl, n.EvIncl, n.EvExcl)
 	levels := 1
 	var add func(c *Node)
 	add = func(c *Node) {
 		if c.Elem != nil && c.Elem == n.Elem && n.Elem.Kind == ElemProc {
 			// Direct recursion: fold the callee into this node.
 			levels++
-			out.Excl += c.Excl
+			out.addVals(0, c.Excl, nil, c.EvExcl)
 			for _, g := range c.Children {
 				add(g)
 			}
 			return
 		}
 		if c.Elem != nil && c.Elem.Kind == ElemStmt {
-			out.Excl += c.Excl
+			out.addVals(0, c.Excl, nil, c.EvExcl)
 			for _, g := range c.Children {
 				add(g)
 			}
@@ -143,15 +144,66 @@ func viewTree(n *Node, o ViewOptions) *Node {
 
 // merge adds the counts and children of b to a (same scope).
 func merge(a, b *Node) {
-	a.Incl += b.Incl
-	a.Excl += b.Excl
+	a.addVals(b.Incl, b.Excl, b.EvIncl, b.EvExcl)
 	for _, c := range b.Children {
 		a.adopt(c)
 	}
 }
 
-func header(w io.Writer) {
-	fmt.Fprintf(w, "%8s %7s %8s %7s  %s\n", "incl", "incl%", "excl", "excl%", "scope")
+// header prints the columns' names: the shown event's incl and excl
+// and their shares, then each other event's incl and excl.
+func (p *Profile) header(w io.Writer, kind bool) {
+	if others := p.otherEvents(); len(others) > 0 {
+		names := p.Meta.EventNames()
+		line := fmt.Sprintf("%-33s", "  "+clip(names[p.Event], 31))
+		for _, i := range others {
+			line += fmt.Sprintf("  %-25s", clip(names[i], 25))
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+	fmt.Fprintf(w, "%8s %7s %8s %7s", "incl", "incl%", "excl", "excl%")
+	for range p.otherEvents() {
+		fmt.Fprintf(w, "  %12s %12s", "incl", "excl")
+	}
+	if kind {
+		fmt.Fprintf(w, "  %-8s %s\n", "kind", "scope")
+		return
+	}
+	fmt.Fprintf(w, "  %s\n", "scope")
+}
+
+// otherEvents lists the events shown beside the one the views sort by.
+func (p *Profile) otherEvents() []int {
+	var out []int
+	for i := range p.EventTotals {
+		if i != p.Event && len(p.EventTotals) > 1 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// otherCols formats the other events' columns of a row.
+func (p *Profile) otherCols(incl, excl []uint64) string {
+	var b strings.Builder
+	for _, i := range p.otherEvents() {
+		fmt.Fprintf(&b, "  %12s %12s", p.eventVal(i, at(incl, i)), p.eventVal(i, at(excl, i)))
+	}
+	return b.String()
+}
+
+func at(v []uint64, i int) uint64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return 0
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n-1] + "~"
+	}
+	return s
 }
 
 func (p *Profile) printTree(w io.Writer, n *Node, depth int, o ViewOptions) {
@@ -163,8 +215,8 @@ func (p *Profile) printTree(w io.Writer, n *Node, depth int, o ViewOptions) {
 	if n.Elem != nil {
 		label += moduleSuffix(n.Elem)
 	}
-	fmt.Fprintf(w, "%8s %6.1f%% %8s %6.1f%%  %s%s\n", p.val(n.Incl), 100*float64(n.Incl)/total, p.val(n.Excl), 100*float64(n.Excl)/total,
-		strings.Repeat("  ", depth), label)
+	fmt.Fprintf(w, "%8s %6.1f%% %8s %6.1f%%%s  %s%s\n", p.val(n.Incl), 100*float64(n.Incl)/total, p.val(n.Excl), 100*float64(n.Excl)/total,
+		p.otherCols(n.EvIncl, n.EvExcl), strings.Repeat("  ", depth), label)
 	for _, c := range sorted(n.Children) {
 		p.printTree(w, c, depth+1, o)
 	}
@@ -206,21 +258,21 @@ func (p *Profile) BottomUp(lines bool) *Node {
 	root := &Node{Label: "<program>"}
 	var walk func(n *Node)
 	walk = func(n *Node) {
-		if n.Excl > 0 {
-			root.Incl += n.Excl
+		if n.hasExcl() {
+			root.addVals(n.Excl, 0, n.EvExcl, nil)
 			cur := root
 			for a := n; a != nil && a.Elem != nil; a = a.Parent {
 				if a.Elem.Kind == ElemStmt && !lines {
 					continue
 				}
 				cur = cur.child(a.Elem)
-				cur.Incl += n.Excl
+				cur.addVals(n.Excl, 0, n.EvExcl, nil)
 				if cur.Parent == root {
-					cur.Excl += n.Excl // the innermost scope
+					cur.addVals(0, n.Excl, nil, n.EvExcl) // the innermost scope
 				}
 			}
 			if cur == root {
-				root.Excl += n.Excl // a sample without scopes
+				root.addVals(0, n.Excl, nil, n.EvExcl) // a sample without scopes
 			}
 		}
 		for _, c := range n.Children {
@@ -234,7 +286,7 @@ func (p *Profile) BottomUp(lines bool) *Node {
 // WriteBottomUp prints the callers view.
 func (p *Profile) WriteBottomUp(w io.Writer, o ViewOptions) {
 	fmt.Fprintf(w, "first level: each sample's innermost scope (%s), excl = its samples; below it: the scopes and callers around it, incl = samples that came through them\n", scopeList(o, "loop", "inlined call", "procedure"))
-	header(w)
+	p.header(w, false)
 	p.printTree(w, viewTree(p.BottomUp(o.Lines), o), 0, o)
 }
 
@@ -243,8 +295,9 @@ type FlatEntry struct {
 	Elem *Elem
 	// Proc is, for loops and inlined code, the enclosing procedure; for a
 	// line, the function (procedure or inlined) whose code it is.
-	Proc       string
-	Incl, Excl uint64
+	Proc           string
+	Incl, Excl     uint64
+	EvIncl, EvExcl []uint64 // every event's, as in Node
 }
 
 // flatKey identifies a flat entry: a scope, or a line of a function (the
@@ -264,7 +317,7 @@ func (p *Profile) Flat(lines bool) []FlatEntry {
 	acc := map[flatKey]*FlatEntry{}
 	var walk func(n *Node)
 	walk = func(n *Node) {
-		if n.Excl > 0 {
+		if n.hasExcl() {
 			seen := map[flatKey]bool{}
 			innermost := true
 			for a := n; a != nil && a.Elem != nil; a = a.Parent {
@@ -280,9 +333,11 @@ func (p *Profile) Flat(lines bool) []FlatEntry {
 				if !seen[k] {
 					seen[k] = true
 					fe.Incl += n.Excl
+					fe.EvIncl = addVec(fe.EvIncl, n.EvExcl)
 				}
 				if innermost {
 					fe.Excl += n.Excl
+					fe.EvExcl = addVec(fe.EvExcl, n.EvExcl)
 					innermost = false
 				}
 			}
@@ -338,7 +393,7 @@ func flatKeyOf(a *Node) (flatKey, string) {
 func (p *Profile) WriteFlat(w io.Writer, o ViewOptions) {
 	total := float64(max(p.Total, 1))
 	fmt.Fprintf(w, "incl: samples with the scope on their call path, once each; excl: samples whose innermost scope (%s) it is\n", scopeList(o, "loop", "inlined call", "procedure"))
-	fmt.Fprintf(w, "%8s %7s %8s %7s  %-8s %s\n", "incl", "incl%", "excl", "excl%", "kind", "scope")
+	p.header(w, true)
 	for _, fe := range p.Flat(o.Lines) {
 		if float64(fe.Incl)*100/total < o.MinPercent {
 			continue
@@ -348,7 +403,8 @@ func (p *Profile) WriteFlat(w io.Writer, o ViewOptions) {
 		if fe.Proc != "" {
 			label += "  in " + fe.Proc
 		}
-		fmt.Fprintf(w, "%8s %6.1f%% %8s %6.1f%%  %-8s %s\n", p.val(fe.Incl), 100*float64(fe.Incl)/total, p.val(fe.Excl), 100*float64(fe.Excl)/total, kind, label)
+		fmt.Fprintf(w, "%8s %6.1f%% %8s %6.1f%%%s  %-8s %s\n", p.val(fe.Incl), 100*float64(fe.Incl)/total, p.val(fe.Excl), 100*float64(fe.Excl)/total,
+			p.otherCols(fe.EvIncl, fe.EvExcl), kind, label)
 	}
 }
 
@@ -358,4 +414,17 @@ func (p *Profile) val(w uint64) string {
 		return strconv.FormatFloat(float64(w)*p.EventScale[p.Event], 'g', 6, 64)
 	}
 	return strconv.FormatUint(w, 10)
+}
+
+// hasExcl reports whether samples of any event end at n.
+func (n *Node) hasExcl() bool {
+	if n.Excl > 0 {
+		return true
+	}
+	for _, v := range n.EvExcl {
+		if v > 0 {
+			return true
+		}
+	}
+	return false
 }

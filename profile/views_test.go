@@ -26,9 +26,8 @@ func synthetic() *Profile {
 	s32 := &Elem{Kind: ElemStmt, File: "r.c", Line: 32}
 	add := func(n int, tid uint32, path ...*Elem) {
 		for i := 0; i < n; i++ {
-			p.insert(tid, path, 1)
+			p.insert(tid, path, 0, 1)
 			p.Samples++
-			p.Total++
 		}
 	}
 	add(6, 1, mainP, call5, workP, loop, inl, s4) // 6 in the inlined helper in the loop
@@ -189,4 +188,40 @@ func checkExclConsistent(t *testing.T, p *Profile) {
 
 func TestExclConsistent(t *testing.T) {
 	checkExclConsistent(t, synthetic())
+}
+
+// TestEventColumns: with several events, each view shows every event's
+// incl and excl beside the shown event's, from the same trees.
+func TestEventColumns(t *testing.T) {
+	p := &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}}
+	p.Meta.Events = []string{"cpu-clock", "page-faults"}
+	p.EventTotals = make([]uint64, 2)
+	mainP := &Elem{Kind: ElemProc, Name: "main", Module: "prog"}
+	work := &Elem{Kind: ElemProc, Name: "work", Module: "prog"}
+	loop := &Elem{Kind: ElemLoop, File: "w.c", Line: 12}
+	p.insert(1, []*Elem{mainP, work, loop}, 0, 3000)
+	p.insert(1, []*Elem{mainP, work, loop}, 1, 7)
+	p.insert(1, []*Elem{mainP}, 1, 5)
+	p.insert(1, []*Elem{mainP, work}, 0, 1000)
+	var buf bytes.Buffer
+	p.WriteTopDown(&buf, ViewOptions{}, false)
+	want := `  cpu-clock                        page-faults
+    incl   incl%     excl   excl%          incl         excl  scope
+    4000  100.0%        0    0.0%            12            0  <program>
+    4000  100.0%        0    0.0%            12            5    main  [prog]
+    4000  100.0%     1000   25.0%             7            0      work  [prog]
+    3000   75.0%     3000   75.0%             7            7        loop at w.c:12
+`
+	if got := buf.String(); !strings.HasSuffix(got, want) {
+		t.Errorf("top-down:\n%s\nwant:\n%s", got, want)
+	}
+	buf.Reset()
+	p.WriteFlat(&buf, ViewOptions{})
+	if !strings.Contains(buf.String(), "    4000  100.0%        0    0.0%            12            5  proc     main  [prog]") {
+		t.Errorf("flat:\n%s", buf.String())
+	}
+	bu := p.BottomUp(false)
+	if bu.Incl != 4000 || at(bu.EvIncl, 1) != 12 {
+		t.Errorf("bottom-up root %d, page-faults %v", bu.Incl, bu.EvIncl)
+	}
 }
