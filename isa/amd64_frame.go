@@ -67,6 +67,7 @@ func (amd64) Frame(b []byte, addr uint64) FrameOp {
 			op.Frame = SPUnknown
 		default:
 			op.Frame, op.Imm = SPAdd, int64(pushSize(x))
+			op.PopDI = a0 == x86asm.RDI
 		}
 	case x86asm.POPFQ, x86asm.POPF:
 		op.Frame, op.Imm = SPAdd, int64(pushSize(x))

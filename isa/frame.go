@@ -39,9 +39,13 @@ type FrameOp struct {
 	// pad does (the exception in the return register, the frame in BP),
 	// but no procedure entry (no argument comes in those registers).
 	Inherits bool
-	Imm      int64
-	Target   uint64 // direct jump/call target; 0 when indirect
-	PCRel    uint64 // the address a pc-relative address computation yields (a jump table's base)
-	Table8   uint64 // a jump through a table of absolute 8-byte targets: the table
-	CmpImm   int64  // compare of a register with an immediate: a jump table's bound (0 when not a compare)
+	// PopDI marks pop %rdi: at a procedure's entry, glibc's vfork pops
+	// its return address there to keep it out of the stack the child
+	// shares (the unwinder reads it from the sampled rdi).
+	PopDI  bool
+	Imm    int64
+	Target uint64 // direct jump/call target; 0 when indirect
+	PCRel  uint64 // the address a pc-relative address computation yields (a jump table's base)
+	Table8 uint64 // a jump through a table of absolute 8-byte targets: the table
+	CmpImm int64  // compare of a register with an immediate: a jump table's bound (0 when not a compare)
 }

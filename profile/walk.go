@@ -52,7 +52,7 @@ func (sp *space) unwindSample(s *sample.Sample) unwound {
 
 // unwindFrames is unwindSample's walk over the stack copy mem.
 func (sp *space) unwindFrames(s *sample.Sample, mem unwind.Memory) (frames []Frame, out Outcome, reason string, fpSteps int) {
-	f := unwind.Frame{PC: s.IP, SP: s.SP, BP: s.BP}
+	f := unwind.Frame{PC: s.IP, SP: s.SP, BP: s.BP, DI: s.DI, HasDI: s.HasDI}
 	// interrupted: f.PC is an instruction that was about to run (the
 	// sampled one, or one a signal interrupted), not a return address.
 	interrupted := true
@@ -137,8 +137,10 @@ func (sp *space) fpUnwind(s *sample.Sample) Outcome {
 	return Failed
 }
 
-// scanLimit bounds the stack scan of a frame without recipe (bytes).
-const scanLimit = 4096
+// scanLimit bounds the stack scan of a frame without recipe (bytes): the
+// dynamic linker's lazy-binding trampoline saves the vector registers
+// (xsave: about 3 KB with AVX-512, more with AMX) below its return address.
+const scanLimit = 16384
 
 // scanStep finds the return address of a frame without recipe by
 // scanning the stack upward for a word that points just after a call.

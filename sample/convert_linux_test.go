@@ -49,7 +49,7 @@ func kernelRecords() []kernelRecord {
 	stack := bytes.Repeat([]byte{0xab}, 64)
 	sample := func(tid uint32, size, dyn uint64) []byte {
 		return words(uint64(0x401000), uint32(7), tid, uint64(1000+tid), // ip, pid, tid, time
-			uint64(2), uint64(0x7ffc0100), uint64(0x7ffc0000), uint64(0x401234), // abi, bp, sp, ip
+			uint64(2), uint64(0x5eed), uint64(0x7ffc0100), uint64(0x7ffc0000), uint64(0x401234), // abi, di, bp, sp, ip
 			size, stack[:size], dyn)
 	}
 	return []kernelRecord{
@@ -126,7 +126,7 @@ func expected(rec perfevent.Record) any {
 		if r.RegsABI == 0 {
 			return nil
 		}
-		return Sample{Pid: r.Pid, Tid: r.Tid, Time: r.Time, BP: r.Regs[0], SP: r.Regs[1], IP: r.Regs[2],
+		return Sample{Pid: r.Pid, Tid: r.Tid, Time: r.Time, DI: r.Regs[0], HasDI: true, BP: r.Regs[1], SP: r.Regs[2], IP: r.Regs[3],
 			StackSize: uint32(r.StackSize), Stack: append([]byte(nil), r.Stack...)}
 	case *perfevent.Mmap:
 		prot := r.Prot
@@ -182,7 +182,7 @@ func TestDecodeKernelRecords(t *testing.T) {
 	}
 	s := rec.(*perfevent.Sample)
 	if s.IP != 0x401000 || s.Pid != 7 || s.Tid != 8 || s.Time != 1008 || s.RegsABI != 2 ||
-		!reflect.DeepEqual(s.Regs, []uint64{0x7ffc0100, 0x7ffc0000, 0x401234}) || s.StackSize != 64 || len(s.Stack) != 40 {
+		!reflect.DeepEqual(s.Regs, []uint64{0x5eed, 0x7ffc0100, 0x7ffc0000, 0x401234}) || s.StackSize != 64 || len(s.Stack) != 40 {
 		t.Errorf("sample %+v", s)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"os"
 )
 
-// The file format, version 1. All integers are little-endian.
+// The file format, version 2. All integers are little-endian.
 //
 //	file   = magic "BLOOPREC" | version u32 | record*
 //	record = kind u8 | length u32 | payload[length]
@@ -29,7 +29,8 @@ import (
 //	3 Comm   pid u32, tid u32, time u64, name string
 //	4 Fork   pid u32, ppid u32, tid u32, ptid u32, time u64
 //	5 Exit   pid u32, ppid u32, tid u32, ptid u32, time u64
-//	6 Sample pid u32, tid u32, time u64, ip u64, sp u64, bp u64,
+//	6 Sample pid u32, tid u32, time u64, ip u64, sp u64, bp u64, di u64
+//	         (version 2: not in version 1, which is still read),
 //	         stackSize u32 (bytes requested), shared u32, stack string
 //	         The copied stack (from sp up) is the stack string followed
 //	         by the top shared bytes of the previous sample of the same
@@ -49,7 +50,7 @@ import (
 // a change to an existing payload bumps the version.
 const (
 	Magic   = "BLOOPREC"
-	Version = 1
+	Version = 2
 )
 
 // MaxStack is the largest user-stack copy Linux allows per sample (the
@@ -130,8 +131,13 @@ type Sample struct {
 	Pid, Tid   uint32
 	Time       uint64
 	IP, SP, BP uint64
-	StackSize  uint32 // bytes requested
-	Stack      []byte // bytes copied (fewer at the top of the stack)
+	// DI is the sampled frame's rdi: where glibc's vfork keeps its
+	// return address while the call is in the kernel. HasDI: it was
+	// recorded (not by version 1 recordings, nor every perf.data file).
+	DI        uint64
+	HasDI     bool
+	StackSize uint32 // bytes requested
+	Stack     []byte // bytes copied (fewer at the top of the stack)
 
 	// Perf.data files only (bloop's recordings have one event, counted
 	// in samples, and always registers and a stack copy):
@@ -301,6 +307,7 @@ func (w *Writer) Sample(s *Sample) error {
 	w.u64(s.IP)
 	w.u64(s.SP)
 	w.u64(s.BP)
+	w.u64(s.DI)
 	w.u32(s.StackSize)
 	p := w.prev[s.Tid]
 	if p == nil {
@@ -463,8 +470,9 @@ func Scan(r io.Reader, f func(any) error) error {
 	if _, err := io.ReadFull(r, hdr[:]); err != nil || string(hdr[:8]) != Magic {
 		return fmt.Errorf("%w: bad header", ErrFormat)
 	}
-	if v := binary.LittleEndian.Uint32(hdr[8:]); v != Version {
-		return fmt.Errorf("recording format version %d, this bloop reads version %d", v, Version)
+	version := binary.LittleEndian.Uint32(hdr[8:])
+	if version != 1 && version != Version {
+		return fmt.Errorf("recording format version %d, this bloop reads versions 1 to %d", version, Version)
 	}
 	var rh [5]byte
 	prev := map[uint32]*Sample{} // the last sample per thread, for shared stack tops
@@ -505,8 +513,11 @@ func Scan(r io.Reader, f func(any) error) error {
 				v = Exit(t)
 			}
 		case KindSample:
-			s := &Sample{Pid: d.u32(), Tid: d.u32(), Time: d.u64(), IP: d.u64(), SP: d.u64(),
-				BP: d.u64(), StackSize: d.u32()}
+			s := &Sample{Pid: d.u32(), Tid: d.u32(), Time: d.u64(), IP: d.u64(), SP: d.u64(), BP: d.u64()}
+			if version >= 2 {
+				s.DI, s.HasDI = d.u64(), true
+			}
+			s.StackSize = d.u32()
 			shared := d.u32()
 			s.Stack = d.bytes()
 			if !d.ok() {

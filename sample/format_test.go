@@ -19,7 +19,7 @@ func writeAll(t testing.TB) []byte {
 	w.Mmap(Mmap{Pid: 1, Tid: 1, Time: 5, Addr: 0x1000, Len: 0x2000, Pgoff: 0x1000, Prot: 5, File: "/bin/prog"})
 	w.Comm(Comm{Pid: 1, Tid: 2, Time: 6, Name: "worker"})
 	w.Task(KindFork, Task{Pid: 1, Ppid: 1, Tid: 2, Ptid: 1, Time: 6})
-	w.Sample(&Sample{Pid: 1, Tid: 2, Time: 7, IP: 0x1234, SP: 0x7f00, BP: 9, StackSize: 4096, Stack: []byte{1, 2, 3}})
+	w.Sample(&Sample{Pid: 1, Tid: 2, Time: 7, IP: 0x1234, SP: 0x7f00, BP: 9, DI: 0x5eed, HasDI: true, StackSize: 4096, Stack: []byte{1, 2, 3}})
 	w.Lost(3)
 	w.Task(KindExit, Task{Pid: 1, Ppid: 1, Tid: 2, Ptid: 1, Time: 8})
 	w.Blob(Blob{Name: "[vdso]", Data: []byte("ELF")})
@@ -43,7 +43,7 @@ func TestRoundTrip(t *testing.T) {
 		Comms:    []Comm{{Pid: 1, Tid: 2, Time: 6, Name: "worker"}},
 		Forks:    []Task{{Pid: 1, Ppid: 1, Tid: 2, Ptid: 1, Time: 6}},
 		Exits:    []Task{{Pid: 1, Ppid: 1, Tid: 2, Ptid: 1, Time: 8}},
-		Samples:  []Sample{{Pid: 1, Tid: 2, Time: 7, IP: 0x1234, SP: 0x7f00, BP: 9, StackSize: 4096, Stack: []byte{1, 2, 3}}},
+		Samples:  []Sample{{Pid: 1, Tid: 2, Time: 7, IP: 0x1234, SP: 0x7f00, BP: 9, DI: 0x5eed, HasDI: true, StackSize: 4096, Stack: []byte{1, 2, 3}}},
 		Lost:     3,
 		Stats:    Stats{Samples: 1, Lost: 3, FullStacks: 1, Throttles: 2, DurationNanos: 99, ExitCode: -1, Signal: 11, SignalName: "SIGSEGV", CoreDumped: true},
 		HasStats: true,
@@ -134,7 +134,7 @@ func wrapShared(t testing.TB) []byte {
 	}
 	// The record by hand: the writer never makes one.
 	var p []byte
-	for _, v := range []uint64{1 | 1<<32, 0, 0, ^uint64(0x0f), 0} { // pid, tid; time; ip; sp; bp
+	for _, v := range []uint64{1 | 1<<32, 0, 0, ^uint64(0x0f), 0, 0} { // pid, tid; time; ip; sp; bp; di
 		p = binary.LittleEndian.AppendUint64(p, v)
 	}
 	p = binary.LittleEndian.AppendUint32(p, 128)  // stack size
@@ -259,5 +259,32 @@ func TestFate(t *testing.T) {
 		if got := tc.s.ShellStatus(); got != tc.shell {
 			t.Errorf("%+v: status %d, want %d", tc.s, got, tc.shell)
 		}
+	}
+}
+
+// TestReadVersion1: recordings of version 1 (samples without DI) still
+// read, their samples without DI.
+func TestReadVersion1(t *testing.T) {
+	b := append([]byte(Magic), 1, 0, 0, 0)
+	var p []byte
+	for _, v := range []uint64{1 | 2<<32, 7, 0x1234, 0x7f00, 9} { // pid, tid; time; ip; sp; bp
+		p = binary.LittleEndian.AppendUint64(p, v)
+	}
+	p = binary.LittleEndian.AppendUint32(p, 16) // stack size
+	p = binary.LittleEndian.AppendUint32(p, 0)  // shared
+	p = binary.LittleEndian.AppendUint32(p, 1)  // own stack bytes
+	p = append(p, 0xaa)
+	b = append(append(b, KindSample), binary.LittleEndian.AppendUint32(nil, uint32(len(p)))...)
+	b = append(b, p...)
+	var got []*Sample
+	err := Scan(bytes.NewReader(b), func(v any) error {
+		if s, ok := v.(*Sample); ok {
+			c := *s
+			got = append(got, &c)
+		}
+		return nil
+	})
+	if err != nil || len(got) != 1 || got[0].IP != 0x1234 || got[0].BP != 9 || got[0].HasDI || got[0].StackSize != 16 || len(got[0].Stack) != 1 {
+		t.Fatalf("version 1: %v, %+v", err, got)
 	}
 }

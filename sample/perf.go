@@ -24,8 +24,9 @@ type BuildID struct {
 }
 
 // x86-64 perf register numbers (perf_regs.h), for perf.data files of any
-// host: BP, SP and IP.
+// host: DI, BP, SP and IP.
 const (
+	x86RegDI = 5 // vfork's return address, while it is in the kernel
 	x86RegBP = 6
 	x86RegSP = 7
 	x86RegIP = 8
@@ -179,6 +180,7 @@ func (c *perfConverter) sample(r *perfevent.Sample) *Sample {
 		// The unwinder starts from the user registers, below the
 		// kernel's frames of a sample taken in the kernel.
 		s.BP, s.SP, s.IP, s.NoRegs = bp, sp, ip, false
+		s.DI, s.HasDI = regAt(mask, r.Regs, x86RegDI)
 		s.StackSize, s.Stack = uint32(min(r.StackSize, 1<<31)), r.Stack
 	}
 	return s

@@ -272,7 +272,8 @@ func (c *converter) sample(r *perfevent.Sample) {
 	s.Pid, s.Tid, s.Time = r.Pid, r.Tid, r.Time
 	var regs [nUserRegs]uint64
 	copy(regs[:], r.Regs)
-	s.BP, s.SP, s.IP = userRegs(regs)
+	s.DI, s.BP, s.SP, s.IP = userRegs(regs)
+	s.HasDI = true
 	s.StackSize, s.Stack = uint32(r.StackSize), r.Stack
 	if r.StackSize > 0 && uint64(len(r.Stack)) == r.StackSize {
 		c.st.FullStacks++

@@ -33,6 +33,9 @@ type Recipe struct {
 	RAOff   int64
 	BPSaved bool
 	BPOff   int64
+	// RAInDI: the return address is not on the stack but in rdi (it was
+	// popped there: glibc's vfork); only the sampled frame's rdi is known.
+	RAInDI bool
 }
 
 // OK reports whether the recipe can unwind.
@@ -45,6 +48,9 @@ func (r Recipe) String() string {
 	bp := "bp=bp"
 	if r.BPSaved {
 		bp = fmt.Sprintf("bp=[cfa%+d]", r.BPOff)
+	}
+	if r.RAInDI {
+		return fmt.Sprintf("[%#x,%#x) cfa=%s%+d ra=rdi %s", r.Lo, r.Hi, r.CFA, r.CFAOff, bp)
 	}
 	return fmt.Sprintf("[%#x,%#x) cfa=%s%+d ra=[cfa%+d] %s", r.Lo, r.Hi, r.CFA, r.CFAOff, r.RAOff, bp)
 }
@@ -59,6 +65,7 @@ type state struct {
 	cfaBP   bool  // the frame is addressed through BP (a frame pointer was set up)
 	bpSaved bool
 	bpSave  int64 // the caller's BP is stored at CFA - bpSave
+	raDI    bool  // the return address was popped into rdi
 }
 
 // entryState is the state right after a call: the return address on top
@@ -79,6 +86,7 @@ func (s state) recipe(lo, hi uint64) Recipe {
 	if s.bpSaved {
 		r.BPSaved, r.BPOff = true, -s.bpSave
 	}
+	r.RAInDI = s.raDI
 	return r
 }
 

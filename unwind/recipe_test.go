@@ -14,6 +14,7 @@ import (
 var encodings = map[string][]byte{
 	"push rbp": {0x55}, "pop rbp": {0x5d}, "push rbx": {0x53}, "pop rbx": {0x5b},
 	"push r12": {0x41, 0x54}, "pop r12": {0x41, 0x5c},
+	"push rdi": {0x57}, "pop rdi": {0x5f}, "mov eax,58": {0xb8, 0x3a, 0, 0, 0}, "syscall": {0x0f, 0x05},
 	"mov rbp,rsp": {0x48, 0x89, 0xe5}, "mov rsp,rbp": {0x48, 0x89, 0xec},
 	"sub rsp,16": {0x48, 0x83, 0xec, 0x10}, "add rsp,16": {0x48, 0x83, 0xc4, 0x10},
 	"sub rsp,rax": {0x48, 0x29, 0xc4}, "and rsp,-16": {0x48, 0x83, 0xe4, 0xf0},
@@ -108,6 +109,9 @@ func ruleString(r Recipe) string {
 	if r.BPSaved {
 		s += fmt.Sprintf(" bp@%d", r.BPOff)
 	}
+	if r.RAInDI {
+		s += " ra=di"
+	}
 	return s
 }
 
@@ -120,6 +124,13 @@ func TestRecipes(t *testing.T) {
 		funcs map[string]uint64 // extra symbols (label -> size; 0: to the next)
 		prog  []line
 	}{
+		{"vfork: the return address popped into rdi over the system call", nil, []line{
+			{"", "pop rdi", "sp+8"},
+			{"", "mov eax,58", "sp+0 ra=di"},
+			{"", "syscall", "sp+0 ra=di"},
+			{"", "push rdi", "sp+0 ra=di"},
+			{"", "ret", "sp+8"},
+		}},
 		{"frame pointer, leave", nil, []line{
 			{"", "push rbp", "sp+8"},
 			{"", "mov rbp,rsp", "sp+16 bp@-16"},
@@ -369,6 +380,10 @@ func TestStep(t *testing.T) {
 		{Recipe{CFA: RegSP, CFAOff: 64, RAOff: -8}, Frame{SP: 0x7f00}, Frame{}, ErrTruncated},
 		{Recipe{CFA: RegBP, CFAOff: 16, RAOff: -8}, Frame{SP: 0x7f00, BP: 0x10}, Frame{}, ErrBadFrame},
 		{Recipe{}, Frame{SP: 0x7f00}, Frame{}, ErrNoRecipe},
+		// vfork: the return address in the sampled rdi, the caller's SP
+		// the current one; unknown rdi (a caller's frame) cannot unwind.
+		{Recipe{CFA: RegSP, CFAOff: 0, RAInDI: true}, Frame{PC: 1, SP: 0x7f00, BP: 7, DI: 0x401777, HasDI: true}, Frame{PC: 0x401777, SP: 0x7f00, BP: 7}, nil},
+		{Recipe{CFA: RegSP, CFAOff: 0, RAInDI: true}, Frame{PC: 1, SP: 0x7f00, BP: 7}, Frame{}, ErrBadFrame},
 	}
 	for i, tc := range tests {
 		got, err := tc.r.Step(tc.f, mem)

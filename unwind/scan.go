@@ -102,8 +102,14 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 
 		next := cur
 		brk, brkCanon, afterCall = false, false, false
+		if op.Frame != isa.None {
+			// The popped return address is back once SP moves again
+			// (vfork pushes it before returning).
+			next.raDI = false
+		}
 		switch op.Frame {
 		case isa.SPAdd:
+			next.raDI = op.PopDI && next.spKnown && next.sp == 8 && !next.cfaBP
 			next.sp -= op.Imm
 		case isa.SPUnknown:
 			next.spKnown = false

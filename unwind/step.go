@@ -3,7 +3,13 @@ package unwind
 import "errors"
 
 // Frame is the part of a frame's machine state the unwinder tracks.
-type Frame struct{ PC, SP, BP uint64 }
+type Frame struct {
+	PC, SP, BP uint64
+	// DI is rdi, known (HasDI) only in the sampled frame: the return
+	// address of a frame that popped it there.
+	DI    uint64
+	HasDI bool
+}
 
 // Memory reads one 8-byte word of the sampled stack; ok is false outside
 // the copy.
@@ -27,13 +33,22 @@ func (r Recipe) Step(f Frame, mem Memory) (Frame, error) {
 	default:
 		return Frame{}, ErrNoRecipe
 	}
-	if cfa <= f.SP {
-		return Frame{}, ErrBadFrame // stacks grow down: the caller's SP is above
+	var ra uint64
+	if r.RAInDI {
+		if !f.HasDI || cfa < f.SP {
+			return Frame{}, ErrBadFrame
+		}
+		ra = f.DI
+	} else {
+		if cfa <= f.SP {
+			return Frame{}, ErrBadFrame // stacks grow down: the caller's SP is above
+		}
+		var ok bool
+		if ra, ok = mem(uint64(int64(cfa) + r.RAOff)); !ok {
+			return Frame{}, ErrTruncated
+		}
 	}
-	ra, ok := mem(uint64(int64(cfa) + r.RAOff))
-	if !ok {
-		return Frame{}, ErrTruncated
-	}
+	var ok bool
 	bp := f.BP
 	if r.BPSaved {
 		if bp, ok = mem(uint64(int64(cfa) + r.BPOff)); !ok {

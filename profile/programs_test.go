@@ -1,0 +1,68 @@
+package profile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The programs of issue 23's unwinding target, each recorded as a user
+// would: an interpreter running a script, and a shell running two of
+// them at once. 99.9% of the samples must unwind to their process or
+// thread entry (at a few hundred samples, one may not). What is left is
+// python's start-up: _PyPathConfig_ComputeSysPath0 has a 64 KB stack
+// frame, beyond any stack copy the kernel takes (perf's limit is 65528
+// bytes), so a sample in it or its callees is truncated: about one per
+// process.
+
+// python is Debian's interpreter (not a wrapper script on PATH).
+const python = "/usr/bin/python3.11"
+
+func requireUnwound(t *testing.T, p *Profile, what string) {
+	t.Helper()
+	ok := float64(p.Outcomes[Complete]) / float64(max(p.Samples, 1))
+	t.Logf("%s: %d samples, %.2f%% unwound to an entry (%d truncated, %d failed); reasons %v", what, p.Samples, 100*ok,
+		p.Outcomes[Truncated], p.Outcomes[Failed], p.Reasons)
+	if bad := p.Samples - p.Outcomes[Complete]; p.Samples < 200 || bad > max(1, p.Samples/1000) {
+		t.Errorf("%s: %.2f%% of %d samples unwound to an entry, want 99.9%%", what, 100*ok, p.Samples)
+	}
+}
+
+func workScript(t *testing.T) string {
+	if _, err := os.Stat(python); err != nil {
+		t.Skipf("%s: %v", python, err)
+	}
+	s, _ := filepath.Abs("../testdata/prof/work.py")
+	return s
+}
+
+// TestUnwindPython: python3.11 running a JSON and regex script, through
+// the interpreter's loop, libpython's C functions and the json and re
+// C modules (shared objects dlopen'ed at import).
+func TestUnwindPython(t *testing.T) {
+	script := workScript(t)
+	p, err := Build(record(t, python, script), Options{Analyze: func(string) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireUnwound(t, p, "python3.11 work.py")
+}
+
+// TestUnwindTwoProcesses: sh runs two interpreters, one in the
+// background: forks, execs, and two processes sampled at once.
+func TestUnwindTwoProcesses(t *testing.T) {
+	script := workScript(t)
+	cmd := python + " " + script + " 18000 & " + python + " " + script + " 18000; wait"
+	p, err := Build(record(t, "/bin/sh", "-c", cmd), Options{Analyze: func(string) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireUnwound(t, p, "sh -c 'python3.11 work.py & python3.11 work.py; wait'")
+	pids := map[uint32]bool{}
+	for tid := range p.Threads {
+		pids[tid] = true
+	}
+	if len(pids) < 2 {
+		t.Errorf("samples of %d threads, want both interpreters'", len(pids))
+	}
+}
