@@ -366,6 +366,11 @@ func (p *Profile) insert(tid uint32, path []*Elem, ev int, w uint64) {
 func (p *Profile) scopesOf(f Frame) []*Elem {
 	m := f.Mod
 	if m.kernel != nil {
+		if m.Img != nil {
+			if path := p.structure(m).lookup(f.Addr - m.kbias); path != nil {
+				return path
+			}
+		}
 		return []*Elem{p.kernelProc(m, f.Addr)}
 	}
 	if path := p.structure(m).lookup(f.Addr); path != nil {

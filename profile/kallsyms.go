@@ -52,6 +52,16 @@ func parseKallsyms(b []byte) *kernelSyms {
 	return ks
 }
 
+// addrOf returns the address of the symbol name.
+func (k *kernelSyms) addrOf(name string) (uint64, bool) {
+	for i, n := range k.names {
+		if n == name {
+			return k.addrs[i], true
+		}
+	}
+	return 0, false
+}
+
 // lookup finds the symbol holding addr: the last at or below it.
 func (k *kernelSyms) lookup(addr uint64) (name string, start uint64, ok bool) {
 	if k == nil {

@@ -79,9 +79,65 @@ func (s *space) kernelModule(osRelease string) *Module {
 			s.kernel.Err = err
 		} else {
 			s.kernel.kernel = ks
+			s.openVmlinux(s.kernel, osRelease)
 		}
 	}
 	return s.kernel
+}
+
+// vmlinuxDir holds Debian's kernel debug images (linux-image-*-dbg).
+var vmlinuxDir = "/usr/lib/debug/boot"
+
+// openVmlinux gives the kernel module the recording kernel's vmlinux,
+// when its debug image is installed, so kernel frames get structure
+// (inlined calls, loops, lines) as user code does. The load bias is
+// where kallsyms puts _text against where vmlinux does.
+func (s *space) openVmlinux(m *Module, osRelease string) {
+	if osRelease == "" {
+		b, err := os.ReadFile(releaseFile)
+		if err != nil {
+			return
+		}
+		osRelease = string(bytes.TrimSpace(b))
+	}
+	path := filepath.Join(vmlinuxDir, "vmlinux-"+osRelease)
+	if _, err := os.Stat(path); err != nil {
+		return
+	}
+	run, ok := m.kernel.addrOf("_text")
+	if !ok {
+		return
+	}
+	link, err := symbolAddr(path, "_text")
+	if err != nil {
+		s.warnings = append(s.warnings, fmt.Sprintf("kernel frames without structure: %v", err))
+		return
+	}
+	img, err := loader.Open(path, s.opt)
+	if err != nil {
+		s.warnings = append(s.warnings, fmt.Sprintf("kernel frames without structure: %v", err))
+		return
+	}
+	m.Img, m.kbias = img, run-link
+}
+
+// symbolAddr returns the address of the symbol name in the ELF file path.
+func symbolAddr(path, name string) (uint64, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, sym := range syms {
+		if sym.Name == name {
+			return sym.Value, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: no symbol %s", path, name)
 }
 
 // chainFrames turns a sample without registers into frames, innermost
@@ -172,7 +228,7 @@ func (p *Profile) kernelProc(m *Module, addr uint64) *Elem {
 }
 
 // releaseFile is where the running kernel's release is read.
-const releaseFile = "/proc/sys/kernel/osrelease"
+var releaseFile = "/proc/sys/kernel/osrelease"
 
 // readKallsyms reads the running kernel's symbols when it is the
 // recording's kernel (osRelease, perf's HEADER_OSRELEASE; empty:

@@ -25,6 +25,9 @@ type Module struct {
 	structOnce sync.Once
 	index      *scopeIndex
 	kernel     *kernelSyms // the [kernel] module of perf.data files: its symbols
+	// kbias is the kernel's load bias (KASLR) when Img is its vmlinux:
+	// run-time address = vmlinux address + kbias.
+	kbias uint64
 }
 
 // mapping places a module in a process's address space.
