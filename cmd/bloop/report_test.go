@@ -152,7 +152,7 @@ func TestReportDamagedRecording(t *testing.T) {
 		{"truncated", good[:len(good)-7], "truncated record"},
 		{"header only", good[:10], "bad header"},
 		{"an ELF file", []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"), "not a bloop recording"},
-		{"record length overwritten", append(append([]byte(nil), good[:len(good)-60]...), 6, 0xff, 0xff, 0xff, 0x7f), "record of"},
+		{"record length overwritten", append(append([]byte(nil), good...), 6, 0xff, 0xff, 0xff, 0x7f), "record of"},
 		{"future version", append([]byte("BLOOPREC"), 9, 0, 0, 0), "version 9"},
 	}
 	for _, tc := range tests {
