@@ -19,9 +19,10 @@ func (n *Node) Sorted() []*Node { return sorted(n.Children) }
 func ViewLabel(e *Elem) string { return e.Label() + moduleSuffix(e) }
 
 // LoopLines returns, for each loop of the modules' structure met by the
-// samples, the first and last line of the statements below it in the
-// loop's own file (all statements, not only sampled ones; calls and
-// inlined code of other files left out), its header line included.
+// samples, its header line and the last line of the statements below it
+// in its own file (all statements, not only sampled ones; inlined code
+// left out). Statements above the header (a procedure's first line,
+// where compilers put the loop's bound checks) do not extend it.
 func (p *Profile) LoopLines() map[*Elem][2]int {
 	out := map[*Elem][2]int{}
 	for _, m := range p.Modules {
@@ -47,7 +48,7 @@ func (p *Profile) LoopLines() map[*Elem][2]int {
 				if !ok {
 					r = [2]int{e.Line, e.Line}
 				}
-				r[0], r[1] = min(r[0], st.Line), max(r[1], st.Line)
+				r[1] = max(r[1], st.Line)
 				out[e] = r
 			}
 		}

@@ -183,7 +183,7 @@
       });
     };
     walk(tree.root);
-    var total = ctx.incl(tree, tree.root);
+    var total = ctx.total();
     this.info.textContent = frames + ' frames match: ' + bloop.pct(covered, total) + ' of the samples (' + bloop.num(covered) + ')';
     this.info.dataset.share = total > 0 ? covered / total : 0;
     this.render();

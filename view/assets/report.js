@@ -28,8 +28,10 @@
     ctx.excl = function (tree, n) {
       return tree.cols.excl[ctx.metric][n.id];
     };
+    // total is the 100% of every share: all threads' samples, as in
+    // bloop report --threads (a thread's share is then its own).
     ctx.total = function () {
-      return ctx.thread().top.incl[ctx.metric][0];
+      return data.threads[0].top.incl[ctx.metric][0];
     };
     ctx.unit = function () {
       return data.metrics[ctx.metric].unit;
@@ -103,7 +105,7 @@
   Tooltip.prototype.show = function (ev, tree, n) {
     var ctx = this.ctx;
     var sc = ctx.sc;
-    var total = Math.max(ctx.incl(tree, tree.root), 1);
+    var total = Math.max(ctx.total(), 1);
     var incl = ctx.incl(tree, n);
     var excl = ctx.excl(tree, n);
     var lines = [ctx.label(n), 'incl ' + bloop.num(incl) + ' ' + ctx.unit() + ' (' + bloop.pct(incl, total) + '), excl ' + bloop.num(excl) + ' (' + bloop.pct(excl, total) + ')'];

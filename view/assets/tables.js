@@ -95,7 +95,7 @@
   // The trees open on their hot paths: every node with 5% of the samples.
   proto.openSet = function (tree) {
     var ctx = this.ctx;
-    var total = ctx.incl(tree, tree.root);
+    var total = ctx.total();
     var set = {};
     tree.nodes.forEach(function (n) {
       if (ctx.incl(tree, n) * 20 >= total) set[n.id] = true;
@@ -155,7 +155,7 @@
     var tree = ctx.trees()[this.view];
     if (!this.expanded[this.view]) this.expanded[this.view] = this.openSet(tree);
     var open = this.expanded[this.view];
-    var total = Math.max(ctx.incl(tree, tree.root), 1);
+    var total = Math.max(ctx.total(), 1);
     var min = this.min;
     var key = this.sortKey;
     var re = this.re;
