@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -54,6 +56,9 @@ type tab struct {
 	t   *testing.T
 	ctx context.Context
 	url string
+	// ready is the page's time to its first rendered frame, in ms from
+	// the start of navigation (performance.now()).
+	ready float64
 
 	mu       sync.Mutex
 	requests []string
@@ -104,6 +109,7 @@ func openPage(t *testing.T, path string) *tab {
 		t.Fatalf("opening %s: %v", tb.url, err)
 	}
 	ready := tb.poll(`document.documentElement.dataset.ready`)
+	tb.ready, _ = strconv.ParseFloat(ready, 64)
 	t.Logf("%s: first render %s ms after navigation start (%v from the test's request)", filepath.Base(path), ready, time.Since(start).Round(time.Millisecond))
 	return tb
 }
@@ -219,4 +225,24 @@ func (tb *tab) screenshot(name string) {
 	if b.Dx() < 200 || b.Dy() < 200 || len(colours) < 16 {
 		tb.t.Errorf("screenshot %s looks blank: %dx%d, %d colours", path, b.Dx(), b.Dy(), len(colours))
 	}
+}
+
+// TestFirstRender measures the page named by $BLOOP_VIEW_PAGE (the
+// README's figures): its size and the median of five times from the
+// start of navigation to its first rendered frame, each in a new tab.
+func TestFirstRender(t *testing.T) {
+	page := os.Getenv("BLOOP_VIEW_PAGE")
+	if page == "" {
+		t.Skip("set BLOOP_VIEW_PAGE to an HTML page to measure")
+	}
+	st, err := os.Stat(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []float64
+	for i := 0; i < 5; i++ {
+		ms = append(ms, openPage(t, page).ready)
+	}
+	sort.Float64s(ms)
+	t.Logf("%s: %d bytes, first render in %.0f ms (median of %v)", page, st.Size(), ms[2], ms)
 }

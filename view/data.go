@@ -67,12 +67,15 @@ type Scopes struct {
 }
 
 // Thread holds one tree's views, as bloop report prints them (without
-// --lines), and the samples per source line.
+// --lines), and the samples per source line. As in bloop report, only
+// the top-down view is per thread (--threads): the bottom-up and flat
+// views are of all threads, in the first Thread only (they are most of
+// the data: a bottom-up tree can be ten times the top-down one).
 type Thread struct {
 	Name   string `json:"name"`
 	Top    Tree   `json:"top"`
-	Bottom Tree   `json:"bottom"`
-	Flat   Flat   `json:"flat"`
+	Bottom *Tree  `json:"bottom,omitempty"`
+	Flat   *Flat  `json:"flat,omitempty"`
 	Lines  Lines  `json:"lines"`
 }
 
@@ -167,7 +170,12 @@ func Report(p *profile.Profile) *ReportData {
 	d.Summary = sum.String()
 	d.Metrics = []Metric{metricOf(p)}
 	b := &builder{d: d, strs: map[string]int{"": 0}, scopes: map[*profile.Elem]int{}, loops: p.LoopLines(), metrics: len(d.Metrics)}
-	d.Threads = append(d.Threads, b.thread("all threads", p.Root, "<program>"))
+	all := b.thread("all threads", p.Root, "<program>")
+	one := &profile.Profile{Root: p.Root}
+	bottom := b.tree(profile.ViewTree(one.BottomUp(false), profile.ViewOptions{}), "<program>")
+	all.Bottom = &bottom
+	all.Flat = b.flat(one)
+	d.Threads = append(d.Threads, all)
 	if len(p.Threads) > 1 {
 		tids := make([]uint32, 0, len(p.Threads))
 		for t := range p.Threads {
@@ -203,22 +211,22 @@ func metricOf(p *profile.Profile) Metric {
 	return Metric{Name: name, Unit: "events"}
 }
 
-// thread makes one tree's views: the text report's top-down, bottom-up
-// and flat views of it, and its samples per line.
+// thread makes one tree's top-down view, as the text report prints it,
+// and its samples per line.
 func (b *builder) thread(name string, root *profile.Node, rootLabel string) Thread {
-	one := &profile.Profile{Root: root}
-	t := Thread{Name: name}
-	t.Top = b.tree(profile.ViewTree(root, profile.ViewOptions{}), rootLabel)
-	t.Bottom = b.tree(profile.ViewTree(one.BottomUp(false), profile.ViewOptions{}), "<program>")
-	t.Flat = Flat{Scope: []int{}, Proc: []int{}, Incl: b.columns(), Excl: b.columns()}
-	for _, fe := range one.Flat(false) {
-		t.Flat.Scope = append(t.Flat.Scope, b.scope(fe.Elem))
-		t.Flat.Proc = append(t.Flat.Proc, b.str(fe.Proc))
-		t.Flat.Incl[0] = append(t.Flat.Incl[0], fe.Incl)
-		t.Flat.Excl[0] = append(t.Flat.Excl[0], fe.Excl)
+	return Thread{Name: name, Top: b.tree(profile.ViewTree(root, profile.ViewOptions{}), rootLabel), Lines: b.lines(root)}
+}
+
+// flat makes the flat view's rows.
+func (b *builder) flat(p *profile.Profile) *Flat {
+	f := &Flat{Scope: []int{}, Proc: []int{}, Incl: b.columns(), Excl: b.columns()}
+	for _, fe := range p.Flat(false) {
+		f.Scope = append(f.Scope, b.scope(fe.Elem))
+		f.Proc = append(f.Proc, b.str(fe.Proc))
+		f.Incl[0] = append(f.Incl[0], fe.Incl)
+		f.Excl[0] = append(f.Excl[0], fe.Excl)
 	}
-	t.Lines = b.lines(root)
-	return t
+	return f
 }
 
 // tree lays a view's tree out in preorder.

@@ -76,6 +76,12 @@ func TestReportPageHot(t *testing.T) {
 		t.Errorf("the frame of %s is %.1f%% of the graph's width, want >= 95%%", loop, 100*share)
 	}
 
+	tip := eval[string](tb, `(() => { const f = `+frame+`; const r = f.getBoundingClientRect(); f.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.x + 5, clientY: r.y + 5})); return document.querySelector('.tip').hidden ? '' : document.querySelector('.tip').innerText })()`)
+	for _, s := range []string{loop, "incl ", "excl ", "/src/hot.c:7", "lines 7-"} {
+		if !strings.Contains(tip, s) {
+			t.Errorf("the loop's tooltip lacks %q:\n%s", s, tip)
+		}
+	}
 	tb.do(chromedp.Click(chromedp.Search(`//div[contains(@class,"fr") and text()="` + loop + `"]`)))
 	crumbs := eval[[]string](tb, `[...document.querySelectorAll('.crumb')].map(b => b.textContent)`)
 	if len(crumbs) < 2 || crumbs[len(crumbs)-1] != loop {

@@ -8,6 +8,10 @@
   var bloop = window.bloop;
   var ROW = 18; // px per level
   var MIN_WIDTH = 1; // px: narrower frames (and their callees) are not drawn
+  // Narrower frames get no text: most frames of a large profile are a few
+  // pixels wide, and laying out their text (clipped to nothing) is most
+  // of the page's first render. The tooltip names them.
+  var MIN_TEXT = 24; // px
 
   bloop.Flame = function (ctx, box) {
     this.ctx = ctx;
@@ -71,8 +75,7 @@
   proto.setTree = function (tree) {
     this.tree = tree;
     this.zoom = tree.root;
-    this.render();
-    this.search(this.pattern || '');
+    this.search(this.pattern || ''); // renders
   };
 
   proto.zoomTo = function (n) {
@@ -114,7 +117,7 @@
       var n = r[0];
       maxDepth = Math.max(maxDepth, n.depth);
       var kind = n.scope >= 0 ? ctx.sc.kind(n.scope) : 0;
-      var f = bloop.el('div', 'fr k' + kind + (r[3] ? ' above' : ''), ctx.label(n));
+      var f = bloop.el('div', 'fr k' + kind + (r[3] ? ' above' : ''), r[2] >= MIN_TEXT ? ctx.label(n) : null);
       f.dataset.node = n.id;
       f.style.left = r[1].toFixed(1) + 'px';
       f.style.width = Math.max(r[2] - 1, 1).toFixed(1) + 'px';

@@ -13,14 +13,17 @@
     ctx.thread = function () {
       return data.threads[ctx.threadIndex];
     };
-    // trees builds a thread's top-down and bottom-up nodes once.
-    ctx.trees = function () {
-      var t = ctx.built[ctx.threadIndex];
-      if (!t) {
-        var th = ctx.thread();
-        t = ctx.built[ctx.threadIndex] = { top: bloop.tree(th.top), bottom: bloop.tree(th.bottom) };
-      }
-      return t;
+    // tree builds a view's nodes once, when first shown: the thread's
+    // top-down tree; the bottom-up tree is of all threads (as in bloop
+    // report, only the top-down view is per thread).
+    ctx.tree = function (view) {
+      var th = view === 'top' ? ctx.threadIndex : 0;
+      var key = th + '/' + view;
+      if (!ctx.built[key]) ctx.built[key] = bloop.tree(data.threads[th][view]);
+      return ctx.built[key];
+    };
+    ctx.flat = function () {
+      return data.threads[0].flat;
     };
     ctx.incl = function (tree, n) {
       return tree.cols.incl[ctx.metric][n.id];
@@ -129,7 +132,10 @@
   };
 
   bloop.startReport = function () {
+    // Marks for the time to first render, by phase (performance.mark).
+    performance.mark('bloop:start');
     var data = bloop.loadData('bloop-data');
+    performance.mark('bloop:data');
     var ctx = context(data);
     ctx.tooltip = new Tooltip(ctx);
     var flameBox = bloop.el('section', 'pane flame-pane');
@@ -139,7 +145,7 @@
     lower.append(tablesBox, sourceBox);
     var flame, tables;
     var refresh = function () {
-      flame.setTree(ctx.trees().top);
+      flame.setTree(ctx.tree('top'));
       tables.reset();
     };
     document.body.append(header(ctx, refresh), flameBox, lower);
@@ -156,21 +162,29 @@
       source.open(file, ctx.sc.line(scope));
     };
     flame = new bloop.Flame(ctx, flameBox);
+    ctx.zoom = function (n) {
+      flame.zoomTo(n);
+    };
     tables = new bloop.Tables(ctx, tablesBox);
-    flame.setTree(ctx.trees().top);
+    flame.setTree(ctx.tree('top'));
+    performance.mark('bloop:flame');
     tables.show('top');
+    performance.mark('bloop:tables');
     // The source of the hottest scope is shown first.
-    var flat = ctx.thread().flat;
+    var flat = ctx.flat();
     var hot = -1;
     flat.excl[0].forEach(function (v, i) {
       if (hot < 0 || v > flat.excl[0][hot]) hot = i;
     });
     if (hot >= 0) ctx.select(flat.scope[hot]);
+    performance.mark('bloop:source');
     bloop.page = { ctx: ctx, flame: flame, tables: tables, source: source };
     // Ready (for tests and the time-to-first-render measure) once the
     // first frame is painted.
     requestAnimationFrame(function () {
+      performance.mark('bloop:frame');
       setTimeout(function () {
+        performance.mark('bloop:painted');
         document.documentElement.dataset.ready = Math.round(performance.now());
       }, 0);
     });

@@ -49,7 +49,9 @@
     var row = view.querySelector('tr[data-line="' + line + '"]');
     if (row) {
       row.classList.add('cur');
-      row.scrollIntoView({ block: 'center' });
+      // Scroll the pane only (scrollIntoView would scroll the page too).
+      var top = row.getBoundingClientRect().top - this.body.getBoundingClientRect().top + this.body.scrollTop;
+      this.body.scrollTop = Math.max(top - this.body.clientHeight / 2, 0);
     }
   };
 

@@ -105,7 +105,7 @@
 
   proto.expandAll = function (all) {
     if (this.view === 'flat') return;
-    var tree = this.ctx.trees()[this.view];
+    var tree = this.ctx.tree(this.view);
     var set = {};
     if (all) tree.nodes.forEach(function (n) { set[n.id] = true; });
     else set[tree.root.id] = true;
@@ -148,11 +148,12 @@
     var shown = this.view === 'flat' ? this.renderFlat(body) : this.renderTree(body);
     this.table.append(body);
     if (shown.left > 0) this.note.textContent = shown.left + ' more rows not shown: raise min %';
+    else if (this.view !== 'top' && this.ctx.threadIndex > 0) this.note.textContent = 'all threads (only the top-down view is per thread)';
   };
 
   proto.renderTree = function (body) {
     var ctx = this.ctx;
-    var tree = ctx.trees()[this.view];
+    var tree = ctx.tree(this.view);
     if (!this.expanded[this.view]) this.expanded[this.view] = this.openSet(tree);
     var open = this.expanded[this.view];
     var total = Math.max(ctx.total(), 1);
@@ -217,7 +218,7 @@
 
   proto.renderFlat = function (body) {
     var ctx = this.ctx;
-    var f = ctx.thread().flat;
+    var f = ctx.flat();
     var m = ctx.metric;
     var total = Math.max(ctx.total(), 1);
     var order = f.scope.map(function (_, i) { return i; });
@@ -269,7 +270,7 @@
       return;
     }
     if (tr.dataset.node === undefined) return;
-    var tree = this.ctx.trees()[this.view];
+    var tree = this.ctx.tree(this.view);
     var n = tree.nodes[+tr.dataset.node];
     if (ev.target.classList.contains('tog')) {
       var open = this.expanded[this.view];
@@ -278,6 +279,8 @@
       return;
     }
     this.choose(tr, n.scope);
+    // The flame graph shows the top-down tree: zoom it to the same node.
+    if (this.view === 'top') this.ctx.zoom(n);
   };
 
   proto.choose = function (tr, scope) {
