@@ -88,7 +88,10 @@
   proto.render = function () {
     var ctx = this.ctx;
     var tree = this.tree;
-    var width = this.canvas.clientWidth || 1000;
+    // Frames are placed in percent of the graph's width, so that nothing
+    // here waits for a layout; the window's width (less the margins)
+    // estimates the pixels for the size thresholds.
+    var width = Math.max(window.innerWidth - 40, 200);
     var frames = document.createDocumentFragment();
     var path = [];
     for (var a = this.zoom; a; a = a.parent) path.unshift(a);
@@ -117,10 +120,11 @@
       var n = r[0];
       maxDepth = Math.max(maxDepth, n.depth);
       var kind = n.scope >= 0 ? ctx.sc.kind(n.scope) : 0;
-      var f = bloop.el('div', 'fr k' + kind + (r[3] ? ' above' : ''), r[2] >= MIN_TEXT ? ctx.label(n) : null);
+      var text = r[2] >= MIN_TEXT;
+      var f = bloop.el('div', 'fr k' + kind + (r[3] ? ' above' : '') + (text ? ' tx' : ''), text ? ctx.label(n) : null);
       f.dataset.node = n.id;
-      f.style.left = r[1].toFixed(1) + 'px';
-      f.style.width = Math.max(r[2] - 1, 1).toFixed(1) + 'px';
+      f.style.left = ((100 * r[1]) / width).toFixed(3) + '%';
+      f.style.width = 'calc(' + ((100 * r[2]) / width).toFixed(3) + '% - 1px)';
       f.style.setProperty('--y', n.depth);
       f.style.backgroundColor = bloop.frameColor(kind, n.scope >= 0 ? ctx.sc.name(n.scope) : '');
       if (re && ctx.matches(n, re)) f.classList.add('hit');

@@ -31,15 +31,16 @@
     this.title.replaceChildren(bloop.el('span', 'path', path));
     if (f && f.found && f.found !== path) this.title.append(bloop.el('span', 'found', ' read from ' + f.found));
     this.title.append(bloop.el('span', 'file-total', ' \u2014 ' + bloop.num(lines.self) + ' ' + ctx.unit() + ' on its lines'));
+    // A file not embedded says why above its lines (out of their scroll).
+    if (!f || !f.text) {
+      var why = f ? f.note : path + ': no sample reaches it, so it was not embedded';
+      if (f && / not found$/.test(why)) why += ' when the report was made (bloop report --html -I DIR and -R OLD=NEW say where sources are)';
+      this.title.append(bloop.el('div', 'src-missing', why));
+    }
     var key = file + '/' + ctx.threadIndex + '/' + ctx.metric;
     var view = this.cache[key];
     if (!view) {
       view = bloop.el('div', 'src-view');
-      if (!f || !f.text) {
-        var why = f ? f.note : path + ': no sample reaches it, so it was not embedded';
-        if (f && / not found$/.test(why)) why += ' when the report was made (bloop report --html -I DIR and -R OLD=NEW say where sources are)';
-        view.append(bloop.el('div', 'src-missing', why));
-      }
       view.append(this.table(file, f && f.text, lines));
       this.cache[key] = view;
     }
@@ -49,9 +50,13 @@
     var row = view.querySelector('tr[data-line="' + line + '"]');
     if (row) {
       row.classList.add('cur');
-      // Scroll the pane only (scrollIntoView would scroll the page too).
-      var top = row.getBoundingClientRect().top - this.body.getBoundingClientRect().top + this.body.scrollTop;
-      this.body.scrollTop = Math.max(top - this.body.clientHeight / 2, 0);
+      // Scroll the pane only (scrollIntoView would scroll the page too),
+      // before the next frame: the layout it needs is that frame's.
+      var body = this.body;
+      requestAnimationFrame(function () {
+        var top = row.getBoundingClientRect().top - body.getBoundingClientRect().top + body.scrollTop;
+        body.scrollTop = Math.max(top - body.clientHeight / 2, 0);
+      });
     }
   };
 
