@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,6 +108,12 @@ func TestReportPageHot(t *testing.T) {
 	}
 	tb.screenshot("report-hot.png")
 
+	// The flame graph toggle puts the root at the bottom.
+	tb.do(chromedp.Click(chromedp.CSS("button.mode")))
+	if rootLow := eval[bool](tb, `(() => { const fs = [...document.querySelectorAll('.frames .fr')]; const y = f => f.getBoundingClientRect().y; return document.querySelector('.frames').classList.contains('flame') && y(fs[0]) > y(fs[fs.length - 1]) })()`); !rootLow {
+		t.Error("after the toggle, the root is not below its callees")
+	}
+	tb.do(chromedp.Click(chromedp.CSS("button.mode")))
 	tb.do(chromedp.Click(chromedp.CSS(".crumb")))
 	tb.do(chromedp.SendKeys(chromedp.CSS("input.search"), "hot_loop"))
 	hits := eval[[]string](tb, `[...document.querySelectorAll('.fr.hit')].map(f => f.textContent)`)
@@ -211,6 +218,44 @@ func TestReportPageViews(t *testing.T) {
 			diffRows(t, fmt.Sprintf("%s view, min %v%%", v.tab, min), pageRows(tb, v.tab == "flat"), textRows(v.text))
 		}
 	}
+	// Sorted by excl, the flat rows are in decreasing excl.
+	tb.do(chromedp.Click(chromedp.CSS(`button.tab[data-view="flat"]`)), chromedp.Click(chromedp.CSS(`th[data-sort="excl"]`)))
+	var excl []int
+	for _, r := range pageRows(tb, true) {
+		n, _ := strconv.Atoi(r.excl)
+		excl = append(excl, n)
+	}
+	if len(excl) < 5 || !sort.SliceIsSorted(excl, func(i, j int) bool { return excl[i] > excl[j] }) {
+		t.Errorf("flat rows sorted by excl: %v", excl)
+	}
+	tb.do(chromedp.Click(chromedp.CSS(`th[data-sort="incl"]`)))
+	// Filtered, the top-down rows are the matches and the paths to them.
+	tb.do(chromedp.Click(chromedp.CSS(`button.tab[data-view="top"]`)), chromedp.SendKeys(chromedp.CSS("input.filter"), "cmp_exp"))
+	type row struct {
+		hit   bool
+		depth int
+		label string
+	}
+	var rows []row
+	for _, r := range eval[[][]string](tb, `[...document.querySelectorAll('table.view tbody tr')].map(tr => [tr.classList.contains('hit') ? '+' : '', tr.dataset.depth, tr.querySelector('.label').textContent])`) {
+		d, _ := strconv.Atoi(r[1])
+		rows = append(rows, row{r[0] == "+", d, r[2]})
+	}
+	hits := 0
+	for i, r := range rows {
+		switch {
+		case r.hit && !strings.Contains(r.label, "cmp_exp"):
+			t.Errorf("filtered row %+v is marked but does not match", r)
+		case r.hit:
+			hits++
+		case i+1 == len(rows) || rows[i+1].depth != r.depth+1:
+			t.Errorf("filtered row %+v is neither a match nor on the path to one", r)
+		}
+	}
+	if hits == 0 {
+		t.Errorf("filter cmp_exp: no match among %+v", rows)
+	}
+	eval[bool](tb, `(() => { const f = document.querySelector('input.filter'); f.value = ''; f.dispatchEvent(new Event('input')); return true })()`)
 	// Each thread's top-down table is its tree in bloop report --threads.
 	var threads bytes.Buffer
 	p.WriteTopDown(&threads, profile.ViewOptions{MinPercent: 0.2}, true)
