@@ -105,11 +105,17 @@ func checkGolden(t *testing.T, name string, got []byte) {
 
 func indented(t *testing.T, d *ReportData) []byte {
 	t.Helper()
-	b, err := json.MarshalIndent(d, "", " ")
+	b, err := jsonIndent(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(b, '\n')
+	return b
+}
+
+// jsonIndent is the golden files' form of page data.
+func jsonIndent(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", " ")
+	return append(b, '\n'), err
 }
 
 // The synthetic profile's sources, and the corpus programs' (their
