@@ -63,8 +63,8 @@ type STree struct {
 
 // DefaultMaxScopes bounds the structure page: a tree of more nodes makes
 // a page that browsers open too slowly, or not at all (python3.11's is
-// about 330,000 and opens in about a second).
-const DefaultMaxScopes = 800000
+// about 330,000 and opens in about 1.3 s).
+const DefaultMaxScopes = 600000
 
 // StructOptions tune the structure page.
 type StructOptions struct {
