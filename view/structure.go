@@ -28,7 +28,11 @@ type StructData struct {
 
 // Counts are the tree's scopes by kind.
 type Counts struct {
-	Files, Procs, Inlined, Loops, Stmts int
+	Files   int `json:"files"`
+	Procs   int `json:"procs"`
+	Inlined int `json:"inlined"`
+	Loops   int `json:"loops"`
+	Stmts   int `json:"stmts"`
 }
 
 // Node kinds of the structure tree. An inline pair of hpcstruct's

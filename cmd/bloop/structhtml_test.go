@@ -24,7 +24,7 @@ func TestStructHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{`id="bloop-data"`, `"Procs":16`, `for (int k = 0; k \u003c n; k++)`} {
+	for _, s := range []string{`id="bloop-data"`, `"procs":16`, `for (int k = 0; k \u003c n; k++)`} {
 		if !strings.Contains(string(b), s) {
 			t.Errorf("the page lacks %q", s)
 		}
@@ -34,7 +34,7 @@ func TestStructHTML(t *testing.T) {
 	}
 	code, _, msg = captured(t, runStruct, "-q", "--nocache", "--format", "html", "--proc", "^matmul$", "-o", "m.html", bin)
 	b, _ = os.ReadFile("m.html")
-	if code != 0 || !strings.Contains(string(b), `"Procs":1,`) {
+	if code != 0 || !strings.Contains(string(b), `"procs":1,`) {
 		t.Errorf("--proc: exit %d %s", code, msg)
 	}
 	for _, args := range [][]string{

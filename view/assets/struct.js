@@ -88,7 +88,7 @@
     title.append(' ', bloop.el('code', 'command', data.module));
     var facts = bloop.el('div', 'facts');
     var c = data.counts;
-    [['files', c.Files], ['procedures', c.Procs], ['inlined calls', c.Inlined], ['loops', c.Loops], ['statements', c.Stmts]].forEach(function (f) {
+    [['files', c.files], ['procedures', c.procs], ['inlined calls', c.inlined], ['loops', c.loops], ['statements', c.stmts]].forEach(function (f) {
       var s = bloop.el('span', 'fact');
       s.append(bloop.el('b', null, f[0] + ': '), bloop.num(f[1]));
       facts.append(s);
