@@ -65,7 +65,7 @@ func writeTestPage(t *testing.T, p *profile.Profile, o Options) string {
 // inlined call and a procedure.
 func TestReportPageHot(t *testing.T) {
 	bin, _ := filepath.Abs("../testdata/bin/hot-gcc12-O2")
-	p := record(t, bin, "100000000")
+	p := record(t, bin, "200000000")
 	if p.Samples < 50 {
 		t.Fatalf("only %d samples", p.Samples)
 	}
