@@ -208,11 +208,15 @@
     return { rows: rows, left: left };
   };
 
+  // sortKids orders a node's children by the sort key's column of the
+  // metric shown; the data's order is the text view's (the first metric's
+  // incl), which the stable sort keeps among equals.
   proto.sortKids = function (tree, n, key) {
-    if (key === 'incl') return n.kids; // the data's order: the text view's
     var ctx = this.ctx;
+    if (key === 'incl' && ctx.metric === 0) return n.kids;
+    var value = key === 'incl' ? ctx.incl : ctx.excl;
     return n.kids.slice().sort(function (a, b) {
-      return ctx.excl(tree, b) - ctx.excl(tree, a);
+      return value(tree, b) - value(tree, a);
     });
   };
 
@@ -222,9 +226,10 @@
     var m = ctx.metric;
     var total = Math.max(ctx.total(), 1);
     var order = f.scope.map(function (_, i) { return i; });
-    if (this.sortKey === 'excl') {
+    if (this.sortKey === 'excl' || m > 0) {
+      var col = this.sortKey === 'excl' ? f.excl[m] : f.incl[m];
       order.sort(function (a, b) {
-        return f.excl[m][b] - f.excl[m][a] || a - b;
+        return col[b] - col[a] || a - b;
       });
     }
     var rows = 0;
