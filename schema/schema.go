@@ -21,6 +21,10 @@ const (
 	Diff = "diff-v1.json"
 	// Manifest: one record (line) of bloop struct's manifest.
 	Manifest = "manifest-v1.json"
+	// ReportPage: the data of bloop report --html's page.
+	ReportPage = "report-page-v1.json"
+	// StructPage: the data of bloop struct --format html's page.
+	StructPage = "struct-page-v1.json"
 )
 
 // BaseURL prefixes a file's name to make its $id.

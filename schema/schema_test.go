@@ -20,7 +20,7 @@ import (
 // of its name, and the named constants are the files there are.
 func TestSchemasCompile(t *testing.T) {
 	names := schema.Names()
-	want := []string{schema.Diff, schema.Manifest, schema.Structure}
+	want := []string{schema.Diff, schema.Manifest, schema.ReportPage, schema.StructPage, schema.Structure}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("schema files %v, want %v", names, want)
 	}
@@ -94,6 +94,10 @@ func kindOf(p string, data []byte) string {
 		return schema.Diff
 	case top["outcome"] != nil:
 		return schema.Manifest
+	case top["threads"] != nil:
+		return schema.ReportPage
+	case top["tree"] != nil:
+		return schema.StructPage
 	}
 	return ""
 }

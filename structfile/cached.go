@@ -149,7 +149,7 @@ func buildID(bi *debug.BuildInfo) string {
 // Cached writes bin's structure file to w from the cache when it holds
 // it, else analyses bin and stores the file. With a nil cache it is Write.
 func Cached(c *cache.Cache, bin string, opt Options, w io.Writer) (*Result, error) {
-	if c == nil {
+	if c == nil || opt.Writer != nil {
 		return Write(bin, opt, w)
 	}
 	// bloop struct's inputs were checked from their headers (Run's

@@ -24,6 +24,10 @@ type Options struct {
 	Pipeline pipeline.Options
 	JSON     bool // bloop's JSON instead of hpcstruct XML
 	Pretty   bool // indented XML
+	// Writer, when set, makes the writer of another format (the HTML
+	// page of package view, which this package cannot import). Such
+	// output is not cached.
+	Writer func(io.Writer) Writer
 	// ModulePath is the LM's path; "" means the binary's absolute path
 	// with links resolved, which is what hpcrun records and hpcprof matches.
 	ModulePath string
@@ -100,8 +104,11 @@ func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 	for _, n := range popt.Procs.Counts() {
 		total += n
 	}
-	var sw writer = scopes.NewXMLWriter(w, opt.Pretty)
-	if opt.JSON {
+	var sw Writer = scopes.NewXMLWriter(w, opt.Pretty)
+	switch {
+	case opt.Writer != nil:
+		sw = opt.Writer(w)
+	case opt.JSON:
 		sw = scopes.NewJSONWriter(w)
 	}
 	sw.BeginModule(path, img.Name)
@@ -153,8 +160,10 @@ func (r *Result) count(p *scopes.Scope) {
 	})
 }
 
-// writer is what a structure file format provides.
-type writer interface {
+// Writer is what an output format provides: it takes a module's
+// procedures, file by file, as they are analysed (the XML and JSON
+// writers of package scopes are ones).
+type Writer interface {
 	BeginModule(path, name string)
 	Proc(file string, p *scopes.Scope)
 	EndModule()

@@ -46,8 +46,8 @@ func structBatch(f *structFlags, opt structfile.Options, set *inputs.Set, shard 
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
 	}
 	for _, in := range set.Inputs {
-		if in.Kind == inputs.Measurements && opt.JSON {
-			fmt.Fprintf(os.Stderr, "bloop struct: hpcprof reads the XML format: --format json cannot be used with measurement directory %s\n", in.Path)
+		if in.Kind == inputs.Measurements && (opt.JSON || opt.Writer != nil) {
+			fmt.Fprintf(os.Stderr, "bloop struct: hpcprof reads the XML format: --format %s cannot be used with measurement directory %s\n", *f.format, in.Path)
 			return 2
 		}
 	}
@@ -90,11 +90,7 @@ func batchPhase(done, total, bad int) string {
 // from every input, before sharding, so that a shard writes what the
 // whole run would.
 func makeBatch(opt structfile.Options, set *inputs.Set, shard inputs.Shard, outDir string) *batch {
-	ext := ".hpcstruct"
-	if opt.JSON {
-		ext = ".json"
-	}
-	names := inputs.OutputNames(set.Inputs, ext)
+	names := inputs.OutputNames(set.Inputs, outputExt(opt))
 	b := &batch{}
 	for i, in := range set.Inputs {
 		if !shard.Holds(in) {

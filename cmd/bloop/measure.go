@@ -32,8 +32,8 @@ func structMeasurements(f *structFlags, opt structfile.Options, dir string) int 
 		fmt.Fprintf(os.Stderr, "bloop struct: -o names one file; the structure files of measurement directory %s go to %s\n", dir, meas.StructsDir(dir))
 		return 2
 	}
-	if opt.JSON {
-		fmt.Fprintf(os.Stderr, "bloop struct: hpcprof reads the XML format: --format json is for single binaries\n")
+	if opt.JSON || opt.Writer != nil {
+		fmt.Fprintf(os.Stderr, "bloop struct: hpcprof reads the XML format: --format %s is for binaries\n", *f.format)
 		return 2
 	}
 	d, jobs, err := measurementJobs(opt, dir)

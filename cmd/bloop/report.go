@@ -3,10 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
+	"bloop/atomicfile"
 	"bloop/cache"
 	"bloop/profile"
+	"bloop/structfile"
+	"bloop/view"
 )
 
 // defaultRecording is what report reads without an argument: the file
@@ -15,7 +19,7 @@ const defaultRecording = "bloop.rec"
 
 func runReport(args []string) int {
 	fs := newFlagSet("report", "usage: bloop report [flags] [RECORDING | perf.data | MEASUREMENTS_DIR]\n\nReads RECORDING, default "+defaultRecording+" (what bloop record writes without -o),\na perf.data file (perf record's), told apart by their contents, or an\nHPCToolkit measurement directory (hpcrun's; its structs/ used when bloop\nstruct or hpcstruct wrote them).\nEach sampled module is analysed as bloop struct analyses it, through the\nstructure cache ($"+cache.EnvVar+", else ~/.cache/bloop; --nocache: off).\n")
-	view := fs.String("view", "top-down", "view: top-down, bottom-up or flat")
+	viewName := fs.String("view", "top-down", "view: top-down, bottom-up or flat")
 	threads := fs.Bool("threads", false, "top-down view per thread instead of merged")
 	minPct := fs.Float64("min", 1, "hide scopes with less than this percentage of the samples")
 	depth := fs.Int("depth", 0, "print at most this many levels (0: all)")
@@ -27,7 +31,13 @@ func runReport(args []string) int {
 	noCache := fs.Bool("nocache", false, "neither read nor write the structure cache")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the report to `file`")
 	event := fs.String("event", "", "perf.data, measurement directory: the `event` (metric) the views show (default: the first)")
-	var structs, debugDirs, moduleDirs multiFlag
+	htmlOut := fs.String("html", "", "also write the report as one self-contained HTML page (flame graph, the three views, sources) to `file`")
+	var structs, debugDirs, moduleDirs, sourceDirs, repl multiFlag
+	fs.Var(&sourceDirs, "I", "--html: also look for sources in `dir`; dir/* searches its tree by base name (repeatable)")
+	fs.alias("I", "include")
+	fs.alias("I", "source-dir")
+	fs.Var(&repl, "R", "--html: look for sources whose path starts with `old=new`'s old under new instead (repeatable; \\= is a literal =)")
+	fs.alias("R", "replace-path")
 	fs.Var(&moduleDirs, "module-dir", "`dir` holding modules by base name: for a perf.data file's module whose recorded path has another build-id, a measurement directory's module no longer at its recorded path (repeatable)")
 	fs.Var(&structs, "struct", "structure `file` (bloop struct or hpcstruct) to use for the module whose code it matches (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
@@ -46,9 +56,19 @@ func runReport(args []string) int {
 		fmt.Fprintf(os.Stderr, "bloop: no recording %s in this directory: make one with 'bloop record -- PROGRAM [ARGS...]' or name one: bloop report FILE\n", recording)
 		return 1
 	}
-	if *view != "top-down" && *view != "bottom-up" && *view != "flat" {
-		fmt.Fprintf(os.Stderr, "bloop: unknown view %q (want top-down, bottom-up or flat)\n", *view)
+	if *viewName != "top-down" && *viewName != "bottom-up" && *viewName != "flat" {
+		fmt.Fprintf(os.Stderr, "bloop: unknown view %q (want top-down, bottom-up or flat)\n", *viewName)
 		return 1
+	}
+	var vo view.Options
+	vo.SourceDirs = sourceDirs
+	for _, r := range repl {
+		rp, err := structfile.ParseReplacement(r)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+			return 2
+		}
+		vo.Replace = append(vo.Replace, view.Replacement{Old: rp.Old, New: rp.New})
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
@@ -74,14 +94,26 @@ func runReport(args []string) int {
 	w := os.Stdout
 	p.WriteSummary(w)
 	fmt.Fprintln(w)
-	vo := profile.ViewOptions{MinPercent: *minPct, MaxDepth: *depth, Lines: *lines}
-	switch *view {
+	po := profile.ViewOptions{MinPercent: *minPct, MaxDepth: *depth, Lines: *lines}
+	switch *viewName {
 	case "top-down":
-		p.WriteTopDown(w, vo, *threads)
+		p.WriteTopDown(w, po, *threads)
 	case "bottom-up":
-		p.WriteBottomUp(w, vo)
+		p.WriteBottomUp(w, po)
 	case "flat":
-		p.WriteFlat(w, vo)
+		p.WriteFlat(w, po)
+	}
+	if *htmlOut != "" {
+		err := atomicfile.Write(*htmlOut, func(f io.Writer) error {
+			if err := view.WriteReport(f, p, vo); err != nil {
+				return fmt.Errorf("writing %s: %w", *htmlOut, err)
+			}
+			return nil
+		})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+			return 1
+		}
 	}
 	if *pprofOut != "" {
 		f, err := os.Create(*pprofOut)

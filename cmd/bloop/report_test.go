@@ -168,3 +168,30 @@ func TestReportDamagedRecording(t *testing.T) {
 		})
 	}
 }
+
+// TestReportHTML: --html writes the page beside the text report, which
+// stays what it is without it; the page embeds the sources -R finds; a
+// bad -R is a usage error in one line.
+func TestReportHTML(t *testing.T) {
+	bin, _ := filepath.Abs("../../testdata/bin/loops-gcc12-O2")
+	rec := fakeRecording(t, bin, 0x1550, 0x1558, 0x1320)
+	page := filepath.Join(t.TempDir(), "r.html")
+	code, plain, _ := captured(t, runReport, "--nocache", rec)
+	code2, out, msg := captured(t, runReport, "--nocache", "--html", page, "-R", "/src=../../testdata/src", rec)
+	if code != 0 || code2 != 0 || out != plain {
+		t.Fatalf("exits %d %d; stdout with --html differs: %q\nstderr: %s", code, code2, out, msg)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`<script type="application/json" id="bloop-data">`, `"found":"../../testdata/src/loops.c"`, "loop at loops.c:21"} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("the page lacks %q", s)
+		}
+	}
+	code, _, msg = captured(t, runReport, "--html", page, "-R", "/src", rec)
+	if code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "/src") {
+		t.Errorf("bad -R: exit %d, %q", code, msg)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"bloop/procs"
 	"bloop/progress"
 	"bloop/structfile"
+	"bloop/view"
 )
 
 type multiFlag []string
@@ -68,6 +70,7 @@ type structFlags struct {
 	quiet, noCache, showVersion *bool
 	cacheReadOnly               *bool
 	format, inline, norm        *string
+	proc                        *string
 	compat, cpuProfile, memProf *string
 	filesFrom, manifest, shard  *string
 	sourceDirs, debugDirs, repl multiFlag
@@ -100,7 +103,8 @@ func newStructFlags() *structFlags {
 	fs.alias("q", "quiet")
 	f.showVersion = fs.Bool("V", false, "print bloop's version and exit")
 	fs.alias("V", "version")
-	f.format = fs.String("format", "xml", "output format: xml (hpcstruct) or json")
+	f.format = fs.String("format", "xml", "output format: xml (hpcstruct), json, or html (a page to browse the tree beside the sources)")
+	f.proc = fs.String("proc", "", "--format html: only the procedures whose name matches the regular expression `re`")
 	f.inline = fs.String("inline", "auto", "inline placement: auto (hybrid when the binary has DWARF procedures, else heuristic), dwarf, heuristic (the thesis engine) or hybrid (dwarf, with loops on their statement's line when the source is readable)")
 	f.norm = fs.String("N", "", "normalization passes: all, safe or none (default: all for the heuristic engine, none otherwise)")
 	f.compat = fs.String("compat", "", "hpcstruct: reproduce real hpcstruct's tree exactly")
@@ -116,10 +120,23 @@ func newStructFlags() *structFlags {
 // options turns the flags into what structfile needs.
 func (f *structFlags) options() (structfile.Options, error) {
 	var o structfile.Options
-	if *f.format != "xml" && *f.format != "json" {
-		return o, fmt.Errorf("unknown format %q (want xml or json)", *f.format)
+	if *f.format != "xml" && *f.format != "json" && *f.format != "html" {
+		return o, fmt.Errorf("unknown format %q (want xml, json or html)", *f.format)
 	}
 	o.JSON, o.Pretty = *f.format == "json", *f.pretty
+	if *f.format == "html" {
+		so := view.StructOptions{Sources: view.Options{SourceDirs: f.sourceDirs}}
+		if *f.proc != "" {
+			re, err := regexp.Compile(*f.proc)
+			if err != nil {
+				return o, fmt.Errorf("--proc: %v", err)
+			}
+			so.Proc = re
+		}
+		o.Writer = func(w io.Writer) structfile.Writer { return view.NewStructWriter(w, so) }
+	} else if *f.proc != "" {
+		return o, fmt.Errorf("--proc chooses the procedures of an HTML page: use it with --format html")
+	}
 	o.Load = loader.Options{DebugDirs: f.debugDirs, Workers: *f.jobs}
 	o.Pipeline = pipeline.Options{Workers: *f.jobs, SourceDirs: f.sourceDirs}
 	var err error
@@ -261,6 +278,10 @@ func runStruct(args []string) int {
 	if st, err := os.Stat(target); err == nil && st.IsDir() {
 		return structMeasurements(f, opt, target)
 	}
+	if *f.measDir != "" && opt.Writer != nil {
+		fmt.Fprintf(os.Stderr, "bloop struct: hpcprof reads the XML format: -M writes it, not --format %s\n", *f.format)
+		return 2
+	}
 	if *f.measDir != "" && *f.out == "" {
 		dest := filepath.Join(meas.StructsDir(*f.measDir), filepath.Base(target)+".hpcstruct")
 		f.out = &dest
@@ -309,11 +330,7 @@ func structBinary(f *structFlags, opt structfile.Options, bin string) int {
 	t0 := time.Now()
 	dest := *f.out
 	if dest == "" {
-		ext := ".hpcstruct"
-		if opt.JSON {
-			ext = ".json"
-		}
-		dest = filepath.Base(bin) + ext
+		dest = filepath.Base(bin) + outputExt(opt)
 	}
 	bar := progress.Start("bloop: "+filepath.Base(bin), *f.quiet)
 	bar.Phase("loading", 0)
@@ -470,4 +487,15 @@ func peakRSSMiB() float64 {
 	}
 	_ = runtime.GOOS
 	return float64(ru.Maxrss) / 1024
+}
+
+// outputExt is the extension of the files the options write.
+func outputExt(opt structfile.Options) string {
+	switch {
+	case opt.Writer != nil:
+		return ".html"
+	case opt.JSON:
+		return ".json"
+	}
+	return ".hpcstruct"
 }

@@ -1,0 +1,171 @@
+// source.js: a source file with its samples per line: self (the line
+// is the sample's innermost scope) and total (the line is on the
+// sample's path: a call site holds its callees'), the total's share and
+// a bar. The gutter marks each loop's extent, one column per nesting
+// level, and a badge names the calls inlined on a line.
+(function () {
+  'use strict';
+  var bloop = window.bloop;
+
+  bloop.Source = function (ctx, box) {
+    this.ctx = ctx;
+    this.title = bloop.el('div', 'src-title', 'choose a frame or a row to see its source');
+    this.body = bloop.el('div', 'src-body');
+    box.append(this.title, this.body);
+    this.files = {};
+    var self = this;
+    ctx.data.files.forEach(function (f) {
+      self.files[f.path] = f;
+    });
+    this.cache = {};
+  };
+
+  var proto = bloop.Source.prototype;
+
+  // open shows file (a string index: the line table's path) at line.
+  proto.open = function (file, line) {
+    var ctx = this.ctx;
+    var path = ctx.data.strings[file];
+    var f = this.files[file];
+    var lines = this.lineData(file);
+    this.title.replaceChildren(bloop.el('span', 'path', path));
+    if (f && f.found && f.found !== path) this.title.append(bloop.el('span', 'found', ' read from ' + f.found));
+    this.title.append(bloop.el('span', 'file-total', ' \u2014 ' + bloop.num(lines.self) + ' ' + ctx.unit() + ' on its lines'));
+    // A file not embedded says why above its lines (out of their scroll).
+    if (!f || !f.text) {
+      var why = f ? f.note : path + ': no sample reaches it, so it was not embedded';
+      if (f && / not found$/.test(why)) why += ' when the report was made (bloop report --html -I DIR and -R OLD=NEW say where sources are)';
+      this.title.append(bloop.el('div', 'src-missing', why));
+    }
+    var key = file + '/' + ctx.threadIndex + '/' + ctx.metric;
+    var view = this.cache[key];
+    if (!view) {
+      view = bloop.el('div', 'src-view');
+      view.append(this.table(file, f && f.text, lines));
+      this.cache[key] = view;
+    }
+    this.body.replaceChildren(view);
+    var old = view.querySelector('tr.cur');
+    if (old) old.classList.remove('cur');
+    var row = view.querySelector('tr[data-line="' + line + '"]');
+    if (row) {
+      row.classList.add('cur');
+      // Scroll the pane only (scrollIntoView would scroll the page too),
+      // before the next frame: the layout it needs is that frame's.
+      var body = this.body;
+      requestAnimationFrame(function () {
+        var top = row.getBoundingClientRect().top - body.getBoundingClientRect().top + body.scrollTop;
+        body.scrollTop = Math.max(top - body.clientHeight / 2, 0);
+      });
+    }
+  };
+
+  // lineData gathers the current thread's samples on file's lines.
+  proto.lineData = function (file) {
+    var ctx = this.ctx;
+    var l = ctx.thread().lines;
+    var m = ctx.metric;
+    var out = { byLine: {}, self: 0 };
+    for (var i = 0; i < l.file.length; i++) {
+      if (l.file[i] !== file) continue;
+      out.byLine[l.line[i]] = [l.incl[m][i], l.excl[m][i]];
+      out.self += l.excl[m][i];
+    }
+    return out;
+  };
+
+  // marks finds the loops of file (their extents, each given a gutter
+  // column below the loops that enclose it) and the inlined calls made
+  // on its lines.
+  proto.marks = function (file) {
+    var sc = this.ctx.sc;
+    var loops = [];
+    var calls = {};
+    for (var i = 0; i < sc.count; i++) {
+      if (sc.kind(i) === 2 && sc.fileIdx(i) === file) {
+        loops.push({ first: sc.first(i) || sc.line(i), last: sc.last(i) || sc.line(i), head: sc.line(i) });
+      } else if (sc.kind(i) === 1 && sc.callFileIdx(i) === file && sc.callLine(i) > 0) {
+        var names = (calls[sc.callLine(i)] = calls[sc.callLine(i)] || []);
+        if (names.indexOf(sc.name(i)) < 0) names.push(sc.name(i));
+      }
+    }
+    loops.sort(function (a, b) {
+      return a.first - b.first || b.last - a.last;
+    });
+    var seen = {};
+    loops = loops.filter(function (lp) {
+      var k = lp.first + ':' + lp.last;
+      if (seen[k]) return false;
+      seen[k] = true;
+      return true;
+    });
+    var open = [];
+    var cols = 0;
+    loops.forEach(function (lp) {
+      open = open.filter(function (o) {
+        return o.last >= lp.first;
+      });
+      lp.col = open.length;
+      cols = Math.max(cols, lp.col + 1);
+      open.push(lp);
+    });
+    return { loops: loops, cols: cols, calls: calls };
+  };
+
+  proto.table = function (file, text, lines) {
+    var ctx = this.ctx;
+    var total = Math.max(ctx.total(), 1);
+    var marks = this.marks(file);
+    var src = text ? text.split('\n') : [];
+    if (src.length && src[src.length - 1] === '') src.pop();
+    var numbers = Object.keys(lines.byLine).map(Number);
+    var all = src.length ? src.map(function (_, i) { return i + 1; }) : numbers.sort(function (a, b) { return a - b; });
+    var max = 1;
+    numbers.forEach(function (n) {
+      max = Math.max(max, lines.byLine[n][0]);
+    });
+    var table = bloop.el('table', 'src');
+    var head = bloop.el('tr');
+    ['', 'line', 'self', 'total', '%', '', 'source'].forEach(function (h) {
+      head.append(bloop.el('th', null, h));
+    });
+    var thead = bloop.el('thead');
+    thead.append(head);
+    var body = bloop.el('tbody');
+    all.forEach(function (n) {
+      var v = lines.byLine[n];
+      var tr = bloop.el('tr', v ? 'hot' : null);
+      tr.dataset.line = n;
+      var gutter = bloop.el('td', 'gutter');
+      for (var c = 0; c < marks.cols; c++) gutter.append(bloop.el('span', 'lc'));
+      marks.loops.forEach(function (lp) {
+        if (n < lp.first || n > lp.last) return;
+        var cell = gutter.children[lp.col];
+        cell.classList.add('in');
+        if (n === lp.first) cell.classList.add('start');
+        if (n === lp.last) cell.classList.add('end');
+        if (n === lp.head) cell.title = 'loop at line ' + lp.head + ' (lines ' + lp.first + '-' + lp.last + ')';
+      });
+      tr.append(gutter, bloop.el('td', 'ln', n));
+      tr.append(bloop.el('td', 'num', v ? v[1] : ''), bloop.el('td', 'num', v ? v[0] : ''),
+        bloop.el('td', 'num', v ? bloop.pct(v[0], total) : ''));
+      var barCell = bloop.el('td', 'barcell');
+      if (v) {
+        var bar = bloop.el('span', 'bar');
+        bar.style.width = ((100 * v[0]) / max).toFixed(1) + '%';
+        var self = bloop.el('span', 'self');
+        self.style.width = v[0] > 0 ? ((100 * v[1]) / v[0]).toFixed(1) + '%' : '0';
+        bar.append(self);
+        barCell.append(bar);
+      }
+      var code = bloop.el('td', 'code', src[n - 1] !== undefined ? src[n - 1] : '');
+      (marks.calls[n] || []).forEach(function (name) {
+        code.append(bloop.el('span', 'inl', 'inlined: ' + name));
+      });
+      tr.append(barCell, code);
+      body.append(tr);
+    });
+    table.append(thead, body);
+    return table;
+  };
+})();

@@ -1,0 +1,319 @@
+// Package view makes bloop's HTML pages: one self-contained file per page
+// (data, script and style inline; nothing fetched), so that it opens from
+// disk in any browser, as a CI artifact or an attachment to a bug report.
+// The Go side turns bloop's models into the page's data (plain structs
+// serialised as JSON); the pages themselves are the hand-written
+// JavaScript and CSS files of assets/, embedded.
+package view
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"bloop/profile"
+)
+
+// ReportData is what the report page embeds. It is made compact for
+// large profiles: strings are indices into Strings, scopes into Scopes,
+// and trees and tables are columns (arrays per field) rather than
+// objects per row. Values are per metric (one column per event), so
+// Incl[m][i] is metric m's inclusive value of row i.
+type ReportData struct {
+	Version int    `json:"version"`
+	Command string `json:"command"`
+	// Summary is bloop report's summary, as printed.
+	Summary string `json:"summary"`
+	Samples uint64 `json:"samples"`
+	Lost    uint64 `json:"lost"`
+	// Unwind counts the unwound samples by outcome: complete,
+	// truncated stack, failed. Chains counts perf.data samples taken
+	// as recorded (not unwound).
+	Unwind  [3]uint64 `json:"unwind"`
+	Chains  uint64    `json:"chains"`
+	Metrics []Metric  `json:"metrics"`
+	Strings []string  `json:"strings"`
+	Scopes  Scopes    `json:"scopes"`
+	// Threads are the trees the thread selector offers: all threads
+	// merged first, then each thread when there are several.
+	Threads []Thread `json:"threads"`
+	// Files are the source files samples reach, by the line table's path.
+	Files []File `json:"files"`
+}
+
+// Metric is one column of values: an event.
+type Metric struct {
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+}
+
+// Scopes are the static scopes the trees and tables name (procedures,
+// inlined calls, loops), by index. Strings are indices into
+// ReportData.Strings (0 is ""). Line is a procedure's or callee's
+// declaration line, a loop's header; First and Last are a loop's extent
+// in its file (0 when unknown).
+type Scopes struct {
+	Kind     []int `json:"kind"` // profile.ElemKind: 0 procedure, 1 inlined call, 2 loop
+	Label    []int `json:"label"`
+	Name     []int `json:"name"`
+	Module   []int `json:"module"`
+	File     []int `json:"file"`
+	Line     []int `json:"line"`
+	CallFile []int `json:"callFile"`
+	CallLine []int `json:"callLine"`
+	First    []int `json:"first"`
+	Last     []int `json:"last"`
+}
+
+// Thread holds one tree's views, as bloop report prints them (without
+// --lines), and the samples per source line. As in bloop report, only
+// the top-down view is per thread (--threads): the bottom-up and flat
+// views are of all threads, in the first Thread only (they are most of
+// the data: a bottom-up tree can be ten times the top-down one).
+type Thread struct {
+	Name   string `json:"name"`
+	Top    Tree   `json:"top"`
+	Bottom *Tree  `json:"bottom,omitempty"`
+	Flat   *Flat  `json:"flat,omitempty"`
+	Lines  Lines  `json:"lines"`
+}
+
+// Tree is a view's tree in preorder, children in the text view's order:
+// each node's scope (-1 for the root) and number of children.
+type Tree struct {
+	Scope []int      `json:"scope"`
+	Kids  []int      `json:"kids"`
+	Incl  [][]uint64 `json:"incl"`
+	Excl  [][]uint64 `json:"excl"`
+	// Labels are pairs (node, string) for the nodes the view names
+	// otherwise than their scope's label: the root, folded recursion.
+	Labels []int `json:"labels"`
+}
+
+// Flat is the flat view's rows in its order: the scope and, for loops
+// and inlined calls, the enclosing procedure's name (string index).
+type Flat struct {
+	Scope []int      `json:"scope"`
+	Proc  []int      `json:"proc"`
+	Incl  [][]uint64 `json:"incl"`
+	Excl  [][]uint64 `json:"excl"`
+}
+
+// Lines are the source lines samples reach: file (string index) and
+// line, with the samples whose innermost scope is the line (Excl) and
+// those that have it anywhere on their path, once each (Incl).
+type Lines struct {
+	File []int      `json:"file"`
+	Line []int      `json:"line"`
+	Incl [][]uint64 `json:"incl"`
+	Excl [][]uint64 `json:"excl"`
+}
+
+// builder assigns string and scope indices in order of first use, so
+// that the same profile gives the same data.
+type builder struct {
+	d       *ReportData
+	strs    map[string]int
+	scopes  map[*profile.Elem]int
+	loops   map[*profile.Elem][2]int
+	metrics int
+}
+
+func (b *builder) str(s string) int {
+	if i, ok := b.strs[s]; ok {
+		return i
+	}
+	i := len(b.d.Strings)
+	b.d.Strings = append(b.d.Strings, s)
+	b.strs[s] = i
+	return i
+}
+
+func (b *builder) scope(e *profile.Elem) int {
+	if i, ok := b.scopes[e]; ok {
+		return i
+	}
+	s := &b.d.Scopes
+	i := len(s.Kind)
+	b.scopes[e] = i
+	s.Kind = append(s.Kind, int(e.Kind))
+	s.Label = append(s.Label, b.str(profile.ViewLabel(e)))
+	s.Name = append(s.Name, b.str(e.Name))
+	s.Module = append(s.Module, b.str(e.Module))
+	s.File = append(s.File, b.str(e.File))
+	s.Line = append(s.Line, e.Line)
+	s.CallFile = append(s.CallFile, b.str(e.CallFile))
+	s.CallLine = append(s.CallLine, e.CallLine)
+	ext := b.loops[e]
+	s.First = append(s.First, ext[0])
+	s.Last = append(s.Last, ext[1])
+	return i
+}
+
+// columns makes one value column per metric.
+func (b *builder) columns() [][]uint64 {
+	c := make([][]uint64, b.metrics)
+	for i := range c {
+		c[i] = []uint64{}
+	}
+	return c
+}
+
+// Report turns an attributed recording into the report page's data.
+// Sources are not read here: see Options and WriteReport.
+func Report(p *profile.Profile) *ReportData {
+	d := &ReportData{Version: 1, Command: strings.Join(p.Meta.Command, " "), Samples: p.Samples, Lost: p.Lost,
+		Unwind: p.Outcomes, Chains: p.Chains, Strings: []string{""}, Threads: []Thread{}, Files: []File{}}
+	var sum bytes.Buffer
+	p.WriteSummary(&sum)
+	d.Summary = sum.String()
+	d.Metrics = []Metric{metricOf(p)}
+	b := &builder{d: d, strs: map[string]int{"": 0}, scopes: map[*profile.Elem]int{}, loops: p.LoopLines(), metrics: len(d.Metrics)}
+	all := b.thread("all threads", p.Root, "<program>")
+	one := &profile.Profile{Root: p.Root}
+	bottom := b.tree(profile.ViewTree(one.BottomUp(false), profile.ViewOptions{}), "<program>")
+	all.Bottom = &bottom
+	all.Flat = b.flat(one)
+	d.Threads = append(d.Threads, all)
+	if len(p.Threads) > 1 {
+		tids := make([]uint32, 0, len(p.Threads))
+		for t := range p.Threads {
+			tids = append(tids, t)
+		}
+		sort.Slice(tids, func(i, j int) bool { return tids[i] < tids[j] })
+		for _, t := range tids {
+			// The label bloop report --threads gives the thread's root.
+			name := fmt.Sprintf("thread %d", t)
+			if c := p.Comms[t]; c != "" {
+				name = fmt.Sprintf("thread %d (%s)", t, c)
+			}
+			d.Threads = append(d.Threads, b.thread(name, p.Threads[t], name))
+		}
+	}
+	return d
+}
+
+// metricOf names the event the profile's trees hold and what its values
+// count: samples in bloop's recordings, periods in perf.data files, a
+// measurement directory's metric values.
+func metricOf(p *profile.Profile) Metric {
+	names := p.Meta.EventNames()
+	name := p.Meta.Event
+	if p.Event < len(names) {
+		name = names[p.Event]
+	}
+	switch {
+	case p.Meas != nil && p.Event < len(p.EventScale) && p.EventScale[p.Event] != 1:
+		// hpcrun's real metrics, kept in nano-units.
+		if strings.Contains(name, "(sec)") {
+			return Metric{Name: name, Unit: "ns"}
+		}
+		return Metric{Name: name, Unit: "nano-units"}
+	case p.Meas != nil:
+		return Metric{Name: name, Unit: "events"}
+	case !p.Meta.Perf:
+		return Metric{Name: name, Unit: "samples"}
+	case name == "cpu-clock" || name == "task-clock":
+		return Metric{Name: name, Unit: "ns"}
+	}
+	return Metric{Name: name, Unit: "events"}
+}
+
+// thread makes one tree's top-down view, as the text report prints it,
+// and its samples per line.
+func (b *builder) thread(name string, root *profile.Node, rootLabel string) Thread {
+	return Thread{Name: name, Top: b.tree(profile.ViewTree(root, profile.ViewOptions{}), rootLabel), Lines: b.lines(root)}
+}
+
+// flat makes the flat view's rows.
+func (b *builder) flat(p *profile.Profile) *Flat {
+	f := &Flat{Scope: []int{}, Proc: []int{}, Incl: b.columns(), Excl: b.columns()}
+	for _, fe := range p.Flat(false) {
+		f.Scope = append(f.Scope, b.scope(fe.Elem))
+		f.Proc = append(f.Proc, b.str(fe.Proc))
+		f.Incl[0] = append(f.Incl[0], fe.Incl)
+		f.Excl[0] = append(f.Excl[0], fe.Excl)
+	}
+	return f
+}
+
+// tree lays a view's tree out in preorder.
+func (b *builder) tree(root *profile.Node, rootLabel string) Tree {
+	t := Tree{Scope: []int{}, Kids: []int{}, Incl: b.columns(), Excl: b.columns(), Labels: []int{}}
+	var walk func(n *profile.Node)
+	walk = func(n *profile.Node) {
+		i := len(t.Scope)
+		kids := n.Sorted()
+		sc, label := -1, rootLabel
+		if n.Elem != nil {
+			sc, label = b.scope(n.Elem), n.Label
+			if label == n.Elem.Label() {
+				label = ""
+			} else {
+				label += profile.ViewLabel(n.Elem)[len(n.Elem.Label()):]
+			}
+		}
+		if label != "" {
+			t.Labels = append(t.Labels, i, b.str(label))
+		}
+		t.Scope = append(t.Scope, sc)
+		t.Kids = append(t.Kids, len(kids))
+		t.Incl[0] = append(t.Incl[0], n.Incl)
+		t.Excl[0] = append(t.Excl[0], n.Excl)
+		for _, c := range kids {
+			walk(c)
+		}
+	}
+	walk(root)
+	return t
+}
+
+type lineKey struct {
+	file string
+	line int
+}
+
+// lines counts each source line's samples in the calling-context tree:
+// excl where the line is the sample's innermost scope, incl where it is
+// anywhere on the path (a call site's line holds its callees' samples).
+func (b *builder) lines(root *profile.Node) Lines {
+	incl, excl := map[lineKey]uint64{}, map[lineKey]uint64{}
+	var walk func(n *profile.Node)
+	walk = func(n *profile.Node) {
+		if n.Excl > 0 {
+			if n.Elem != nil && n.Elem.Kind == profile.ElemStmt {
+				excl[lineKey{n.Elem.File, n.Elem.Line}] += n.Excl
+			}
+			seen := map[lineKey]bool{}
+			for a := n; a != nil && a.Elem != nil; a = a.Parent {
+				if k := (lineKey{a.Elem.File, a.Elem.Line}); a.Elem.Kind == profile.ElemStmt && !seen[k] {
+					seen[k] = true
+					incl[k] += n.Excl
+				}
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(root)
+	keys := make([]lineKey, 0, len(incl))
+	for k := range incl {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].file != keys[j].file {
+			return keys[i].file < keys[j].file
+		}
+		return keys[i].line < keys[j].line
+	})
+	l := Lines{File: []int{}, Line: []int{}, Incl: b.columns(), Excl: b.columns()}
+	for _, k := range keys {
+		l.File = append(l.File, b.str(k.file))
+		l.Line = append(l.Line, k.line)
+		l.Incl[0] = append(l.Incl[0], incl[k])
+		l.Excl[0] = append(l.Excl[0], excl[k])
+	}
+	return l
+}

@@ -1,0 +1,151 @@
+package view
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"bloop/structfile"
+)
+
+// writeStruct analyses bin as bloop struct --format html does (its
+// sources found through -R, system headers left out: whether they exist
+// varies) and returns the page and its writer.
+func writeStruct(t *testing.T, bin string, so StructOptions) (string, *StructWriter, error) {
+	t.Helper()
+	var sw *StructWriter
+	opt := structfile.Options{
+		ModulePath: filepath.Base(bin), // not the checkout's absolute path
+		Replace:    []structfile.Replacement{{Old: "/src", New: "../testdata/src"}, {Old: "/usr/include", New: "/nonexistent"}},
+		Writer: func(w io.Writer) structfile.Writer {
+			sw = NewStructWriter(w, so)
+			return sw
+		},
+	}
+	var buf bytes.Buffer
+	if _, err := structfile.Write(bin, opt, &buf); err != nil {
+		return "", sw, err
+	}
+	path := filepath.Join(t.TempDir(), filepath.Base(bin)+".html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, sw, nil
+}
+
+// TestStructDataGolden: the structure page's data for loops-gcc12-O2
+// (nested loops, inlined atoi, the source through -R).
+func TestStructDataGolden(t *testing.T) {
+	_, sw, err := writeStruct(t, "../testdata/bin/loops-gcc12-O2", StructOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := jsonIndent(sw.d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "loops-struct.json", b)
+}
+
+// TestStructLimits: --proc keeps the procedures it matches; a tree over
+// the bound is refused with a message that says what to do, and no page.
+func TestStructLimits(t *testing.T) {
+	_, sw, err := writeStruct(t, "../testdata/bin/loops-gcc12-O2", StructOptions{Proc: regexp.MustCompile("^mat")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := sw.d.Counts; c.Procs != 1 || c.Files != 1 || c.Loops != 3 {
+		t.Errorf("--proc ^mat: counts %+v, want matmul alone with its 3 loops", c)
+	}
+	_, _, err = writeStruct(t, "../testdata/bin/loops-gcc12-O2", StructOptions{MaxScopes: 20})
+	var big *ErrTooLarge
+	if !errors.As(err, &big) || !strings.Contains(err.Error(), "--proc") {
+		t.Errorf("a tree over the bound: %v", err)
+	}
+}
+
+// TestStructPage opens loops-gcc12-O2's structure page: the search finds
+// a procedure and reveals it in the tree, its source opens at its line,
+// and a loop chosen in it has its lines marked in the gutter.
+func TestStructPage(t *testing.T) {
+	if chromiumPath() == "" {
+		t.Skip("no chromium binary (apt-get install chromium)")
+	}
+	page, _, err := writeStruct(t, "../testdata/bin/loops-gcc12-O2", StructOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := openPage(t, page)
+	labels := func() []string {
+		return eval[[]string](tb, `[...document.querySelectorAll('table.stree tbody tr')].map(tr => tr.querySelector('.label').textContent)`)
+	}
+	if l := labels(); len(l) < 2 || l[0] != "loops-gcc12-O2" || l[1] != "../testdata/src/loops.c" {
+		t.Errorf("the tree opens on %q, want the module and its file", l)
+	}
+	tb.do(chromedp.SendKeys(chromedp.CSS("input.search"), "^matmul$"))
+	hits := eval[[]string](tb, `[...document.querySelectorAll('ol.hits li .label')].map(e => e.textContent)`)
+	if len(hits) != 1 || hits[0] != "matmul" {
+		t.Fatalf("search ^matmul$: %q", hits)
+	}
+	tb.do(chromedp.Click(chromedp.CSS("ol.hits li")))
+	sel := eval[string](tb, `document.querySelector('table.stree tr.sel .label').textContent`)
+	cur := eval[string](tb, `(document.querySelector('table.src tr.cur') || {dataset: {}}).dataset.line || ''`)
+	if sel != "matmul" || cur != "18" {
+		t.Errorf("after the search: selected %q, source at line %q; want matmul at 18 (its line in the structure)", sel, cur)
+	}
+	open := func(label string) {
+		tb.do(chromedp.Click(chromedp.Search(`//table[contains(@class,"stree")]//tr[.//span[contains(@class,"label") and text()="` + label + `"]]//span[contains(@class,"tog")]`)))
+	}
+	open("matmul")
+	open("loop at loops.c:18")
+	open("loop at loops.c:19")
+	tb.do(chromedp.Click(chromedp.Search(`//table[contains(@class,"stree")]//span[contains(@class,"label") and text()="loop at loops.c:21"]`)))
+	marked := eval[[]string](tb, `[...document.querySelectorAll('table.src tbody tr')].filter(tr => tr.querySelector('.lc.in')).map(tr => tr.dataset.line)`)
+	if strings.Join(marked, ",") != "21,22" {
+		t.Errorf("the loop at line 21 marks lines %q, want 21 and 22", marked)
+	}
+	tb.screenshot("struct-loops.png")
+}
+
+// TestStructPagePython: python3.11's structure page (Debian's, with its
+// debug file: about 330,000 scopes) is made and opens in the browser;
+// the README gives the measured time (the issue's target: 3 s).
+func TestStructPagePython(t *testing.T) {
+	const bin = "/usr/bin/python3.11"
+	if chromiumPath() == "" {
+		t.Skip("no chromium binary (apt-get install chromium)")
+	}
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skip("no python3.11")
+	}
+	page, sw, err := writeStruct(t, bin, StructOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw.d.Counts.Procs < 5000 {
+		t.Skipf("python3.11 has %d procedures: no debug file (python3.11-dbg)?", sw.d.Counts.Procs)
+	}
+	st, _ := os.Stat(page)
+	tb := openPage(t, page)
+	t.Logf("%d bytes, %+v, first render %.0f ms", st.Size(), sw.d.Counts, tb.ready)
+	// A loaded CI machine is slower than the README's measure: the
+	// bound here only catches a page that would not open in time.
+	if tb.ready > 6000 {
+		t.Errorf("first render after %.0f ms", tb.ready)
+	}
+	tb.do(chromedp.SendKeys(chromedp.CSS("input.search"), "^_PyEval_EvalFrameDefault$"))
+	tb.do(chromedp.Click(chromedp.CSS("ol.hits li")))
+	if sel := eval[string](tb, `document.querySelector('table.stree tr.sel .label').textContent`); sel != "_PyEval_EvalFrameDefault" {
+		t.Errorf("search and reveal: selected %q", sel)
+	}
+}
