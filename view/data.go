@@ -118,6 +118,9 @@ type builder struct {
 	scopes  map[*profile.Elem]int
 	loops   map[*profile.Elem][2]int
 	metrics int
+	// others are the events after the shown one, in Meta's order: the
+	// columns after the first.
+	others []int
 }
 
 func (b *builder) str(s string) int {
@@ -168,8 +171,17 @@ func Report(p *profile.Profile) *ReportData {
 	var sum bytes.Buffer
 	p.WriteSummary(&sum)
 	d.Summary = sum.String()
-	d.Metrics = []Metric{metricOf(p)}
-	b := &builder{d: d, strs: map[string]int{"": 0}, scopes: map[*profile.Elem]int{}, loops: p.LoopLines(), metrics: len(d.Metrics)}
+	d.Metrics = []Metric{metricOf(p, p.Event)}
+	var others []int
+	if n := len(p.Meta.EventNames()); n > 1 {
+		for i := 0; i < n; i++ {
+			if i != p.Event {
+				others = append(others, i)
+				d.Metrics = append(d.Metrics, metricOf(p, i))
+			}
+		}
+	}
+	b := &builder{d: d, strs: map[string]int{"": 0}, scopes: map[*profile.Elem]int{}, loops: p.LoopLines(), metrics: len(d.Metrics), others: others}
 	all := b.thread("all threads", p.Root, "<program>")
 	one := &profile.Profile{Root: p.Root}
 	bottom := b.tree(profile.ViewTree(one.BottomUp(false), profile.ViewOptions{}), "<program>")
@@ -197,14 +209,14 @@ func Report(p *profile.Profile) *ReportData {
 // metricOf names the event the profile's trees hold and what its values
 // count: samples in bloop's recordings, periods in perf.data files, a
 // measurement directory's metric values.
-func metricOf(p *profile.Profile) Metric {
+func metricOf(p *profile.Profile, ev int) Metric {
 	names := p.Meta.EventNames()
 	name := p.Meta.Event
-	if p.Event < len(names) {
-		name = names[p.Event]
+	if ev < len(names) {
+		name = names[ev]
 	}
 	switch {
-	case p.Meas != nil && p.Event < len(p.EventScale) && p.EventScale[p.Event] != 1:
+	case p.Meas != nil && ev < len(p.EventScale) && p.EventScale[ev] != 1:
 		// hpcrun's real metrics, kept in nano-units.
 		if strings.Contains(name, "(sec)") {
 			return Metric{Name: name, Unit: "ns"}
@@ -232,8 +244,8 @@ func (b *builder) flat(p *profile.Profile) *Flat {
 	for _, fe := range p.Flat(false) {
 		f.Scope = append(f.Scope, b.scope(fe.Elem))
 		f.Proc = append(f.Proc, b.str(fe.Proc))
-		f.Incl[0] = append(f.Incl[0], fe.Incl)
-		f.Excl[0] = append(f.Excl[0], fe.Excl)
+		b.push(f.Incl, fe.Incl, fe.EvIncl)
+		b.push(f.Excl, fe.Excl, fe.EvExcl)
 	}
 	return f
 }
@@ -259,8 +271,8 @@ func (b *builder) tree(root *profile.Node, rootLabel string) Tree {
 		}
 		t.Scope = append(t.Scope, sc)
 		t.Kids = append(t.Kids, len(kids))
-		t.Incl[0] = append(t.Incl[0], n.Incl)
-		t.Excl[0] = append(t.Excl[0], n.Excl)
+		b.push(t.Incl, n.Incl, n.EvIncl)
+		b.push(t.Excl, n.Excl, n.EvExcl)
 		for _, c := range kids {
 			walk(c)
 		}
@@ -278,18 +290,26 @@ type lineKey struct {
 // excl where the line is the sample's innermost scope, incl where it is
 // anywhere on the path (a call site's line holds its callees' samples).
 func (b *builder) lines(root *profile.Node) Lines {
-	incl, excl := map[lineKey]uint64{}, map[lineKey]uint64{}
+	incl, excl := map[lineKey][]uint64{}, map[lineKey][]uint64{}
+	add := func(m map[lineKey][]uint64, k lineKey, v []uint64) {
+		if m[k] == nil {
+			m[k] = make([]uint64, b.metrics)
+		}
+		for i, x := range v {
+			m[k][i] += x
+		}
+	}
 	var walk func(n *profile.Node)
 	walk = func(n *profile.Node) {
-		if n.Excl > 0 {
+		if v := b.values(n.Excl, n.EvExcl); nonZero(v) {
 			if n.Elem != nil && n.Elem.Kind == profile.ElemStmt {
-				excl[lineKey{n.Elem.File, n.Elem.Line}] += n.Excl
+				add(excl, lineKey{n.Elem.File, n.Elem.Line}, v)
 			}
 			seen := map[lineKey]bool{}
 			for a := n; a != nil && a.Elem != nil; a = a.Parent {
 				if k := (lineKey{a.Elem.File, a.Elem.Line}); a.Elem.Kind == profile.ElemStmt && !seen[k] {
 					seen[k] = true
-					incl[k] += n.Excl
+					add(incl, k, v)
 				}
 			}
 		}
@@ -312,8 +332,44 @@ func (b *builder) lines(root *profile.Node) Lines {
 	for _, k := range keys {
 		l.File = append(l.File, b.str(k.file))
 		l.Line = append(l.Line, k.line)
-		l.Incl[0] = append(l.Incl[0], incl[k])
-		l.Excl[0] = append(l.Excl[0], excl[k])
+		for m := range l.Incl {
+			l.Incl[m] = append(l.Incl[m], at(incl[k], m))
+			l.Excl[m] = append(l.Excl[m], at(excl[k], m))
+		}
 	}
 	return l
+}
+
+// values is one row's value of each column: the shown event's, then the
+// others' (ev: every event's, by event index; nil with one event).
+func (b *builder) values(shown uint64, ev []uint64) []uint64 {
+	v := make([]uint64, 1, b.metrics)
+	v[0] = shown
+	for _, i := range b.others {
+		v = append(v, at(ev, i))
+	}
+	return v
+}
+
+// push appends one row's values to columns.
+func (b *builder) push(cols [][]uint64, shown uint64, ev []uint64) {
+	for m, x := range b.values(shown, ev) {
+		cols[m] = append(cols[m], x)
+	}
+}
+
+func at(v []uint64, i int) uint64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return 0
+}
+
+func nonZero(v []uint64) bool {
+	for _, x := range v {
+		if x != 0 {
+			return true
+		}
+	}
+	return false
 }
