@@ -211,7 +211,7 @@ func parseMetrics(b []byte) ([]Metric, error) {
 		m.Format = r.str()
 		m.Frequency = r.u16() != 0
 		m.Multiplexed = r.u16() != 0
-		m.ThresholdMean = float64frombits(r.u64())
+		m.ThresholdMean = math.Float64frombits(r.u64())
 		m.Samples = r.u64()
 		ms = append(ms, m)
 	}
@@ -259,5 +259,3 @@ func parseValues(b []byte) ([]IDTuple, []Value, error) {
 	}
 	return tuple, vals, r.done()
 }
-
-func float64frombits(b uint64) float64 { return math.Float64frombits(b) }

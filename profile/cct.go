@@ -146,9 +146,10 @@ type Profile struct {
 	// (a structure file's LM naming another path than its module's).
 	Warnings []string
 
-	pprof *pprofBuilder
-	sp    *space
-	elems map[elemKey]*Elem // scopes for addresses without structure
+	pprof     *pprofBuilder
+	evScratch []uint64 // insert's per-event values of one sample
+	sp        *space
+	elems     map[elemKey]*Elem // scopes for addresses without structure
 	// aliases are the symbol names of each procedure scope met, for
 	// comparisons with profilers that pick another of them (perf).
 	aliases map[*Elem][]string
@@ -346,7 +347,12 @@ func (p *Profile) insert(tid uint32, path []*Elem, ev int, w uint64) {
 	}
 	var vec []uint64
 	if n := len(p.EventTotals); n > 1 {
-		vec = make([]uint64, n)
+		// One scratch vector for every sample: addVals copies it.
+		if len(p.evScratch) != n {
+			p.evScratch = make([]uint64, n)
+		}
+		clear(p.evScratch)
+		vec = p.evScratch
 		vec[ev] = w
 	}
 	for _, root := range []*Node{p.Root, tr} {

@@ -51,22 +51,7 @@ func TestAttribution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var under uint64
-	var walk func(n *Node, inHot bool)
-	walk = func(n *Node, inHot bool) {
-		if n.Elem != nil && n.Elem.Kind == ElemLoop && inHot {
-			under += n.Incl
-			return
-		}
-		if n.Elem != nil && n.Elem.Kind == ElemInline && n.Elem.Name == "hot_loop" {
-			inHot = true
-		}
-		for _, c := range n.Children {
-			walk(c, inHot)
-		}
-	}
-	walk(p.Root, false)
-	share := float64(under) / float64(p.Samples)
+	share := hotLoopShare(p) // of Total: each sample of a recording counts 1
 	var buf bytes.Buffer
 	p.WriteTopDown(&buf, ViewOptions{MinPercent: 2}, false)
 	t.Logf("%d samples, %.1f%% under the loop in the inlined hot_loop\n%s", p.Samples, 100*share, buf.String())

@@ -78,9 +78,7 @@ func buildMeasurements(dir string, opt Options) (*Profile, error) {
 	for i, hp := range profs {
 		mods[i] = measModules(sp, dir, hp)
 	}
-	if err := p.bindMeasStructures(dir, sp.sortedModules()); err != nil {
-		return nil, err
-	}
+	p.bindMeasStructures(dir, sp.sortedModules())
 	for i, hp := range profs {
 		p.addThread(uint32(i), hp, mods[i], metrics[i])
 	}
@@ -139,13 +137,8 @@ func measModules(sp *space, dir string, hp *hpcrun.Profile) map[uint16]*Module {
 		if _, ok := sp.mods[lm.Path]; !ok {
 			if file, ok := meas.Locate(dir, lm.Path); ok {
 				sp.files[lm.Path] = file
-			} else {
-				for _, d := range sp.moduleDirs {
-					if alt := filepath.Join(d, filepath.Base(lm.Path)); fileExists(alt) {
-						sp.files[lm.Path] = alt
-						break
-					}
-				}
+			} else if alt := sp.inModuleDirs(lm.Path, fileExists); alt != "" {
+				sp.files[lm.Path] = alt
 			}
 		}
 		out[lm.ID] = sp.module(lm.Path)
@@ -163,7 +156,7 @@ func fileExists(p string) bool {
 // the module's recorded path. A module whose file is here is checked
 // against the structure first; one whose file is gone takes the
 // structure on its name (the structure is all hpcprof has of it too).
-func (p *Profile) bindMeasStructures(dir string, mods []*Module) error {
+func (p *Profile) bindMeasStructures(dir string, mods []*Module) {
 	var lms []structLM
 	for _, f := range append(meas.StructFiles(dir), p.opt.StructFiles...) {
 		doc, err := golden.ParseFile(f)
@@ -187,7 +180,6 @@ func (p *Profile) bindMeasStructures(dir string, mods []*Module) error {
 			p.bound[m] = lm.index
 		}
 	}
-	return nil
 }
 
 // measPath is a node's place in the trees: its scopes (outermost first)
@@ -204,7 +196,7 @@ func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Mod
 	label := threadLabel(hp)
 	p.Comms[tid] = label
 	paths := make(map[uint32]*measPath, len(hp.Nodes))
-	var bad []string
+	bad, firstBad := 0, ""
 	for _, n := range hp.Nodes {
 		var parent *measPath
 		if n.Parent != 0 {
@@ -225,7 +217,9 @@ func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Mod
 		wi := uint64(math.Round(max(w, 0)))
 		mp := paths[v.Node]
 		if mp.err != nil {
-			bad = append(bad, mp.err.Error())
+			if bad++; bad == 1 {
+				firstBad = mp.err.Error()
+			}
 			continue
 		}
 		p.Samples++
@@ -241,8 +235,8 @@ func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Mod
 		}
 		p.pprof.add(tid, mp.frames, out, p.scopesOf, ev, wi)
 	}
-	if len(bad) > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %d values at nodes that cannot be placed (%s): not in the report", label, len(bad), bad[0]))
+	if bad > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %d values at nodes that cannot be placed (%s): not in the report", label, bad, firstBad))
 	}
 }
 

@@ -3,6 +3,7 @@ package profile
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -27,11 +28,10 @@ func (p *Profile) writeMeasSummary(w io.Writer) {
 	p.writeModuleErrors(w)
 }
 
-// eventVal formats a value of event i in its unit.
+// eventVal formats a value of event i in the event's unit.
 func (p *Profile) eventVal(i int, v uint64) string {
-	saved := p.Event
-	p.Event = i
-	s := p.val(v)
-	p.Event = saved
-	return s
+	if i < len(p.EventScale) && p.EventScale[i] != 1 {
+		return strconv.FormatFloat(float64(v)*p.EventScale[i], 'g', 6, 64)
+	}
+	return strconv.FormatUint(v, 10)
 }

@@ -40,14 +40,17 @@ func (s *space) openChecked(path, file string) (*elf.File, string, error) {
 		f.Close()
 	}
 	if recorded {
-		for _, dir := range s.moduleDirs {
-			alt := filepath.Join(dir, filepath.Base(path))
-			if g, err := elf.Open(alt); err == nil {
-				if bytes.Equal(loader.BuildID(g), want) {
-					return g, alt, nil
-				}
+		var g *elf.File
+		alt := s.inModuleDirs(path, func(alt string) bool {
+			var err error
+			if g, err = elf.Open(alt); err == nil && !bytes.Equal(loader.BuildID(g), want) {
 				g.Close()
+				return false
 			}
+			return err == nil
+		})
+		if alt != "" {
+			return g, alt, nil
 		}
 	}
 	if err != nil {
@@ -58,6 +61,17 @@ func (s *space) openChecked(path, file string) (*elf.File, string, error) {
 	}
 	s.warnings = append(s.warnings, fmt.Sprintf("module %s: build-id %s on disk, %x recorded; its samples stay at their addresses", path, hexOrNone(got), want))
 	return nil, "", fmt.Errorf("%w (%s on disk, %x recorded)", errBuildID, hexOrNone(got), want)
+}
+
+// inModuleDirs returns the first file of path's base name in the module
+// directories that ok accepts, or "".
+func (s *space) inModuleDirs(path string, ok func(alt string) bool) string {
+	for _, dir := range s.moduleDirs {
+		if alt := filepath.Join(dir, filepath.Base(path)); ok(alt) {
+			return alt
+		}
+	}
+	return ""
 }
 
 func hexOrNone(id []byte) string {
@@ -141,9 +155,8 @@ func symbolAddr(path, name string) (uint64, error) {
 }
 
 // chainFrames turns a sample without registers into frames, innermost
-// first: its callchain as given, else its IP. Return addresses (all but
-// each context's first entry) are looked up at the call, one byte
-// before. A chain is complete when it reaches an entry point, or holds
+// first: its callchain as given (see chainPCs), else its IP. A chain is
+// complete when it reaches an entry point, or holds
 // only the sampled instruction (no call graph was recorded).
 func (sp *space) chainFrames(s *sample.Sample, osRelease string) ([]Frame, Outcome) {
 	if len(s.Callchain) == 0 {
@@ -154,56 +167,58 @@ func (sp *space) chainFrames(s *sample.Sample, osRelease string) ([]Frame, Outco
 		return []Frame{{Mod: mod, Addr: addr, PC: s.IP}}, Complete
 	}
 	frames := sp.kernelFrames(s, osRelease)
-	user := false
-	first := true
-	for _, ip := range s.Callchain {
-		if perfevent.IsContext(ip) {
-			user, first = ip == perfevent.ContextUser, true
-			continue
-		}
-		if !user {
-			continue
-		}
-		pc := ip
-		if !first {
-			pc--
-		}
+	out := Failed
+	if !hasUser(s.Callchain) {
+		out = Complete // a kernel thread
+	}
+	chainPCs(s.Callchain, perfevent.ContextUser, func(pc uint64, first bool) bool {
 		mod, addr, ok := sp.lookup(s.Pid, pc, s.Time)
 		if !ok {
-			return frames, Failed
+			return false
 		}
 		frames = append(frames, Frame{Mod: mod, Addr: addr, PC: pc})
 		if endsPath(mod, addr, first) {
-			return frames, Complete
+			out = Complete
+			return false
 		}
-		first = false
-	}
-	if !hasUser(s.Callchain) {
-		return frames, Complete // a kernel thread
-	}
-	return frames, Failed
+		return true
+	})
+	return frames, out
 }
 
 // kernelFrames returns the frames of a callchain's kernel part.
 func (sp *space) kernelFrames(s *sample.Sample, osRelease string) []Frame {
 	var frames []Frame
-	kernel, first := false, true
-	for _, ip := range s.Callchain {
+	chainPCs(s.Callchain, perfevent.ContextKernel, func(pc uint64, _ bool) bool {
+		frames = append(frames, Frame{Mod: sp.kernelModule(osRelease), Addr: pc, PC: pc})
+		return true
+	})
+	return frames
+}
+
+// chainPCs calls f, innermost first, with the addresses of a callchain's
+// parts of context ctx (user or kernel), until f returns false. Return
+// addresses (all but each part's first entry) are given at the call, one
+// byte before; first marks a part's first entry.
+func chainPCs(chain []uint64, ctx uint64, f func(pc uint64, first bool) bool) {
+	in, first := false, true
+	for _, ip := range chain {
 		if perfevent.IsContext(ip) {
-			kernel, first = ip == perfevent.ContextKernel, true
+			in, first = ip == ctx, true
 			continue
 		}
-		if !kernel {
+		if !in {
 			continue
 		}
 		pc := ip
 		if !first {
 			pc--
 		}
+		if !f(pc, first) {
+			return
+		}
 		first = false
-		frames = append(frames, Frame{Mod: sp.kernelModule(osRelease), Addr: pc, PC: pc})
 	}
-	return frames
 }
 
 func hasUser(chain []uint64) bool {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -409,12 +408,7 @@ func (p *Profile) WriteFlat(w io.Writer, o ViewOptions) {
 }
 
 // val formats a value of the shown event in the event's unit.
-func (p *Profile) val(w uint64) string {
-	if p.Event < len(p.EventScale) && p.EventScale[p.Event] != 1 {
-		return strconv.FormatFloat(float64(w)*p.EventScale[p.Event], 'g', 6, 64)
-	}
-	return strconv.FormatUint(w, 10)
-}
+func (p *Profile) val(w uint64) string { return p.eventVal(p.Event, w) }
 
 // hasExcl reports whether samples of any event end at n.
 func (n *Node) hasExcl() bool {
