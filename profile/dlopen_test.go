@@ -3,6 +3,8 @@ package profile
 import (
 	"path/filepath"
 	"testing"
+
+	"bloop/internal/rectest"
 )
 
 // TestDlopen records a program that spends its time in libm.so.6, which it
@@ -10,7 +12,7 @@ import (
 // in libm and unwind through it to the program's entry.
 func TestDlopen(t *testing.T) {
 	bin, _ := filepath.Abs("../testdata/prof/bin/dl-gcc12-O2")
-	path := record(t, bin, "60000000")
+	path := rectest.Record(t, bin, "60000000")
 	p, err := Build(path, Options{Analyze: func(string) bool { return false }})
 	if err != nil {
 		t.Fatal(err)

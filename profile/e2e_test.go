@@ -12,28 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/sample"
+	"bloop/internal/rectest"
 )
 
 var allProf = flag.Bool("prof.all", false, "run the unwind measurement on every testdata/prof binary at full length")
-
-// record runs argv under the sampler into a temporary file.
-func record(t *testing.T, argv ...string) string {
-	t.Helper()
-	if err := sample.Available(); err != nil {
-		t.Skipf("perf_event_open unavailable: %v", err)
-	}
-	path := filepath.Join(t.TempDir(), "p.rec")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sample.Record(f, argv, sample.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	return path
-}
 
 func onlyModule(bin string) func(string) bool {
 	return func(p string) bool { return p == bin }
@@ -46,7 +28,7 @@ func onlyModule(bin string) func(string) bool {
 // pprof output read back by pprof's library and by go tool pprof -list.
 func TestAttribution(t *testing.T) {
 	bin, _ := filepath.Abs("../testdata/bin/hot-gcc12-O2")
-	path := record(t, bin)
+	path := rectest.Record(t, bin)
 	p, err := Build(path, Options{Analyze: onlyModule(bin)})
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +107,7 @@ func TestUnwindSuccess(t *testing.T) {
 	for _, b := range bins {
 		t.Run(b, func(t *testing.T) {
 			bin, _ := filepath.Abs(filepath.Join("../testdata/prof/bin", b))
-			path := record(t, bin, rounds)
+			path := rectest.Record(t, bin, rounds)
 			p, err := Build(path, Options{Analyze: func(string) bool { return false }})
 			if err != nil {
 				t.Fatal(err)
@@ -157,7 +139,7 @@ func TestUnwindSuccess(t *testing.T) {
 // unwind to the entry, through the deepest recursion.
 func TestUnwindDeep(t *testing.T) {
 	bin, _ := filepath.Abs("../testdata/prof/bin/deep-gcc12-O2")
-	path := record(t, bin, "1500")
+	path := rectest.Record(t, bin, "1500")
 	p, err := Build(path, Options{Analyze: func(string) bool { return false }})
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +200,7 @@ func coldOnPath(p *Profile) bool {
 // put them under __libc_start_call_main, main missing.
 func TestUnwindSignal(t *testing.T) {
 	bin, _ := filepath.Abs("../testdata/prof/bin/sig-gcc12-O2")
-	path := record(t, bin, "40")
+	path := rectest.Record(t, bin, "40")
 	p, err := Build(path, Options{Analyze: func(string) bool { return false }})
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +255,7 @@ func isProc(n *Node, name string) bool {
 // for before main.cold.
 func TestUnwindThrow(t *testing.T) {
 	bin, _ := filepath.Abs("../testdata/prof/bin/throw-gcc12-O2")
-	path := record(t, bin, "60000")
+	path := rectest.Record(t, bin, "60000")
 	p, err := Build(path, Options{Analyze: func(string) bool { return false }})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/internal/rectest"
 	"bloop/sample"
 )
 
@@ -120,7 +121,7 @@ func TestPerfDataLoopLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	own, err := Build(record(t, bin), only)
+	own, err := Build(rectest.Record(t, bin), only)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"bloop/internal/rectest"
 )
 
 // The programs of issue 23's unwinding target, each recorded as a user
@@ -41,7 +43,7 @@ func workScript(t *testing.T) string {
 // C modules (shared objects dlopen'ed at import).
 func TestUnwindPython(t *testing.T) {
 	script := workScript(t)
-	p, err := Build(record(t, python, script), Options{Analyze: func(string) bool { return false }})
+	p, err := Build(rectest.Record(t, python, script), Options{Analyze: func(string) bool { return false }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestUnwindPython(t *testing.T) {
 func TestUnwindTwoProcesses(t *testing.T) {
 	script := workScript(t)
 	cmd := python + " " + script + " 18000 & " + python + " " + script + " 18000; wait"
-	p, err := Build(record(t, "/bin/sh", "-c", cmd), Options{Analyze: func(string) bool { return false }})
+	p, err := Build(rectest.Record(t, "/bin/sh", "-c", cmd), Options{Analyze: func(string) bool { return false }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/internal/rectest"
 	"bloop/profile"
 	"bloop/sample"
 )
@@ -134,30 +135,6 @@ func TestReportDataGolden(t *testing.T) {
 	checkGolden(t, "synthetic.json", indented(t, d))
 }
 
-// fakeRecording writes a recording of bin mapped at one base, with one
-// stackless sample at each file address (the unwind fails: the samples
-// go under [partial], which the page shows as the text does).
-func fakeRecording(t *testing.T, bin string, addrs ...uint64) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "fake.rec")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	const base = 0x555555554000
-	w := sample.NewWriter(f)
-	w.Meta(sample.Meta{Command: []string{bin}, Event: "cpu-clock", Freq: 1000})
-	w.Mmap(sample.Mmap{Pid: 1, Tid: 1, Addr: base, Len: 0x10000, Prot: 5, File: bin})
-	for i, a := range addrs {
-		w.Sample(&sample.Sample{Pid: 1, Tid: 1, Time: uint64(i + 1), IP: base + a, SP: 0x7ffc00000000})
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // loopsRecording samples loops-gcc12-O2 in its nested loops (matmul's
 // innermost most), its inlined atoi and outside loops.
 func loopsRecording(t *testing.T) string {
@@ -169,7 +146,7 @@ func loopsRecording(t *testing.T) string {
 		addrs = append(addrs, 0x1320, 0x13ed, 0x14ce)
 	}
 	addrs = append(addrs, 0x1106, 0x10b8, 0x15c0, 0x1501, 0x1060)
-	return fakeRecording(t, "../testdata/bin/loops-gcc12-O2", addrs...)
+	return rectest.Fake(t, "../testdata/bin/loops-gcc12-O2", addrs...)
 }
 
 // TestReportDataLoops: the page data of a recording of a real binary

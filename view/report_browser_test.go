@@ -13,8 +13,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"bloop/internal/rectest"
 	"bloop/profile"
-	"bloop/sample"
 )
 
 // record runs argv under bloop's sampler and attributes the recording,
@@ -25,18 +25,7 @@ func record(t *testing.T, argv ...string) *profile.Profile {
 	if chromiumPath() == "" {
 		t.Skip("no chromium binary (apt-get install chromium)")
 	}
-	if err := sample.Available(); err != nil {
-		t.Skipf("perf_event_open unavailable: %v", err)
-	}
-	path := filepath.Join(t.TempDir(), "p.rec")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sample.Record(f, argv, sample.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	path := rectest.Record(t, argv...)
 	p, err := profile.Build(path, profile.Options{Analyze: func(m string) bool { return m == argv[0] }})
 	if err != nil {
 		t.Fatal(err)

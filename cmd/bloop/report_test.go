@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/internal/rectest"
 	"bloop/sample"
 )
 
@@ -40,35 +41,12 @@ func TestReportDefaultRecording(t *testing.T) {
 	}
 }
 
-// fakeRecording writes a recording of bin mapped at one base with one
-// stackless sample at each file address.
-func fakeRecording(t *testing.T, bin string, addrs ...uint64) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "fake.rec")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	const base = 0x555555554000
-	w := sample.NewWriter(f)
-	w.Meta(sample.Meta{Command: []string{bin}, Event: "cpu-clock", Freq: 1000})
-	w.Mmap(sample.Mmap{Pid: 1, Tid: 1, Addr: base, Len: 0x10000, Prot: 5, File: bin})
-	for i, a := range addrs {
-		w.Sample(&sample.Sample{Pid: 1, Tid: 1, Time: uint64(i + 1), IP: base + a, SP: 0x7ffc00000000})
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestReportStructOfOtherBuild: report --struct accepts the structure
 // file of the recorded binary and refuses, in one line naming the file,
 // the module and what differed, the file of another build.
 func TestReportStructOfOtherBuild(t *testing.T) {
 	bin, _ := filepath.Abs("../../testdata/bin/loops-gcc12-O2")
-	rec := fakeRecording(t, bin, 0x1552, 0x1560)
+	rec := rectest.Fake(t, bin, 0x1552, 0x1560)
 	cases := []struct {
 		structure string
 		code      int
@@ -114,7 +92,7 @@ func TestReportUsesCache(t *testing.T) {
 	if _, err := os.Stat(bin); err != nil {
 		t.Skip("testdata binary missing")
 	}
-	rec := fakeRecording(t, bin, 0x1140, 0x1180, 0x1200)
+	rec := rectest.Fake(t, bin, 0x1140, 0x1180, 0x1200)
 	dir := t.TempDir()
 	code1, out1, _ := captured(t, runReport, "-c", dir, "--lines", rec)
 	stored := cacheFiles(t, dir)
@@ -140,7 +118,7 @@ func TestReportUsesCache(t *testing.T) {
 // standard output.
 func TestReportDamagedRecording(t *testing.T) {
 	bin, _ := filepath.Abs("../../testdata/bin/loops-gcc12-O2")
-	good, err := os.ReadFile(fakeRecording(t, bin, 0x1100, 0x1104, 0x1108))
+	good, err := os.ReadFile(rectest.Fake(t, bin, 0x1100, 0x1104, 0x1108))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +152,7 @@ func TestReportDamagedRecording(t *testing.T) {
 // bad -R is a usage error in one line.
 func TestReportHTML(t *testing.T) {
 	bin, _ := filepath.Abs("../../testdata/bin/loops-gcc12-O2")
-	rec := fakeRecording(t, bin, 0x1550, 0x1558, 0x1320)
+	rec := rectest.Fake(t, bin, 0x1550, 0x1558, 0x1320)
 	page := filepath.Join(t.TempDir(), "r.html")
 	code, plain, _ := captured(t, runReport, "--nocache", rec)
 	code2, out, msg := captured(t, runReport, "--nocache", "--html", page, "-R", "/src=../../testdata/src", rec)
