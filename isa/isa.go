@@ -5,7 +5,7 @@
 // profile, the loader's PLT reader) goes through it.
 //
 // Each architecture is a set of files named for it (amd64*.go, arm64*.go,
-// ppc64le*.go) and one row of the table in this file. The files are not
+// ppc64le*.go, amdgpu*.go) and one row of the table in this file. The files are not
 // named *_amd64.go: binaries are analysed on any host.
 package isa
 
@@ -161,6 +161,7 @@ var arches = []struct {
 	{elf.EM_X86_64, amd64{}},
 	{elf.EM_AARCH64, arm64{}},
 	{elf.EM_PPC64, ppc64le{}},
+	{elf.EM_AMDGPU, amdgpu{}},
 }
 
 // For returns the instruction set of ELF machine m, or nil when bloop has
