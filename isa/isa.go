@@ -127,6 +127,14 @@ type DyninstDecoder interface {
 	Dyninst12NoReturnSyscall(mem Memory, before iter.Seq[Inst], sc Inst) bool
 }
 
+// DyninstFlow is implemented by the instruction sets whose control-flow
+// kinds Dyninst 12.3's parser reads otherwise than bloop does (AMD GPUs'
+// s_swappc_b64, a call it does not fall through): hpcstruct's parse
+// follows Dyninst's kind (cfg.Options.DyninstDecode).
+type DyninstFlow interface {
+	Dyninst12Kind(in Inst) Kind
+}
+
 // DyninstWords is implemented by the fixed-width instruction sets whose
 // decoder in Dyninst 12.3 takes every word for an instruction (ppc64's):
 // a parse that goes on after a call runs through the data that follows
