@@ -28,13 +28,13 @@ func (a Arch) IsAMDGPU() bool {
 const efAMDGPUMach = 0xff
 
 // amdgpuMachs names the processors whose code bloop decodes: the GFX9
-// encodings (Vega, CDNA 1 to 3), by their EF_AMDGPU_MACH value. The other
-// families encode instructions differently (GFX10 and later: literals in
-// VOP3, other SOPP opcodes).
+// encodings of Vega and CDNA 1 and 2, by their EF_AMDGPU_MACH value (the
+// AMDGPU ELF ABI's table). The other families encode instructions
+// otherwise (GFX10 and later: literals in VOP3, other SOPP opcodes), and
+// CDNA 3 (gfx94x) is not checked against an oracle here.
 var amdgpuMachs = map[uint32]string{
 	0x02c: "gfx900", 0x02d: "gfx902", 0x02e: "gfx904", 0x02f: "gfx906",
 	0x030: "gfx908", 0x031: "gfx909", 0x032: "gfx90c", 0x03f: "gfx90a",
-	0x040: "gfx940", 0x04b: "gfx941", 0x04c: "gfx942",
 }
 
 // amdgpuTarget is the processor the code object's e_flags name (hdr is
@@ -48,5 +48,5 @@ func amdgpuTarget(hdr []byte) (Arch, error) {
 	if name, ok := amdgpuMachs[mach]; ok {
 		return Arch(name), nil
 	}
-	return "", fmt.Errorf("unsupported AMD GPU processor (EF_AMDGPU_MACH %#x): bloop decodes the GFX9 family (gfx900 to gfx90c, gfx90a, gfx94x)", mach)
+	return "", fmt.Errorf("unsupported AMD GPU processor (EF_AMDGPU_MACH %#x): bloop decodes gfx900 to gfx90c and gfx90a (GFX9: Vega, CDNA 1 and 2)", mach)
 }
