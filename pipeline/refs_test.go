@@ -37,7 +37,7 @@ func refCases(t *testing.T) []refCase {
 	// hpcstruct --gpucfg's (loops from nvdisasm), which bloop does not
 	// reproduce, and their names hold no binary of the folder.
 	// hpcstruct-amdgpu's gfx908 code objects have none (hpcstruct aborts
-	// on them): TestAMDGPUWithoutReference.
+	// on them): TestAMDGPULoops.
 	for _, dir := range []string{"../../shared/hpctoolkit-tests", "../../shared/hpcstruct-refs", "../../shared/hpctoolkit-cuda", "../../shared/hpcstruct-amdgpu"} {
 		bins, _ := filepath.Glob(filepath.Join(dir, "bin", "*"))
 		for _, b := range bins {
