@@ -110,6 +110,7 @@ var gcnFormats = []gcnFormat{
 	{name: "SOP2", mask: 0xc0000000, match: 0x80000000, dwords: 1, lit: []field{sSrc0, sSrc1}, op: field{23, 7},
 		flow: map[uint32]gcnFlow{
 			41: {kind: CondReturn}, // s_cbranch_g_fork: to a register's address, or on
+			43: {kind: Return},     // s_rfe_restore_b64: back from the trap handler
 		}},
 	{name: "SMEM", mask: 0xfc000000, match: 0xc0000000, dwords: 2},
 	{name: "EXP", mask: 0xfc000000, match: 0xc4000000, dwords: 2},

@@ -105,7 +105,7 @@ func llvmKind(in llvmInst) (k Kind, direct bool) {
 		return IndirectJump, false
 	case op == "s_swappc_b64":
 		return IndirectCall, false
-	case strings.HasPrefix(op, "s_endpgm"), op == "s_rfe_b64":
+	case strings.HasPrefix(op, "s_endpgm"), op == "s_rfe_b64", op == "s_rfe_restore_b64":
 		return Return, false
 	case op == "s_trap":
 		return Halt, false

@@ -52,6 +52,10 @@ func TestDecodeAMDGPU(t *testing.T) {
 		{"s_set_gpr_idx_on literal, 5", dwords(0xbf1105ff, 0x44), 8, Other, 0},
 		{"v_nop (src0 bits unread)", dwords(0x7e0000ff), 4, Other, 0},
 		{"s_call_b64 s[30:31], 2", dwords(0xba9e0002), 4, Call, pc + 12},
+		{"s_cbranch_i_fork s[16:17], -1", dwords(0xb810ffff), 4, CondJump, pc},
+		{"s_cbranch_g_fork s[16:17], s[2:3]", dwords(0x94800210), 4, CondReturn, 0},
+		{"s_cbranch_join s16", dwords(0xbe802e10), 4, CondReturn, 0},
+		{"s_rfe_b64 s[16:17]", dwords(0xbe801f10), 4, Return, 0},
 		{"s_mov_b32 s0, 0x92492493", dwords(0xbe8000ff, 0x92492493), 8, Other, 0},
 		{"s_add_u32 s16, s16, literal (ssrc1)", dwords(0x8010ff10, 0x4), 8, Other, 0},
 		{"s_cmp_eq_u32 literal, s0 (SOPC)", dwords(0xbf0600ff, 0x1234), 8, Other, 0},
@@ -115,7 +119,7 @@ func amdgpuSamples(n int) [][]byte {
 				if f.ext && r.IntN(2) == 0 {
 					v = []uint32{srcSDWA, srcDPP}[r.IntN(2)]
 				}
-				w = w&^(1<<l.n-1<<l.lo) | v<<l.lo
+				w = w&^((1<<l.n-1)<<l.lo) | v<<l.lo
 			}
 			add(w)
 		}
