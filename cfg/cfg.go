@@ -132,7 +132,8 @@ type Options struct {
 	// ErrDyninstEntry. hpcstruct writes those bytes as gaps (the vptestmb
 	// that ends __strcasecmp_evex's parse is a gap of __strcasecmp_l_evex,
 	// which the parse runs into). A system call its parser knows not to
-	// return has no fall-through.
+	// return has no fall-through, nor a call it takes for a jump
+	// (isa.DyninstFlow).
 	DyninstDecode bool
 }
 
@@ -234,8 +235,10 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	g := &Graph{}
 	var dd isa.DyninstDecoder
+	var df isa.DyninstFlow
 	if opt.DyninstDecode {
 		dd, _ = ar.(isa.DyninstDecoder)
+		df, _ = ar.(isa.DyninstFlow)
 	}
 	calls := map[uint64]bool{}
 	var pending []uint64 // indirect jumps whose tables are not resolved yet
@@ -283,6 +286,9 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 				return nil, fmt.Errorf("more than %d instructions", maxInsts)
 			}
 			in := Inst{Inst: ar.Decode(img.Bytes(a, reg.hi), a)}
+			if df != nil {
+				in.Kind = df.Dyninst12Kind(in.Inst)
+			}
 			if dd != nil && in.Kind == isa.Other && dd.Dyninst12Undecodable(img.Bytes(a, in.End())) {
 				// Dyninst's block ends before it; the bytes stay a gap.
 				break

@@ -11,18 +11,25 @@ import (
 )
 
 // fuzzArches are the instruction sets the first input byte selects.
-var fuzzArches = []loader.Arch{loader.AMD64, loader.ARM64, loader.PPC64LE}
+var fuzzArches = []loader.Arch{loader.AMD64, loader.ARM64, loader.PPC64LE, loader.AMDGPU}
 
 // FuzzBuild: any code, on any instruction set, gives a graph whose blocks
 // lie in the procedure and tile the decoded instructions, whose edges
 // name blocks, and which is the same graph when built again; the loop
-// finder accepts it. The first byte picks the instruction set and options.
+// finder accepts it. The first byte picks the instruction set (its low
+// bits) and options.
 func FuzzBuild(f *testing.F) {
 	for i, dir := range []string{"bin", "bin-arm64", "bin-ppc64le"} {
 		for _, name := range []string{"loops-gcc12-O2", "switch-gcc12-O2", "switch-clang14-O2"} {
 			for _, code := range procSeeds(filepath.Join("../testdata", dir, name), 3) {
 				f.Add(append([]byte{byte(i)}, code...))
 			}
+		}
+	}
+	// AMD GPU kernels, with calls and loops at -O0 (selector 3).
+	for _, name := range []string{"stencil-gfx90a-clang14-O0", "branchy-gfx908-clang14-O2"} {
+		for _, code := range procSeeds(filepath.Join("../../shared/hpcstruct-amdgpu/bin", name), 3) {
+			f.Add(append([]byte{3 | 0x80}, code...))
 		}
 	}
 	const lo = 0x10000
@@ -38,7 +45,7 @@ func FuzzBuild(f *testing.F) {
 		img := loader.FromSections(arch,
 			[]*loader.Section{{Name: ".text", Addr: lo, Data: code}},
 			[]*loader.Section{{Name: ".rodata", Addr: hi + 0x1000, Data: code}})
-		opt := Options{FallOut: sel&0x10 != 0, DyninstTables: sel&0x20 != 0,
+		opt := Options{FallOut: sel&0x10 != 0, DyninstTables: sel&0x20 != 0, DyninstDecode: sel&0x80 != 0,
 			NoReturn: func(x uint64) bool { return sel&0x40 != 0 && x%3 == 0 }}
 		g, err := Build(img, lo, lo, hi, opt)
 		if err != nil {

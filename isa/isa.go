@@ -5,7 +5,7 @@
 // profile, the loader's PLT reader) goes through it.
 //
 // Each architecture is a set of files named for it (amd64*.go, arm64*.go,
-// ppc64le*.go) and one row of the table in this file. The files are not
+// ppc64le*.go, amdgpu*.go) and one row of the table in this file. The files are not
 // named *_amd64.go: binaries are analysed on any host.
 package isa
 
@@ -127,6 +127,14 @@ type DyninstDecoder interface {
 	Dyninst12NoReturnSyscall(mem Memory, before iter.Seq[Inst], sc Inst) bool
 }
 
+// DyninstFlow is implemented by the instruction sets whose control-flow
+// kinds Dyninst 12.3's parser reads otherwise than bloop does (AMD GPUs'
+// s_swappc_b64, a call it does not fall through): hpcstruct's parse
+// follows Dyninst's kind (cfg.Options.DyninstDecode).
+type DyninstFlow interface {
+	Dyninst12Kind(in Inst) Kind
+}
+
 // DyninstWords is implemented by the fixed-width instruction sets whose
 // decoder in Dyninst 12.3 takes every word for an instruction (ppc64's):
 // a parse that goes on after a call runs through the data that follows
@@ -161,6 +169,7 @@ var arches = []struct {
 	{elf.EM_X86_64, amd64{}},
 	{elf.EM_AARCH64, arm64{}},
 	{elf.EM_PPC64, ppc64le{}},
+	{elf.EM_AMDGPU, amdgpu{}},
 }
 
 // For returns the instruction set of ELF machine m, or nil when bloop has

@@ -120,6 +120,11 @@ func readHeader(path string, f *os.File, st os.FileInfo) (*header, error) {
 		h.arch = ARM64
 	case elf.EM_CUDA:
 		h.arch = CUDA
+	case elf.EM_AMDGPU:
+		if h.arch, err = amdgpuTarget(hdr[:n]); err != nil {
+			ef.Close()
+			return nil, errorf(path, "%v", err)
+		}
 	default:
 		ef.Close()
 		return nil, errorf(path, "unsupported machine %v", ef.Machine)

@@ -44,6 +44,13 @@ func FuzzOpen(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// AMD GPU code objects (gfx908, gfx90a: e_flags name the processor).
+	amd, _ := filepath.Glob(amdgpuBins + "*-gfx*")
+	for _, p := range amd {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
 	defer func(n int) { inflateChunk = n }(inflateChunk)
 	inflateChunk = 1 << 10
 	dir := f.TempDir()
@@ -99,6 +106,9 @@ func TestOpenMutants(t *testing.T) {
 		if b, err := os.ReadFile(cubins + name); err == nil {
 			seeds = append(seeds, b)
 		}
+	}
+	if b, err := os.ReadFile(amdgpuBins + "stencil-gfx90a-clang14-O2"); err == nil {
+		seeds = append(seeds, b)
 	}
 	seed := uint32(1)
 	rnd := func(n int) int { seed = seed*1664525 + 1013904223; return int(seed>>8) % n }

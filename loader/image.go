@@ -434,5 +434,8 @@ func machineOf(a Arch) elf.Machine {
 	case ARM64:
 		return elf.EM_AARCH64
 	}
+	if a.IsAMDGPU() {
+		return elf.EM_AMDGPU
+	}
 	return elf.EM_NONE
 }

@@ -456,6 +456,9 @@ func (b *builder) header(l *havlak.Loop, parent []*inlKey) header {
 			best, found = k, true
 		}
 	}
+	if best.line == 0 && !b.in.Hpcstruct && b.in.Img.Arch.IsAMDGPU() {
+		best = b.bodyLine(l, abs)
+	}
 	if best.line == 0 {
 		best.file = "" // no line: the loop is in its context's file
 	}
@@ -573,4 +576,22 @@ func better(a, b stmtKey) bool {
 		return a.line < b.line
 	}
 	return a.file < b.file
+}
+
+// bodyLine is the smallest line of l's own code in context abs. It is the
+// header line of an AMD GPU loop whose exit conditions have none: clang
+// writes line 0 on every AMD GPU branch, where the code of a loop starts
+// with its loop statement's compare or increment. (On CPUs the exit
+// conditions' line, or none, is what measures most accurate, and hpcstruct
+// writes 0 in both cases.)
+func (b *builder) bodyLine(l *havlak.Loop, abs []*inlKey) stmtKey {
+	var best stmtKey
+	for _, v := range l.Nodes {
+		for _, in := range b.in.Graph.Blocks[v].Insts {
+			if k := b.line(in.Addr); k.line != 0 && (best.line == 0 || better(k, best)) && samePath(b.path(in.Addr), abs) {
+				best = k
+			}
+		}
+	}
+	return best
 }

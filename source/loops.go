@@ -140,7 +140,7 @@ func scan(path string) *loops {
 	switch ext {
 	case ".f", ".f90", ".f95", ".f03", ".f08", ".for":
 		fortran = true
-	case ".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".inl", ".tcc":
+	case ".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".inl", ".tcc", ".cl", ".hip":
 	default:
 		if ext != "" {
 			return &loops{}
