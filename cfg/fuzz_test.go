@@ -7,11 +7,16 @@ import (
 	"testing"
 
 	"bloop/havlak"
+	"bloop/isa"
 	"bloop/loader"
 )
 
-// fuzzArches are the instruction sets the first input byte selects.
-var fuzzArches = []loader.Arch{loader.AMD64, loader.ARM64, loader.PPC64LE}
+// fuzzArches are the instruction sets the first input byte selects;
+// fuzzSMs the generation of the CUDA ones, by index.
+var (
+	fuzzArches = []loader.Arch{loader.AMD64, loader.ARM64, loader.PPC64LE, loader.CUDA, loader.CUDA, loader.CUDA}
+	fuzzSMs    = map[int]int{3: 62, 4: 75, 5: 90}
+)
 
 // FuzzBuild: any code, on any instruction set, gives a graph whose blocks
 // lie in the procedure and tile the decoded instructions, whose edges
@@ -31,7 +36,8 @@ func FuzzBuild(f *testing.F) {
 			return
 		}
 		sel, code := in[0], in[1:]
-		arch := fuzzArches[int(sel)%len(fuzzArches)]
+		k := int(sel) % len(fuzzArches)
+		arch := fuzzArches[k]
 		hi := lo + uint64(len(code))
 		// The code is also readable as data above it, so that jump tables
 		// find entries.
@@ -40,6 +46,10 @@ func FuzzBuild(f *testing.F) {
 			[]*loader.Section{{Name: ".rodata", Addr: hi + 0x1000, Data: code}})
 		opt := Options{FallOut: sel&0x10 != 0, DyninstTables: sel&0x20 != 0,
 			NoReturn: func(x uint64) bool { return sel&0x40 != 0 && x%3 == 0 }}
+		if sm, ok := fuzzSMs[k]; ok {
+			opt = Options{Arch: isa.BindCUDA(sm, isa.CUDACode{Mem: img, Procs: [][2]uint64{{lo, hi}},
+				Tables: map[uint64][]uint64{lo: {lo + 16, hi + 16}}})}
+		}
 		g, err := Build(img, lo, lo, hi, opt)
 		if err != nil {
 			return
