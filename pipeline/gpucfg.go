@@ -34,20 +34,30 @@ func gpuArch(img *loader.Image, opt Options) isa.Arch {
 	return isa.BindCUDA(img.SM, isa.CUDACode{Mem: img, Procs: procs, Tables: img.IndirectTargets, Calls: img.CallTargets})
 }
 
-// HasCalls reports whether img's structure under opt has call sites (a
-// cubin whose control flow is analysed): hpcstruct's has-calls="1".
+// HasCalls reports whether img's structure under opt has call sites: a
+// cubin whose control flow is analysed, placed by the DWARF engine (or
+// the hybrid, as compat mode always does; the thesis engine writes calls
+// as statements). hpcstruct's has-calls="1".
 func HasCalls(img *loader.Image, opt Options) bool {
+	return analysesGPU(img, opt) && engineFor(img, opt) != Heuristic
+}
+
+// analysesGPU reports whether img is a cubin whose control flow opt
+// analyses: of a generation bloop decodes, in the default mode or with
+// GPUCFG.
+func analysesGPU(img *loader.Image, opt Options) bool {
 	return img.Arch == loader.CUDA && !(opt.Compat && !opt.GPUCFG) && isa.ForGeneration(img.Machine, img.SM) != nil
 }
 
-// Decodes reports whether img's code gets a control-flow analysis under
-// opt, so loops; a cubin in compat mode without GPUCFG needs none, as
-// hpcstruct builds none.
-func Decodes(img *loader.Image, opt Options) bool {
+// NoControlFlow reports whether img's code goes without the control-flow
+// analysis (so without loops) that opt would give it: bloop has no decoder
+// for its instruction set or generation. A cubin in compat mode without
+// GPUCFG needs none, as hpcstruct makes none.
+func NoControlFlow(img *loader.Image, opt Options) bool {
 	if img.Arch == loader.CUDA {
-		return opt.Compat && !opt.GPUCFG || HasCalls(img, opt)
+		return !(opt.Compat && !opt.GPUCFG) && !analysesGPU(img, opt)
 	}
-	return isa.For(img.Machine) != nil
+	return isa.For(img.Machine) == nil
 }
 
 // gpuDevice is the device hpcstruct names in its call sites.

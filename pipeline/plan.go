@@ -331,8 +331,8 @@ func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
 		probs = append(probs, &Problem{Func: fn.Name, Addr: fn.Addr, Kind: kind, Err: err})
 	}
 	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Hpcstruct: pl.compat}
-	if pl.gpu != nil {
-		in.Device = gpuDevice(pl.img)
+	if pl.gpu != nil && pl.bounds == nil {
+		in.Device = gpuDevice(pl.img) // the DWARF engine's (HasCalls)
 	}
 	if cov, ok := pl.claimed[fn.Addr]; ok {
 		in.Claimed, in.Covered = true, cov

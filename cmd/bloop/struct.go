@@ -394,7 +394,7 @@ func reportResult(f *structFlags, bin string, r *structfile.Result) {
 	}
 	// Cubins get no loops from hpcstruct either without --gpucfg; with it
 	// and in the default mode, a generation bloop does not decode gets none.
-	if popt, _ := f.options(); !pipeline.Decodes(img, popt.Pipeline) {
+	if popt, _ := f.options(); pipeline.NoControlFlow(img, popt.Pipeline) {
 		arch := string(img.Arch)
 		if img.Arch == loader.CUDA {
 			arch = fmt.Sprintf("%s sm_%d", arch, img.SM)
