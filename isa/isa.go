@@ -5,8 +5,8 @@
 // profile, the loader's PLT reader) goes through it.
 //
 // Each architecture is a set of files named for it (amd64*.go, arm64*.go,
-// ppc64le*.go, sass*.go) and one row of the table in this file. The files are not
-// named *_amd64.go: binaries are analysed on any host.
+// ppc64le*.go, sass*.go) and one row of the table in this file. The files
+// are not named *_amd64.go: binaries are analysed on any host.
 package isa
 
 import (

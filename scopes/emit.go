@@ -77,7 +77,7 @@ func emit(n *node, ctx context) []*Scope {
 	for _, c := range n.calls {
 		s := &Scope{Kind: Stmt, File: c.key.file, Line: c.key.line, Ranges: []Range{c.r}, Call: &CallSite{Target: c.target, Device: c.device}}
 		if c.key.line != 0 {
-			// Judged as a statement of its line is.
+			// Foreign as a statement of its file and line would be.
 			if g := guard(c.key.file, c.key.line, c.r.Lo, true); g != nil {
 				g.Children = append(g.Children, s)
 				continue
