@@ -71,6 +71,9 @@ var ErrDyninstEntry = errors.New("entry does not decode for Dyninst 12.3")
 
 // Options control graph construction.
 type Options struct {
+	// Arch, when set, is the instruction set to decode with instead of the
+	// image machine's: a cubin's, of its generation (isa.BindCUDA).
+	Arch isa.Arch
 	// NoReturn reports whether a call to target never returns.
 	NoReturn func(target uint64) bool
 	// Region gives the extent of code outside [lo, hi) that the procedure
@@ -145,7 +148,10 @@ const maxInsts = 4 << 20
 // Build decodes the procedure [lo, hi) from entry by recursive traversal and
 // splits the reached instructions into basic blocks.
 func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error) {
-	ar := isa.ForTOC(img.Machine, img.TOC)
+	ar := opt.Arch
+	if ar == nil {
+		ar = isa.ForTOC(img.Machine, img.TOC)
+	}
 	if ar == nil {
 		return nil, fmt.Errorf("%w: %s", ErrArch, img.Arch)
 	}

@@ -7,11 +7,16 @@ import (
 	"testing"
 
 	"bloop/havlak"
+	"bloop/isa"
 	"bloop/loader"
 )
 
-// fuzzArches are the instruction sets the first input byte selects.
-var fuzzArches = []loader.Arch{loader.AMD64, loader.ARM64, loader.PPC64LE, loader.AMDGPU}
+// fuzzArches are the instruction sets the first input byte selects;
+// fuzzSMs the generation of the CUDA ones, by index.
+var (
+	fuzzArches = []loader.Arch{loader.AMD64, loader.ARM64, loader.PPC64LE, loader.CUDA, loader.CUDA, loader.CUDA, loader.AMDGPU}
+	fuzzSMs    = map[int]int{3: 62, 4: 75, 5: 90}
+)
 
 // FuzzBuild: any code, on any instruction set, gives a graph whose blocks
 // lie in the procedure and tile the decoded instructions, whose edges
@@ -26,10 +31,16 @@ func FuzzBuild(f *testing.F) {
 			}
 		}
 	}
-	// AMD GPU kernels, with calls and loops at -O0 (selector 3).
+	// AMD GPU kernels, with calls and loops at -O0, decoded as Dyninst
+	// does (0x80): the first selector byte with that bit that picks
+	// AMDGPU.
+	amd := byte(0x80)
+	for fuzzArches[int(amd)%len(fuzzArches)] != loader.AMDGPU {
+		amd++
+	}
 	for _, name := range []string{"stencil-gfx90a-clang14-O0", "branchy-gfx908-clang14-O2"} {
 		for _, code := range procSeeds(filepath.Join("../../shared/hpcstruct-amdgpu/bin", name), 3) {
-			f.Add(append([]byte{3 | 0x80}, code...))
+			f.Add(append([]byte{amd}, code...))
 		}
 	}
 	const lo = 0x10000
@@ -38,7 +49,8 @@ func FuzzBuild(f *testing.F) {
 			return
 		}
 		sel, code := in[0], in[1:]
-		arch := fuzzArches[int(sel)%len(fuzzArches)]
+		k := int(sel) % len(fuzzArches)
+		arch := fuzzArches[k]
 		hi := lo + uint64(len(code))
 		// The code is also readable as data above it, so that jump tables
 		// find entries.
@@ -47,6 +59,10 @@ func FuzzBuild(f *testing.F) {
 			[]*loader.Section{{Name: ".rodata", Addr: hi + 0x1000, Data: code}})
 		opt := Options{FallOut: sel&0x10 != 0, DyninstTables: sel&0x20 != 0, DyninstDecode: sel&0x80 != 0,
 			NoReturn: func(x uint64) bool { return sel&0x40 != 0 && x%3 == 0 }}
+		if sm, ok := fuzzSMs[k]; ok {
+			opt = Options{Arch: isa.BindCUDA(sm, isa.CUDACode{Mem: img, Procs: [][2]uint64{{lo, hi}},
+				Tables: map[uint64][]uint64{lo: {lo + 16, hi + 16}}})}
+		}
 		g, err := Build(img, lo, lo, hi, opt)
 		if err != nil {
 			return

@@ -5,8 +5,9 @@
 // profile, the loader's PLT reader) goes through it.
 //
 // Each architecture is a set of files named for it (amd64*.go, arm64*.go,
-// ppc64le*.go, amdgpu*.go) and one row of the table in this file. The files are not
-// named *_amd64.go: binaries are analysed on any host.
+// ppc64le*.go, amdgpu*.go, sass*.go) and one row of the table in this
+// file. The files are not named *_amd64.go: binaries are analysed on any
+// host.
 package isa
 
 import (
@@ -170,17 +171,39 @@ var arches = []struct {
 	{elf.EM_AARCH64, arm64{}},
 	{elf.EM_PPC64, ppc64le{}},
 	{elf.EM_AMDGPU, amdgpu{}},
+	{elf.EM_CUDA, sass{}}, // by SM number: Generational
 }
 
 // For returns the instruction set of ELF machine m, or nil when bloop has
-// no decoder for it.
+// no decoder for it or m needs a generation to name one (ForGeneration).
 func For(m elf.Machine) Arch {
 	for _, r := range arches {
 		if r.machine == m {
+			if _, ok := r.arch.(Generational); ok {
+				return nil
+			}
 			return r.arch
 		}
 	}
 	return nil
+}
+
+// Generational is implemented by the instruction sets whose encoding the
+// ELF machine alone does not name (NVIDIA SASS, by a cubin's SM number):
+// Generation gives the set of generation gen, nil where bloop has none.
+type Generational interface {
+	Generation(gen int) Arch
+}
+
+// ForGeneration is For for generation gen of machine m, where the machine's
+// instruction set has generations.
+func ForGeneration(m elf.Machine, gen int) Arch {
+	for _, r := range arches {
+		if g, ok := r.arch.(Generational); ok && r.machine == m {
+			return g.Generation(gen)
+		}
+	}
+	return For(m)
 }
 
 // CallBefore finds the call instruction that ends at ret (a return

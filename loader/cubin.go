@@ -43,6 +43,9 @@ type cubin struct {
 	view     *overlay
 	file     *elf.File
 	instSize uint64
+	sm       int // the SM architecture number (62 for sm_62)
+	indirect map[uint64][]uint64
+	calls    map[uint64]uint64
 	warnings []string
 }
 
@@ -58,9 +61,13 @@ func openCubin(path string, f io.ReaderAt, hdr []byte) (*cubin, error) {
 		return nil, errorf(path, "bad cubin: %v", err)
 	}
 	c := &cubin{}
-	c.instSize, err = cudaInstSize(hdr)
+	c.sm, err = cudaSM(hdr)
 	if err != nil {
 		return nil, errorf(path, "%v", err)
+	}
+	c.instSize = 16
+	if c.sm < 70 {
+		c.instSize = 8
 	}
 	shoff := int64(binary.LittleEndian.Uint64(hdr[ehShoff:]))
 	shentsize := int64(binary.LittleEndian.Uint16(hdr[ehShentsize:]))
@@ -73,12 +80,14 @@ func openCubin(path string, f io.ReaderAt, hdr []byte) (*cubin, error) {
 			ps = append(ps, patch{shoff + int64(i)*shentsize + shAddr, le64(s.Offset)})
 		}
 	}
+	c.indirect = indirectTargets(ef, base)
 	syms, symPatches, err := layoutSymbols(ef, base)
 	if err != nil {
 		// The kernels are known by their symbols alone.
 		return nil, errorf(path, "bad cubin: symbol table: %v", err)
 	}
 	ps = append(ps, symPatches...)
+	c.calls = absoluteCalls(ef, base, syms)
 	relPatches, skipped := debugRelocations(ef, f, syms)
 	ps = append(ps, relPatches...)
 	view, dropped := newOverlay(f, ps)
@@ -92,24 +101,22 @@ func openCubin(path string, f io.ReaderAt, hdr []byte) (*cubin, error) {
 	return c, nil
 }
 
-// cudaInstSize is the width of an instruction of the cubin's SM
-// architecture, which hpcstruct steps by: 8 bytes up to sm_6x (Maxwell
-// and Pascal pair instructions with scheduling words, each 8 bytes), 16
-// from sm_70 (Volta). The SM number is e_flags' low byte in ABI version 1
-// (EI_ABIVERSION 7) and bits 8-15 from ABI version 2 (8, sm_100 on).
-func cudaInstSize(hdr []byte) (uint64, error) {
+// cudaSM is the cubin's SM architecture number, which decides the width
+// of an instruction hpcstruct steps by: 8 bytes up to sm_6x (Maxwell and
+// Pascal pair instructions with scheduling words, each 8 bytes), 16 from
+// sm_70 (Volta); and the encoding the instruction set decodes. It is
+// e_flags' low byte in ABI version 1 (EI_ABIVERSION 7) and bits 8-15
+// from ABI version 2 (8, sm_100 on).
+func cudaSM(hdr []byte) (int, error) {
 	flags := binary.LittleEndian.Uint32(hdr[ehFlags:])
 	sm := flags & 0xff
 	if hdr[elf.EI_ABIVERSION] >= 8 {
 		sm = flags >> 8 & 0xff
 	}
-	switch {
-	case sm == 0:
+	if sm == 0 {
 		return 0, fmt.Errorf("cubin names no SM architecture (e_flags %#x)", flags)
-	case sm < 70:
-		return 8, nil
 	}
-	return 16, nil
+	return int(sm), nil
 }
 
 // layoutSymbols moves every symbol defined in a laid-out section with it,

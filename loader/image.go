@@ -85,7 +85,16 @@ type Image struct {
 	// has one width and no decoder walks the code (CUDA: 8 or 16 bytes by
 	// SM architecture), else 0. Statements are made per instruction.
 	InstSize uint64
-	Warnings []string
+	// SM is a cubin's SM architecture number from e_flags (75 for sm_75),
+	// which names the generation of its instruction set; 0 elsewhere.
+	SM int
+	// IndirectTargets are the targets of a cubin's indirect branches, by
+	// the branch's address, as its .nv.info attributes list them.
+	IndirectTargets map[uint64][]uint64
+	// CallTargets are the callees of a cubin's absolute calls, by the
+	// call's address, as its relocations name them.
+	CallTargets map[uint64]uint64
+	Warnings    []string
 	// Corrupt lists the inconsistent data that loading repaired or
 	// ignored, by kind (Corruption), sorted: where it is, the structure
 	// may be wrong.
@@ -169,7 +178,7 @@ func Open(path string, opt Options) (img *Image, err error) {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
 	if h.cub != nil {
-		img.InstSize = h.cub.instSize
+		img.InstSize, img.SM, img.IndirectTargets, img.CallTargets = h.cub.instSize, h.cub.sm, h.cub.indirect, h.cub.calls
 		img.Warnings = append(img.Warnings, h.cub.warnings...)
 	}
 	facts := readELFFacts(ef)

@@ -58,7 +58,8 @@ func collect(ctx *scopes.Scope, file string) map[lineKey][]instance {
 		for _, c := range x.Children {
 			switch c.Kind {
 			case scopes.Stmt:
-				if c.Line > 0 && len(c.Ranges) > 0 {
+				// A call site (GPU code) stays one instruction.
+				if c.Line > 0 && len(c.Ranges) > 0 && c.Call == nil {
 					k := lineKey{stmtFile(c, file), c.Line}
 					out[k] = append(out[k], instance{c, x, loops})
 				}
@@ -139,7 +140,7 @@ func mergeSameLineStmts(s *scopes.Scope) {
 	seen := map[lineKey]*scopes.Scope{}
 	out := s.Children[:0]
 	for _, c := range s.Children {
-		if c.Kind == scopes.Stmt {
+		if c.Kind == scopes.Stmt && c.Call == nil {
 			k := lineKey{c.File, c.Line}
 			if d, ok := seen[k]; ok {
 				mergeStmt(d, c)

@@ -22,8 +22,9 @@ import (
 // is a procedure entered at its .text section's file offset (hpcstruct's
 // layout), line tables give statements, DWARF inline records or NVIDIA's
 // inlined calls in the line program (nvcc 12's -lineinfo cubin has no
-// .debug_info) give inlined code, and there are no loops (none without
-// --gpucfg).
+// .debug_info) give inlined code, and there are loops in the default mode
+// only (compat mode builds no graph of GPU code without --gpucfg; their
+// count is TestSM90aLoops').
 func TestCubinsWithoutReference(t *testing.T) {
 	bins, _ := filepath.Glob("../../shared/hpctoolkit-tests/bin/*-sm_*")
 	n := 0
@@ -78,8 +79,11 @@ func TestCubinsWithoutReference(t *testing.T) {
 				if inlined != (c.callees > 0) {
 					t.Errorf("%d inlined callees; the cubin has .debug_info or inlined calls in its line program: %v", c.callees, inlined)
 				}
-				if c.loops > 0 {
-					t.Errorf("%d loops, want none", c.loops)
+				if compat && c.loops > 0 {
+					t.Errorf("%d loops, want none without --gpucfg", c.loops)
+				}
+				if !compat && c.loops == 0 {
+					t.Error("no loops in the default mode")
 				}
 			})
 		}
@@ -184,4 +188,99 @@ func countScopes(root *golden.Node) scopeCounts {
 	}
 	walk(root, root)
 	return c
+}
+
+// sm90aLoops are the loops of each kernel of inlines+loops.cu (the sources
+// of ../shared/hpctoolkit-cuda/src): the lines of their headers, outermost
+// first, nested ones after their parent; 48 is f4_inline's loop, inlined
+// into f4_1's and f4_2's innermost loop.
+var sm90aLoops = map[string][]int{
+	"_Z2f1v":   nil,
+	"_Z2f2v":   nil,
+	"_Z4f3_1v": {24},
+	"_Z4f3_2v": {29, 30},
+	"_Z4f3_3v": {36, 37, 38},
+	"_Z4f4_1v": {53, 48},
+	"_Z4f4_2v": {58, 59, 48},
+}
+
+// TestSM90aLoops pins the loops bloop finds in the sm_90a cubins, which
+// have no hpcstruct structure file: in the default mode and with
+// --compat hpcstruct --gpucfg, each kernel has the loops of its source,
+// each nested in the one before it, on the source's lines where the cubin
+// has a line table (-0, -dr; -r has none: every line is 0).
+func TestSM90aLoops(t *testing.T) {
+	bins, _ := filepath.Glob("../../shared/hpctoolkit-tests/bin/inlines+loops-sm_90a-*")
+	n := 0
+	for _, bin := range bins {
+		if strings.HasSuffix(bin, ".license") {
+			continue
+		}
+		n++
+		lined := !strings.HasSuffix(bin, "-r")
+		for _, opt := range []Options{{Workers: 2}, {Workers: 2, Compat: true, GPUCFG: true}} {
+			t.Run(fmt.Sprintf("%s/compat=%v", filepath.Base(bin), opt.Compat), func(t *testing.T) {
+				img, err := Open(bin, loader.Options{Workers: 2}, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mod, probs := Analyze(img, opt)
+				for _, p := range probs {
+					t.Errorf("problem: %v", p)
+				}
+				seen := 0
+				for _, f := range mod.Files {
+					for _, p := range f.Procs {
+						link := p.LinkName
+						if link == "" {
+							link = p.Name
+						}
+						want, ok := sm90aLoops[link]
+						if !ok {
+							if l := loopLines(p, nil); len(l) > 0 {
+								t.Errorf("%s: loops %v, want none (not a kernel of inlines+loops.cu)", link, l)
+							}
+							continue
+						}
+						seen++
+						got := loopLines(p, nil)
+						if len(got) != len(want) {
+							t.Errorf("%s: %d loops %v, want %d", link, len(got), got, len(want))
+							continue
+						}
+						for i, g := range got {
+							if g.depth != i+1 || lined && g.line != want[i] || !lined && g.line != 0 {
+								t.Errorf("%s: loops %v, want lines %v nested in order (lines known: %v)", link, got, want, lined)
+								break
+							}
+						}
+					}
+				}
+				if seen != len(sm90aLoops) {
+					t.Errorf("%d kernels of inlines+loops.cu, want %d", seen, len(sm90aLoops))
+				}
+			})
+		}
+	}
+	if n == 0 {
+		t.Skip("no sm_90a cubins in ../../shared")
+	}
+}
+
+type loopAt struct{ line, depth int }
+
+// loopLines lists the loops under s in pre-order with their nesting depth.
+func loopLines(s *scopes.Scope, out []loopAt) []loopAt {
+	var walk func(s *scopes.Scope, depth int)
+	walk = func(s *scopes.Scope, depth int) {
+		if s.Kind == scopes.Loop {
+			depth++
+			out = append(out, loopAt{s.Line, depth})
+		}
+		for _, c := range s.Children {
+			walk(c, depth)
+		}
+	}
+	walk(s, 0)
+	return out
 }

@@ -54,6 +54,9 @@ type Options struct {
 	// normalization, loop lines from exit conditions, and names from GNU's
 	// demangler (c++filt) when it is installed.
 	Compat bool
+	// GPUCFG builds the control-flow graphs of GPU code in compat mode, as
+	// hpcstruct --gpucfg yes does (the default mode always builds them).
+	GPUCFG bool
 	// SourceDirs are where the hybrid mode looks for sources (besides the
 	// paths the line table gives) to put loops on their statement's line.
 	SourceDirs []string
@@ -106,7 +109,9 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []*Problem) {
 		procs = append(procs, scopes.ProcResult{Scope: p, File: file})
 		return nil
 	})
-	return scopes.NewModule(img.Path, img.Name, procs), probs
+	mod := scopes.NewModule(img.Path, img.Name, procs)
+	mod.HasCalls = HasCalls(img, opt)
+	return mod, probs
 }
 
 // Run analyses every procedure of img and hands each to emit in output

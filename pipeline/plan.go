@@ -32,10 +32,12 @@ type plan struct {
 	compat  bool                      // hpcstruct's tree, its unread call sites included
 	fallOut bool                      // parse through the ends of extents (fallout.go)
 	callers *callTargets              // compat: the procedures direct calls enter
+	gpu     isa.Arch                  // a cubin's instruction set, when its graphs are built (gpucfg.go)
 }
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	pl := parsePlan(img, opt.Compat)
+	pl.gpu = gpuArch(img, opt)
 	engine := engineFor(img, opt)
 	pl.lvl = normalize.None
 	if engine == Heuristic {
@@ -266,12 +268,13 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if fn.PLT {
 		return nil, nil, nil
 	}
+	if pl.img.Arch == loader.CUDA {
+		return pl.gpuGraph(fn)
+	}
 	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, pl.cfgOptions())
 	if errors.Is(err, cfg.ErrArch) || errors.Is(err, cfg.ErrDyninstEntry) {
-		// Statements and inlined code still, no loops. For cubins that is
-		// hpcstruct's output too: it parses their control flow only with
-		// --gpucfg, which bloop does not offer; an entry Dyninst 12.3 does
-		// not decode leaves its parse empty (compat mode).
+		// Statements and inlined code still, no loops. An entry Dyninst
+		// 12.3 does not decode leaves its parse empty (compat mode).
 		return nil, nil, nil
 	}
 	if err != nil {
@@ -328,6 +331,9 @@ func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
 		probs = append(probs, &Problem{Func: fn.Name, Addr: fn.Addr, Kind: kind, Err: err})
 	}
 	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Hpcstruct: pl.compat}
+	if pl.gpu != nil && pl.bounds == nil {
+		in.Device = gpuDevice(pl.img) // the DWARF engine's (HasCalls)
+	}
 	if cov, ok := pl.claimed[fn.Addr]; ok {
 		in.Claimed, in.Covered = true, cov
 	}

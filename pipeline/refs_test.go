@@ -29,13 +29,18 @@ var notExact = map[string]struct {
 	"tmpl-clang14-O2": {"without c++filt, three inlined callees (std::swap<int>, two std::__fill_a1) are named differently: the Go demangler numbers substitutions inside `sr` unresolved names unlike GNU's (TestDemangleOracle); the structure itself matches", true, 0.98},
 }
 
-type refCase struct{ bin, ref string }
+// refCase is a binary and the structure file hpcstruct wrote for it;
+// gpucfg: with --gpucfg yes (a cubin's loops and call sites).
+type refCase struct {
+	bin, ref string
+	gpucfg   bool
+}
 
 func refCases(t *testing.T) []refCase {
 	var cases []refCase
 	// hpctoolkit-cuda's binaries are cubins too; its +gpucfg goldens are
-	// hpcstruct --gpucfg's (loops from nvdisasm), which bloop does not
-	// reproduce, and their names hold no binary of the folder.
+	// hpcstruct --gpucfg's, for them and hpctoolkit-tests' sm_62 cubins
+	// (gpucfgCases): their names hold no binary of the folder.
 	// hpcstruct-amdgpu's gfx908 code objects have none (hpcstruct aborts
 	// on them): TestAMDGPULoops.
 	for _, dir := range []string{"../../shared/hpctoolkit-tests", "../../shared/hpcstruct-refs", "../../shared/hpctoolkit-cuda", "../../shared/hpcstruct-amdgpu"} {
@@ -52,19 +57,43 @@ func refCases(t *testing.T) []refCase {
 			if _, err := os.Stat(ref); err != nil && strings.Contains(name, "-gfx") {
 				continue
 			}
-			cases = append(cases, refCase{b, ref})
+			cases = append(cases, refCase{bin: b, ref: ref})
 		}
 	}
+	cases = append(cases, gpucfgCases()...)
 	// Cross-compiled references: the architectures bloop decodes.
 	dir := "../../shared/hpcstruct-refs-arch"
 	bins, _ := filepath.Glob(filepath.Join(dir, "bin", "*"))
 	for _, b := range bins {
-		cases = append(cases, refCase{b, filepath.Join(dir, "struct", filepath.Base(b)+".hpcstruct")})
+		cases = append(cases, refCase{bin: b, ref: filepath.Join(dir, "struct", filepath.Base(b)+".hpcstruct")})
 	}
 	if len(cases) == 0 {
 		t.Skip("../../shared reference binaries not present")
 	}
 	return cases
+}
+
+// gpucfgCases are the structure files hpcstruct --gpucfg yes wrote for
+// cubins (../shared/hpctoolkit-cuda/struct/*+gpucfg.hpcstruct), each with
+// its cubin from hpctoolkit-cuda or hpctoolkit-tests.
+func gpucfgCases() []refCase {
+	var cases []refCase
+	refs, _ := filepath.Glob("../../shared/hpctoolkit-cuda/struct/*+gpucfg.hpcstruct")
+	for _, ref := range refs {
+		name := strings.TrimSuffix(filepath.Base(ref), "+gpucfg.hpcstruct")
+		for _, dir := range []string{"../../shared/hpctoolkit-cuda", "../../shared/hpctoolkit-tests"} {
+			if bin := filepath.Join(dir, "bin", name); fileExists(bin) {
+				cases = append(cases, refCase{bin, ref, true})
+				break
+			}
+		}
+	}
+	return cases
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // structure is `bloop struct --compat hpcstruct`'s output for bin.
@@ -75,11 +104,18 @@ func structure(t testing.TB, bin string, workers int) []byte {
 // structureAllowing is structure, where the procedure problems of the
 // kinds in allowed (the binary's, not bloop's) are no error.
 func structureAllowing(t testing.TB, bin string, workers int, allowed []string) []byte {
-	img, err := Open(bin, loader.Options{Workers: workers}, Options{Workers: workers, Compat: true})
+	return structureWith(t, bin, Options{Workers: workers, Compat: true}, allowed)
+}
+
+// structureWith is the structure file of bin under opt (workers loading
+// as many as analysing), where the procedure problems of the kinds in
+// allowed are no error.
+func structureWith(t testing.TB, bin string, opt Options, allowed []string) []byte {
+	img, err := Open(bin, loader.Options{Workers: opt.Workers}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, errs := Analyze(img, Options{Workers: workers, Compat: true})
+	mod, errs := Analyze(img, opt)
 	for _, e := range errs {
 		if !slices.Contains(allowed, e.Kind) {
 			t.Errorf("%s: %v", bin, e)
@@ -99,8 +135,11 @@ func TestHPCStructReferences(t *testing.T) {
 	cases := refCases(t)
 	for _, c := range cases {
 		name := filepath.Base(c.bin)
+		if c.gpucfg {
+			name += "+gpucfg"
+		}
 		t.Run(name, func(t *testing.T) {
-			out := structure(t, c.bin, 2)
+			out := structureWith(t, c.bin, Options{Workers: 2, Compat: true, GPUCFG: c.gpucfg}, nil)
 			got, err := golden.Parse(bytes.NewReader(out), name)
 			if err != nil {
 				t.Fatalf("our output does not parse: %v", err)
@@ -209,30 +248,30 @@ func sameRangeless(diffs []golden.Difference) (bool, []golden.Difference) {
 	return len(out) == 0, out
 }
 
-// TestCUDAReferencesCovered: every CUDA structure file of ../shared that
-// hpcstruct wrote without --gpucfg (no "+gpucfg" in its name) has its
-// cubin among refCases, so that TestHPCStructReferences compares it
-// exactly.
+// TestCUDAReferencesCovered: every CUDA structure file of ../shared,
+// hpcstruct's without --gpucfg and with it ("+gpucfg" in its name), has
+// its cubin among refCases, so that TestHPCStructReferences compares it
+// exactly, the latter with --gpucfg.
 func TestCUDAReferencesCovered(t *testing.T) {
 	have := map[string]bool{}
 	for _, c := range refCases(t) {
-		have[c.ref] = true
+		have[c.ref] = c.gpucfg == strings.Contains(filepath.Base(c.ref), "+gpucfg")
 	}
-	n := 0
+	n, gpucfg := 0, 0
 	for _, dir := range []string{"../../shared/hpctoolkit-tests", "../../shared/hpctoolkit-cuda"} {
 		refs, _ := filepath.Glob(filepath.Join(dir, "struct", "*-sm_*.hpcstruct"))
 		for _, r := range refs {
-			if strings.Contains(filepath.Base(r), "+gpucfg") {
-				continue
-			}
 			n++
+			if strings.Contains(filepath.Base(r), "+gpucfg") {
+				gpucfg++
+			}
 			if !have[r] {
-				t.Errorf("%s: no cubin beside it is compared", r)
+				t.Errorf("%s: no cubin beside it is compared, or not in its mode", r)
 			}
 		}
 	}
 	if n == 0 {
 		t.Skip("no CUDA structure files in ../../shared")
 	}
-	t.Logf("%d CUDA structure files compared", n)
+	t.Logf("%d CUDA structure files compared, %d of them with --gpucfg", n, gpucfg)
 }

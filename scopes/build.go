@@ -5,6 +5,7 @@ import (
 
 	"bloop/cfg"
 	"bloop/havlak"
+	"bloop/isa"
 	"bloop/loader"
 )
 
@@ -39,6 +40,10 @@ type Input struct {
 	//     nested call sites' first in string-table order (ranks.go), else
 	//     its loops', else its statements'; not the lowest-addressed call's.
 	Hpcstruct bool
+	// Device, when set, names the GPU whose code this is, analysed with a
+	// CFG: each call to a procedure's entry is a call site (C) of it
+	// rather than a statement, as hpcstruct --gpucfg writes them.
+	Device string
 }
 
 // inlKey identifies an inlined call within its parent context, as hpcstruct
@@ -61,10 +66,19 @@ type stmtKey struct {
 type node struct {
 	kids  map[*inlKey]*node
 	stmts map[stmtKey][]Range
+	calls []callNode
 	loops []*loopNode
 	// lowest is the smallest address under the node once known (0: not
 	// yet): every level of an inline nest asks for its children's.
 	lowest uint64
+}
+
+// callNode is one call instruction written as a call site.
+type callNode struct {
+	key    stmtKey
+	r      Range
+	target uint64
+	device string
 }
 
 type loopNode struct {
@@ -278,8 +292,32 @@ func (b *builder) addRange(root *node, path []*inlKey, r Range) {
 func (b *builder) addBlock(root *node, blk *cfg.Block, base []*inlKey) {
 	for i := range blk.Insts {
 		in := &blk.Insts[i]
+		if b.callSite(in) {
+			b.addCall(root, rel(b.path(in.Addr), base), in)
+			continue
+		}
 		b.addRange(root, rel(b.path(in.Addr), base), in.Span())
 	}
+}
+
+// callSite reports whether in is written as a call site: a direct call
+// to a procedure's entry in GPU code (Input.Device).
+func (b *builder) callSite(in *cfg.Inst) bool {
+	if b.in.Device == "" || in.Kind != isa.Call {
+		return false
+	}
+	f := b.in.Img.FuncAt(in.Target)
+	return f != nil && f.Addr == in.Target
+}
+
+// addCall places a call site in its context.
+func (b *builder) addCall(root *node, path []*inlKey, in *cfg.Inst) {
+	n := root
+	for _, k := range path {
+		n = n.child(k)
+	}
+	n.calls = append(n.calls, callNode{key: b.line(in.Addr), r: in.Span(), target: in.Target, device: b.in.Device})
+	b.lastNode = nil // the next statement does not extend across it
 }
 
 // tree builds the procedure's context tree: loops (each placed in the

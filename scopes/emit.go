@@ -23,7 +23,7 @@ func base(f string) string { return filepath.Base(f) }
 
 // emit turns a context node into ordered child scopes.
 func emit(n *node, ctx context) []*Scope {
-	var stmts, guards, loops, inls []*Scope
+	var stmts, calls, guards, loops, inls []*Scope
 	guardBy := map[string]*Scope{}
 	// foreign code (another file, or a line below the procedure's) goes into
 	// a guard alien per file, as hpcstruct writes it. hpcstruct keys its
@@ -73,6 +73,17 @@ func emit(n *node, ctx context) []*Scope {
 			continue
 		}
 		stmts = append(stmts, s)
+	}
+	for _, c := range n.calls {
+		s := &Scope{Kind: Stmt, File: c.key.file, Line: c.key.line, Ranges: []Range{c.r}, Call: &CallSite{Target: c.target, Device: c.device}}
+		if c.key.line != 0 {
+			// Foreign as a statement of its file and line would be.
+			if g := guard(c.key.file, c.key.line, c.r.Lo, true); g != nil {
+				g.Children = append(g.Children, s)
+				continue
+			}
+		}
+		calls = append(calls, s)
 	}
 	for _, ln := range n.loops {
 		l := &Scope{Kind: Loop, File: ln.file, Line: ln.line, Entry: ln.entry}
@@ -144,6 +155,7 @@ func emit(n *node, ctx context) []*Scope {
 		inls = append(inls, site)
 	}
 	sortStmts(stmts)
+	sortStmts(calls)
 	sort.Slice(guards, func(i, j int) bool {
 		if guards[i].Line != guards[j].Line {
 			return guards[i].Line < guards[j].Line
@@ -164,8 +176,9 @@ func emit(n *node, ctx context) []*Scope {
 		}
 		return lowest(a) < lowest(b)
 	})
-	out := make([]*Scope, 0, len(stmts)+len(guards)+len(loops)+len(inls))
+	out := make([]*Scope, 0, len(stmts)+len(calls)+len(guards)+len(loops)+len(inls))
 	out = append(out, stmts...)
+	out = append(out, calls...)
 	out = append(out, guards...)
 	out = append(out, loops...)
 	return append(out, inls...)
@@ -191,12 +204,16 @@ func guardLine(g *Scope) int {
 	return line
 }
 
-// sortChildren orders statements by line, then loops by entry.
+// sortChildren orders statements by line, then call sites by line, then
+// loops by entry.
 func sortChildren(cs []*Scope) {
 	sort.SliceStable(cs, func(i, j int) bool {
 		a, b := cs[i], cs[j]
 		if a.Kind != b.Kind {
 			return a.Kind == Stmt
+		}
+		if (a.Call == nil) != (b.Call == nil) {
+			return a.Call == nil
 		}
 		if a.Kind == Loop {
 			return a.Entry < b.Entry

@@ -29,6 +29,9 @@ type Scope struct {
 	Entry    uint64  // P, L: the one-byte address written in v
 	Ranges   []Range // S: the code; merged and sorted
 	Children []*Scope
+	// Call marks a statement that is one call instruction of GPU code
+	// analysed with a CFG: hpcstruct writes it as a call site (C).
+	Call *CallSite
 
 	guard  bool // A: a guard alien
 	callee bool // A: the inner A of an inline pair
@@ -56,6 +59,13 @@ func (s *Scope) IsGuard() bool { return s.guard }
 // IsCallee reports whether an alien is the callee half of an inline pair.
 func (s *Scope) IsCallee() bool { return s.callee }
 
+// CallSite is what a call site (C) says beyond its statement: the entry
+// of the procedure called and the device ("NVIDIA sm_75").
+type CallSite struct {
+	Target uint64
+	Device string
+}
+
 // File groups the procedures of one source file.
 type File struct {
 	Name  string
@@ -67,6 +77,9 @@ type Module struct {
 	Path  string
 	Name  string
 	Files []*File
+	// HasCalls says that the module's call sites were analysed (GPU code
+	// with a CFG): hpcstruct's has-calls="1".
+	HasCalls bool
 }
 
 // Walk calls f on s and its descendants in pre-order.

@@ -131,3 +131,26 @@ func TestWriteJSON(t *testing.T) {
 		t.Errorf("inline pair %+v", site.Children[0])
 	}
 }
+
+// TestWriteXMLCallSites: a module of GPU code analysed with a CFG says
+// has-calls="1", and a call instruction is a C element with its callee
+// and device, as hpcstruct --gpucfg writes it (recursion-sm_75-nvcc112-dr).
+func TestWriteXMLCallSites(t *testing.T) {
+	call := &Scope{Kind: Stmt, File: "/src/recursion.cu", Line: 51, Ranges: []Range{{Lo: 0x2db0, Hi: 0x2dc0}},
+		Call: &CallSite{Target: 0x3260, Device: "NVIDIA sm_75"}}
+	p := &Scope{Kind: Proc, Name: "kernmain()", LinkName: "_Z8kernmainv", Line: 50, Entry: 0x2d80, Children: []*Scope{
+		{Kind: Stmt, File: "/src/recursion.cu", Line: 51, Ranges: []Range{{Lo: 0x2d90, Hi: 0x2db0}}}, call}}
+	m := NewModule("/bin/r", "r", []ProcResult{{p, "/src/recursion.cu"}})
+	m.HasCalls = true
+	var buf bytes.Buffer
+	if err := WriteXML(&buf, []*Module{m}, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<LM i="2" n="/bin/r" has-calls="1" v="{}">`, `<S i="5" l="51" v="{[0x2d90-0x2db0)}"/>
+<C i="6" l="51" v="{[0x2db0-0x2dc0)}" t="0x3260" d="NVIDIA sm_75"/>
+</P>`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("no %s in\n%s", want, buf.String())
+		}
+	}
+}

@@ -70,6 +70,10 @@ const dtd = `<!DOCTYPE HPCToolkitStructure [
 // arrive, so no tree of the whole image is held. Procedures must arrive
 // grouped by file, in output order.
 type XMLWriter struct {
+	// HasCalls, set before a module begins, marks its call sites analysed
+	// (Module.HasCalls).
+	HasCalls bool
+
 	w      *bufio.Writer
 	id     int
 	pretty bool
@@ -96,7 +100,11 @@ func (x *XMLWriter) BeginModule(path, name string) {
 	x.depth = 0
 	x.open("LM")
 	x.attr("n", path)
-	x.w.WriteString(` has-calls="0" v="{}">` + "\n")
+	calls := "0"
+	if x.HasCalls {
+		calls = "1"
+	}
+	x.w.WriteString(` has-calls="` + calls + `" v="{}">` + "\n")
 	x.depth++
 }
 
@@ -143,6 +151,7 @@ func (x *XMLWriter) Close() error {
 func WriteXML(w io.Writer, mods []*Module, pretty bool) error {
 	x := NewXMLWriter(w, pretty)
 	for _, m := range mods {
+		x.HasCalls = m.HasCalls
 		x.BeginModule(m.Path, m.Name)
 		for _, f := range m.Files {
 			if len(f.Procs) == 0 {
@@ -241,6 +250,16 @@ func (x *XMLWriter) scope(s *Scope) {
 		x.attr("f", s.File)
 		x.rangesAttr([]Range{{Lo: s.Entry, Hi: s.Entry + 1}})
 	case Stmt:
+		if s.Call != nil {
+			x.open("C")
+			x.intAttr("l", s.Line)
+			x.rangesAttr(s.Ranges)
+			x.num = appendAddr(x.num[:0], s.Call.Target)
+			x.rawAttr("t", x.num)
+			x.attr("d", s.Call.Device)
+			x.w.WriteString("/>\n")
+			return
+		}
 		x.open("S")
 		x.intAttr("l", s.Line)
 		x.rangesAttr(s.Ranges)

@@ -88,8 +88,11 @@ func keyOf(c *cache.Cache, bin string, opt Options) (keyInfo, error) {
 	for _, r := range opt.Replace {
 		repl = append(repl, r.Old+"="+r.New)
 	}
-	k.key = cache.Key(formatVersion, self, sum, dbgSum, filepath.Base(ModulePath(bin)),
-		fmt.Sprintf("json=%v pretty=%v engine=%v normalize=%s compat=%v", opt.JSON, opt.Pretty, po.Engine, norm, po.Compat),
+	mode := fmt.Sprintf("json=%v pretty=%v engine=%v normalize=%s compat=%v", opt.JSON, opt.Pretty, po.Engine, norm, po.Compat)
+	if po.GPUCFG {
+		mode += " gpucfg=true" // only when set: other keys stay what they were
+	}
+	k.key = cache.Key(formatVersion, self, sum, dbgSum, filepath.Base(ModulePath(bin)), mode,
 		"sources="+strings.Join(po.SourceDirs, "\x00"),
 		"replace="+strings.Join(repl, "\x00"))
 	return k, nil

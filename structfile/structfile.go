@@ -111,6 +111,9 @@ func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 	case opt.JSON:
 		sw = scopes.NewJSONWriter(w)
 	}
+	if x, ok := sw.(*scopes.XMLWriter); ok {
+		x.HasCalls = pipeline.HasCalls(img, popt)
+	}
 	sw.BeginModule(path, img.Name)
 	last := ""
 	probs, err := pipeline.Run(img, popt, func(file string, p *scopes.Scope) error {

@@ -93,7 +93,7 @@ func (fs *flagSet) Usage() { fs.writeUsage(os.Stderr) }
 // parse parses args into fs and returns the operands. When ok is false
 // the command must return code: 0 after -h, 2 after a bad flag.
 func (fs *flagSet) parse(args []string) (operands []string, code int, ok bool) {
-	args = splitShortInts(args)
+	args = fs.joinYesNo(splitShortInts(args))
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
@@ -126,6 +126,56 @@ func splitShortInts(args []string) []string {
 		if len(a) > 2 && a[0] == '-' && a[1] == 'j' && a[2] >= '0' && a[2] <= '9' {
 			out = append(out, "-j", a[2:])
 			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// yesNo is a boolean flag that also takes hpcstruct's spelling of its
+// value as the next argument (--gpucfg yes, --gpucfg no); alone it is on.
+type yesNo bool
+
+func (v *yesNo) String() string {
+	if v != nil && bool(*v) {
+		return "true"
+	}
+	return "false"
+}
+
+func (v *yesNo) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "yes", "true", "1":
+		*v = true
+	case "no", "false", "0":
+		*v = false
+	default:
+		return fmt.Errorf("%q: want yes or no", s)
+	}
+	return nil
+}
+
+func (v *yesNo) IsBoolFlag() bool { return true }
+
+// joinYesNo makes hpcstruct's "--gpucfg yes" the flag package's
+// "--gpucfg=yes" for the flags of type yesNo.
+func (fs *flagSet) joinYesNo(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name := strings.TrimLeft(a, "-")
+		if f := fs.Lookup(name); f != nil && a != name && i+1 < len(args) {
+			if _, ok := f.Value.(*yesNo); ok {
+				switch strings.ToLower(args[i+1]) {
+				case "yes", "no":
+					out = append(out, a+"="+args[i+1])
+					i++
+					continue
+				}
+			}
 		}
 		out = append(out, a)
 	}

@@ -15,7 +15,6 @@ import (
 	"bloop/atomicfile"
 	"bloop/cache"
 	"bloop/inputs"
-	"bloop/isa"
 	"bloop/loader"
 	"bloop/meas"
 	"bloop/normalize"
@@ -72,6 +71,7 @@ type structFlags struct {
 	format, inline, norm        *string
 	proc                        *string
 	compat, cpuProfile, memProf *string
+	gpucfg                      yesNo
 	filesFrom, manifest, shard  *string
 	sourceDirs, debugDirs, repl multiFlag
 }
@@ -108,6 +108,7 @@ func newStructFlags() *structFlags {
 	f.inline = fs.String("inline", "auto", "inline placement: auto (hybrid when the binary has DWARF procedures, else heuristic), dwarf, heuristic (the thesis engine) or hybrid (dwarf, with loops on their statement's line when the source is readable)")
 	f.norm = fs.String("N", "", "normalization passes: all, safe or none (default: all for the heuristic engine, none otherwise)")
 	f.compat = fs.String("compat", "", "hpcstruct: reproduce real hpcstruct's tree exactly")
+	fs.Var(&f.gpucfg, "gpucfg", "with --compat hpcstruct: analyse GPU code's control flow (loops, call sites) as hpcstruct --gpucfg yes does; also --gpucfg yes|no (the default mode always does)")
 	f.cpuProfile = fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the whole run to `file`")
 	f.memProf = fs.String("memprofile", "", "write a heap profile (go tool pprof) at the end of the run to `file`")
 	f.filesFrom = fs.String("files-from", "", "read more operands from `file`, one per line (- for stdin)")
@@ -157,6 +158,7 @@ func (f *structFlags) options() (structfile.Options, error) {
 	default:
 		return o, fmt.Errorf("unknown --compat %q (want hpcstruct)", *f.compat)
 	}
+	o.Pipeline.GPUCFG = bool(f.gpucfg)
 	for _, r := range f.repl {
 		rp, err := structfile.ParseReplacement(r)
 		if err != nil {
@@ -390,9 +392,14 @@ func reportResult(f *structFlags, bin string, r *structfile.Result) {
 		}
 		return
 	}
-	// Cubins get no loops from hpcstruct either (without --gpucfg).
-	if isa.For(img.Machine) == nil && img.Arch != loader.CUDA {
-		fmt.Fprintf(os.Stderr, "bloop: warning: %s: %s has no control-flow analysis yet: procedures, statements and inlined code only, no loops\n", bin, img.Arch)
+	// Cubins get no loops from hpcstruct either without --gpucfg; with it
+	// and in the default mode, a generation bloop does not decode gets none.
+	if popt, _ := f.options(); pipeline.NoControlFlow(img, popt.Pipeline) {
+		arch := string(img.Arch)
+		if img.Arch == loader.CUDA {
+			arch = fmt.Sprintf("%s sm_%d", arch, img.SM)
+		}
+		fmt.Fprintf(os.Stderr, "bloop: warning: %s: %s has no control-flow analysis yet: procedures, statements and inlined code only, no loops\n", bin, arch)
 	}
 	reportProblems(bin, r.Problems, *f.verbose)
 	if *f.verbose {

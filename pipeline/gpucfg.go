@@ -1,0 +1,81 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"bloop/cfg"
+	"bloop/havlak"
+	"bloop/isa"
+	"bloop/loader"
+)
+
+// GPU code (cubins) gets a control-flow graph where its generation's
+// instructions decode (isa.ForGeneration): in the default mode always, as
+// every architecture does, and in compat mode only with Options.GPUCFG,
+// as hpcstruct builds one only with --gpucfg yes. The graph is the one
+// hpcstruct reads from nvdisasm: the code reachable from the entry by
+// branches, the reconvergence jumps and the cubin's indirect-branch
+// tables, with no tail calls and no calls that do not return; each
+// call to a procedure's entry is a call site (C), and the module says
+// has-calls="1".
+
+// gpuArch is the instruction set img's graphs are built with under opt:
+// its generation's SASS bound to its code, nil when img is no cubin, when
+// the mode builds no graph of GPU code, or for a generation bloop does not
+// decode.
+func gpuArch(img *loader.Image, opt Options) isa.Arch {
+	if img.Arch != loader.CUDA || opt.Compat && !opt.GPUCFG {
+		return nil
+	}
+	procs := make([][2]uint64, 0, len(img.Funcs))
+	for _, fn := range img.Funcs {
+		procs = append(procs, [2]uint64{fn.Addr, fn.End})
+	}
+	return isa.BindCUDA(img.SM, isa.CUDACode{Mem: img, Procs: procs, Tables: img.IndirectTargets, Calls: img.CallTargets})
+}
+
+// HasCalls reports whether img's structure under opt has call sites: a
+// cubin whose control flow is analysed, placed by the DWARF engine (or
+// the hybrid, as compat mode always does; the thesis engine writes calls
+// as statements). hpcstruct's has-calls="1".
+func HasCalls(img *loader.Image, opt Options) bool {
+	return analysesGPU(img, opt) && engineFor(img, opt) != Heuristic
+}
+
+// analysesGPU reports whether img is a cubin whose control flow opt
+// analyses: of a generation bloop decodes, in the default mode or with
+// GPUCFG.
+func analysesGPU(img *loader.Image, opt Options) bool {
+	return img.Arch == loader.CUDA && !(opt.Compat && !opt.GPUCFG) && isa.ForGeneration(img.Machine, img.SM) != nil
+}
+
+// NoControlFlow reports whether img's code goes without the control-flow
+// analysis (so without loops) that opt would give it: bloop has no decoder
+// for its instruction set or generation. A cubin in compat mode without
+// GPUCFG needs none, as hpcstruct makes none.
+func NoControlFlow(img *loader.Image, opt Options) bool {
+	if img.Arch == loader.CUDA {
+		return !(opt.Compat && !opt.GPUCFG) && !analysesGPU(img, opt)
+	}
+	return isa.For(img.Machine) == nil
+}
+
+// gpuDevice is the device hpcstruct names in its call sites.
+func gpuDevice(img *loader.Image) string { return fmt.Sprintf("NVIDIA sm_%d", img.SM) }
+
+// gpuGraph builds procedure fn's graph and loop forest with the cubin's
+// instruction set; nil without error when there is none.
+func (pl *plan) gpuGraph(fn *loader.Func) (*cfg.Graph, *havlak.Forest, error) {
+	if pl.gpu == nil {
+		return nil, nil, nil
+	}
+	g, err := cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, cfg.Options{Arch: pl.gpu})
+	if err != nil {
+		return nil, nil, err
+	}
+	succs := g.Succs()
+	if pl.compat {
+		succs = g.DyninstSuccs()
+	}
+	return g, havlak.Find(len(g.Blocks), g.Entry, succs), nil
+}
