@@ -125,7 +125,7 @@ func (f *structFlags) options() (structfile.Options, error) {
 	}
 	o.JSON, o.Pretty = *f.format == "json", *f.pretty
 	if *f.format == "html" {
-		so := view.StructOptions{Sources: view.Options{SourceDirs: f.sourceDirs}}
+		so := view.StructOptions{Sources: view.Options{SourceDirs: f.sourceDirs}, MaxScopes: pageMaxScopes}
 		if *f.proc != "" {
 			re, err := regexp.Compile(*f.proc)
 			if err != nil {
