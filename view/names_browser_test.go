@@ -62,7 +62,15 @@ func TestReportPageNames(t *testing.T) {
 	}
 	tb.screenshot("report-names.png")
 
-	// The globals the page adds to those of a blank page from disk.
+	if added := addedGlobals(t, tb); !slices.Equal(added, []string{"bloop"}) {
+		t.Errorf("the page adds the globals %q, want only bloop", added)
+	}
+}
+
+// addedGlobals lists the globals a page adds to those of a blank page
+// from disk.
+func addedGlobals(t *testing.T, tb *tab) []string {
+	t.Helper()
 	empty := filepath.Join(t.TempDir(), "blank.html")
 	if err := os.WriteFile(empty, []byte("<!DOCTYPE html><title>blank</title>"), 0o644); err != nil {
 		t.Fatal(err)
@@ -85,7 +93,5 @@ func TestReportPageNames(t *testing.T) {
 			added = append(added, k)
 		}
 	}
-	if !slices.Equal(added, []string{"bloop"}) {
-		t.Errorf("the page adds the globals %q, want only bloop", added)
-	}
+	return added
 }
