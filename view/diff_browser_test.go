@@ -95,10 +95,10 @@ func TestDiffPage(t *testing.T) {
 	if text := eval[string](tb, `document.querySelector('table.src tr[data-line="12"] .badge').textContent`); text != "A: loop removed" {
 		t.Errorf("line 12's badge: %q", text)
 	}
-	tb.screenshot("diff-inline.png")
+	tb.Screenshot("diff-inline.png")
 
 	// main: its added inlined call is B's; the A side names where.
-	tb.do(chromedp.Click(chromedp.Search(`//ol[contains(@class,"procs")]//li[.//span[text()="main"]]`)))
+	tb.Do(chromedp.Click(chromedp.Search(`//ol[contains(@class,"procs")]//li[.//span[text()="main"]]`)))
 	if r := rowWith(rowsOf(tb, 1), "[inlined] inline_poly (called at inline.c:63)"); !strings.Contains(r, "ch-add") || !strings.Contains(r, "sel") {
 		t.Errorf("main's inlined inline_poly in B: %q", r)
 	}
@@ -109,19 +109,19 @@ func TestDiffPage(t *testing.T) {
 		t.Errorf("the source opens at line %s, want the call site 63", cur)
 	}
 
-	tb.do(chromedp.SendKeys(chromedp.CSS("input.search"), "^main$"))
+	tb.Do(chromedp.SendKeys(chromedp.CSS("input.search"), "^main$"))
 	if got := eval[[]string](tb, procLabels); !slices.Equal(got, []string{"main"}) {
 		t.Errorf("search ^main$: %q", got)
 	}
 	clearSearch(tb)
-	tb.do(chromedp.SendKeys(chromedp.CSS("input.search"), "^_start$"))
+	tb.Do(chromedp.SendKeys(chromedp.CSS("input.search"), "^_start$"))
 	info := eval[string](tb, `document.querySelector('.diff-bar .info').textContent`)
 	same := eval[[]string](tb, `[...document.querySelectorAll('ol.same li')].map(e => e.textContent)`)
 	if got := eval[[]string](tb, procLabels); len(got) != 0 || !slices.Equal(same, []string{"identical: _start"}) || !strings.Contains(info, "1 identical procedures match") {
 		t.Errorf("search ^_start$: listed %q, %q, %q", got, same, info)
 	}
 	clearSearch(tb)
-	tb.do(chromedp.SendKeys(chromedp.CSS("input.search"), "nothing_is_called_this"))
+	tb.Do(chromedp.SendKeys(chromedp.CSS("input.search"), "nothing_is_called_this"))
 	if info := eval[string](tb, `document.querySelector('.diff-bar .info').textContent`); info != "no procedure matches" {
 		t.Errorf("a search that matches nothing: %q", info)
 	}
@@ -147,16 +147,16 @@ func TestDiffPageNames(t *testing.T) {
 		t.Errorf("A's name in the header: %q", h)
 	}
 	// The template method's removed loop, then main's moved call.
-	tb.do(chromedp.Click(chromedp.Search(`//ol[contains(@class,"procs")]//li[@data-proc="1"]`)))
+	tb.Do(chromedp.Click(chromedp.Search(`//ol[contains(@class,"procs")]//li[@data-proc="1"]`)))
 	if r := rowWith(rowsOf(tb, 0), nameTemplate); r == "" {
 		t.Errorf("A's tree lacks %q: %q", nameTemplate, rowsOf(tb, 0))
 	}
 	if line := eval[string](tb, `document.querySelector('table.src tr[data-line="11"] td.code').firstChild.textContent`); line != "  for (int i = 0; i < n && i < 9; i++)" {
 		t.Errorf("x.cc line 11 reads %q", line)
 	}
-	tb.do(chromedp.Click(chromedp.Search(`//ol[contains(@class,"procs")]//li[.//span[text()="main"]]`)))
+	tb.Do(chromedp.Click(chromedp.Search(`//ol[contains(@class,"procs")]//li[.//span[text()="main"]]`)))
 	moved := "[inlined] " + nameOperator + " (called at x.cc:20)"
-	tb.do(chromedp.Click(chromedp.Search(`(//div[contains(@class,"side-a")]//tr[contains(@class,"ch-mv")])[1]`)))
+	tb.Do(chromedp.Click(chromedp.Search(`(//div[contains(@class,"side-a")]//tr[contains(@class,"ch-mv")])[1]`)))
 	a0, b0 := rowsOf(tb, 0), rowsOf(tb, 1)
 	if r := rowWith(a0, moved); !strings.Contains(r, "sel") {
 		t.Errorf("A's moved call: %q in %q", r, a0)
@@ -168,7 +168,7 @@ func TestDiffPageNames(t *testing.T) {
 		t.Errorf("the source opens at line %s, want A's call site 20", cur)
 	}
 	// And back: B's row selects A's.
-	tb.do(chromedp.Click(chromedp.Search(`(//div[contains(@class,"side-b")]//tr[contains(@class,"ch-mv")])[1]`)))
+	tb.Do(chromedp.Click(chromedp.Search(`(//div[contains(@class,"side-b")]//tr[contains(@class,"ch-mv")])[1]`)))
 	if r := rowWith(rowsOf(tb, 0), moved); !strings.Contains(r, "sel") {
 		t.Errorf("from B, A's counterpart: %q", r)
 	}
@@ -176,15 +176,15 @@ func TestDiffPageNames(t *testing.T) {
 		t.Errorf("from B, the source opens at line %s, want B's call site 22", cur)
 	}
 	// The procedure B added: no tree in A, and a note saying so.
-	tb.do(chromedp.Click(chromedp.Search(`//ol[contains(@class,"procs")]//li[@data-proc="0"]`)))
+	tb.Do(chromedp.Click(chromedp.Search(`//ol[contains(@class,"procs")]//li[@data-proc="0"]`)))
 	if note := eval[string](tb, `document.querySelector('.side-a .side-note').textContent`); note != "not in A: the procedure was added" {
 		t.Errorf("an added procedure's A side: %q", note)
 	}
 	if r := rowWith(rowsOf(tb, 1), nameScript); r == "" {
 		t.Errorf("B's tree lacks the added procedure: %q", rowsOf(tb, 1))
 	}
-	if added := addedGlobals(t, tb); !slices.Equal(added, []string{"bloop"}) {
+	if added := tb.AddedGlobals(); !slices.Equal(added, []string{"bloop"}) {
 		t.Errorf("the page adds the globals %q, want only bloop", added)
 	}
-	tb.screenshot("diff-names.png")
+	tb.Screenshot("diff-names.png")
 }
