@@ -68,6 +68,18 @@ type Tab struct {
 // nothing but itself and reported no error or exception.
 func Open(t *testing.T, path string) *Tab {
 	t.Helper()
+	return open(t, path, `document.documentElement.dataset.ready`)
+}
+
+// OpenStatic opens a page without a script (an index of pages) and waits
+// until it has loaded.
+func OpenStatic(t *testing.T, path string) *Tab {
+	t.Helper()
+	return open(t, path, `document.readyState === 'complete' ? '0' : ''`)
+}
+
+func open(t *testing.T, path, readyExpr string) *Tab {
+	t.Helper()
 	exe := Chromium()
 	if exe == "" {
 		t.Skip("no chromium binary (apt-get install chromium)")
@@ -105,7 +117,7 @@ func Open(t *testing.T, path string) *Tab {
 	if err := chromedp.Do(tctx, chromedp.Navigate(tb.url)); err != nil {
 		t.Fatalf("opening %s: %v", tb.url, err)
 	}
-	ready := tb.Poll(`document.documentElement.dataset.ready`)
+	ready := tb.Poll(readyExpr)
 	tb.Ready, _ = strconv.ParseFloat(ready, 64)
 	t.Logf("%s: first render %s ms after navigation start (%v from the test's request)", filepath.Base(path), ready, time.Since(start).Round(time.Millisecond))
 	return tb
