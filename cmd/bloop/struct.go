@@ -44,6 +44,10 @@ which hpcprof MEASUREMENTS_DIR reads:
 
     hpcrun -o m ./prog; bloop struct m; hpcprof m
 
+With --format html it writes a structure page per module into
+MEASUREMENTS_DIR/html (-o DIR: into DIR) and an index.html linking them;
+structs/ is left as it is.
+
 Given several operands, a directory that is not a measurement directory,
 --files-from or --shard, it is a batch: directories are walked for ELF
 files (by content; each file once, whatever links reach it), and each
