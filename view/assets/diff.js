@@ -216,13 +216,20 @@
     };
   };
 
+  // STATUS_ORDER lists changed procedures first: the page is for their
+  // trees (an added or removed one has one side only).
+  var STATUS_ORDER = { changed: 0, removed: 1, added: 2 };
+
   Page.prototype.choosePair = function (k) {
     this.pair = this.data.pairs[k];
+    var procs = this.pair.procs;
+    // The report's order (file, name) within each status.
+    this.order = procs.map(function (p, i) { return i; });
+    this.order.sort(function (x, y) {
+      return STATUS_ORDER[procs[x].status] - STATUS_ORDER[procs[y].status] || x - y;
+    });
     if (this.pairSel) this.pairSel.value = k;
-    this.listProcs();
-    var first = this.pair.procs[0];
-    if (first) this.chooseProc(first);
-    else this.chooseProc(null);
+    this.chooseProc(procs.length ? procs[this.order[0]] : null);
   };
 
   // listProcs lists the pair's procedures that match the search, and
@@ -243,7 +250,9 @@
     };
     var shown = 0;
     var n = 0;
-    this.pair.procs.forEach(function (p, k) {
+    var procs = this.pair.procs;
+    (this.order || []).forEach(function (k) {
+      var p = procs[k];
       if (!test(p.name, p.pretty)) return;
       n++;
       if (shown >= MAX_PROCS) return;
