@@ -175,7 +175,8 @@
     var src = bloop.el('div', 'pane source-pane diff-source');
     this.srcTitle = bloop.el('div', 'src-title', 'choose a change or a scope to see its source');
     this.srcBody = bloop.el('div', 'src-body');
-    src.append(this.srcTitle, this.srcBody);
+    var legend = bloop.el('div', 'legend-text', "gutter: A's loops, then B's; red: removed, green: added, violet: moved, orange: split or fused, yellow: a line into or out of a loop");
+    src.append(this.srcTitle, legend, this.srcBody);
     right.append(sides, src);
     var main = bloop.el('div', 'diff-main');
     main.append(left, right);
@@ -315,7 +316,7 @@
     var side = primary(c);
     var list = side ? c.b : c.a;
     var label = list.length ? this.m[side].label(list[0]) : '';
-    var s = KIND_TEXT[c.kind] + ' ' + label;
+    var s = KIND_TEXT[c.kind] + ': ' + label;
     switch (c.kind) {
       case 'loop-moved':
         s += ': line ' + c.old + ' \u2192 ' + c.new;
