@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"bloop/golden"
 )
 
 // writeDiffPage writes the diff page of a and b and returns its path.
@@ -188,4 +190,58 @@ func TestDiffPageNames(t *testing.T) {
 		t.Errorf("the page adds the globals %q, want only bloop", added)
 	}
 	tb.Screenshot("diff-names.png")
+}
+
+// TestDiffPageDirs: the page of two directories has a selector of the
+// pairs that differ, which also names the file only in a; choosing a
+// pair lists its procedures and opens its first.
+func TestDiffPageDirs(t *testing.T) {
+	if chromiumPath() == "" {
+		t.Skip("no chromium binary (apt-get install chromium)")
+	}
+	tmp := t.TempDir()
+	for _, f := range [][2]string{
+		{"a/bin/inline.hpcstruct", "inline-gcc12-O2"}, {"b/bin/inline.hpcstruct", "inline-gcc12-O3"},
+		{"a/loops.hpcstruct", "loops-gcc12-O2"}, {"b/loops.hpcstruct", "loops-clang14-O2"},
+		{"a/old/hot.hpcstruct", "hot-gcc12-O2"},
+	} {
+		data, err := os.ReadFile(filepath.Join("../testdata/golden", f[1]+".hpcstruct"))
+		if err != nil {
+			t.Skip(err)
+		}
+		p := filepath.Join(tmp, f[0])
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := golden.DiffDirs(filepath.Join(tmp, "a"), filepath.Join(tmp, "b"), golden.DiffOptions{Detail: true}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := DirDiffPage(r, DiffOptions{Sources: repoSources})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(tmp, "dirs.html")
+	f, _ := os.Create(page)
+	if err := WriteDiff(f, d); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	tb := openPage(t, page)
+	opts := eval[[]string](tb, `[...document.querySelectorAll('select.pairs option')].map(o => (o.disabled ? '-' : '+') + o.textContent.split(':')[0])`)
+	if !slices.Equal(opts, []string{"+bin/inline.hpcstruct", "+loops.hpcstruct", "-old/hot.hpcstruct (only in a)"}) {
+		t.Errorf("the pair selector: %q", opts)
+	}
+	if got := eval[[]string](tb, procLabels); !slices.Equal(got, []string{"inline_poly", "main"}) {
+		t.Errorf("the first pair's procedures: %q", got)
+	}
+	eval[bool](tb, `(() => { const s = document.querySelector('select.pairs'); s.value = '1'; return s.dispatchEvent(new Event('change')); })()`)
+	if got := eval[[]string](tb, procLabels); !slices.Equal(got, []string{"collatz_steps", "matmul"}) {
+		t.Errorf("loops.hpcstruct's procedures: %q", got)
+	}
+	if r := rowWith(rowsOf(tb, 0), "loop at loops.c:44"); !strings.Contains(r, "ch-rm") {
+		t.Errorf("collatz_steps' inner loop, gone in clang's build: %q", r)
+	}
 }
