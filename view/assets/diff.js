@@ -7,7 +7,7 @@
 (function () {
   'use strict';
   var bloop = window.bloop;
-  var MAX_PROCS = 1000; // procedures listed at most
+  var MAX_PROCS = 300; // procedures listed at most (a search narrows them)
   var MAX_SAME = 50; // identical procedures named at most
 
   var KIND_TEXT = {
