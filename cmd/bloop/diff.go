@@ -170,12 +170,9 @@ func diffPageOptions(out, proc string, dirs, repl []string) (*diffPage, error) {
 	}
 	p := &diffPage{out: out}
 	p.o.Sources.SourceDirs = dirs
-	for _, r := range repl {
-		rp, err := structfile.ParseReplacement(r)
-		if err != nil {
-			return nil, err
-		}
-		p.o.Sources.Replace = append(p.o.Sources.Replace, view.Replacement{Old: rp.Old, New: rp.New})
+	var err error
+	if p.o.Sources.Replace, err = viewReplacements(repl); err != nil {
+		return nil, err
 	}
 	if proc != "" {
 		re, err := regexp.Compile(proc)
@@ -186,6 +183,19 @@ func diffPageOptions(out, proc string, dirs, repl []string) (*diffPage, error) {
 	}
 	p.o.MaxScopes = pageMaxScopes
 	return p, nil
+}
+
+// viewReplacements reads -R's old=new pairs as the pages take them.
+func viewReplacements(repl []string) ([]view.Replacement, error) {
+	var out []view.Replacement
+	for _, r := range repl {
+		rp, err := structfile.ParseReplacement(r)
+		if err != nil {
+			return nil, fmt.Errorf("-R: %w", err)
+		}
+		out = append(out, view.Replacement{Old: rp.Old, New: rp.New})
+	}
+	return out, nil
 }
 
 // pageMaxScopes bounds the pages bloop writes (0: view's default); tests
