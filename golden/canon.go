@@ -75,7 +75,7 @@ type keyed struct {
 
 // node builds the canonical copy of n and returns the lowest address it covers.
 func (c *canonizer) node(n *Node) (*Node, uint64, bool) {
-	out := &Node{Tag: n.Tag, Line: n.Line}
+	out := &Node{Tag: n.Tag, Line: n.Line, orig: n.Original()}
 	var lo uint64
 	has := false
 	for _, a := range n.Attrs {

@@ -12,6 +12,11 @@ type DiffOptions struct {
 	// Addresses also compares v: of procedures, matched loops, and the
 	// statements (per file and line) directly inside matched scopes.
 	Addresses bool `json:"addresses"`
+	// Detail keeps what a page showing the diff needs (bloop diff
+	// --html): each procedure's trees (ProcReport.A, B), the scopes each
+	// change is about (Change.InA, InB) and the identical procedures
+	// (Report.Same). None of it is in the JSON report.
+	Detail bool `json:"-"`
 }
 
 // Change kinds, in the order they are listed in a report.
@@ -54,6 +59,13 @@ type Change struct {
 	// and included in the summary counts).
 	NestedLoops   int `json:"nested_loops,omitempty"`
 	NestedInlines int `json:"nested_inlined_calls,omitempty"`
+	// InA and InB (with DiffOptions.Detail): the canonical elements the
+	// change is about on each side: P for the procedure, L for a loop,
+	// the callee A of an inlined call, S for statements. A scope added
+	// or removed has on the other side the scopes its enclosing scope was
+	// matched with, where it would be.
+	InA []*Node `json:"-"`
+	InB []*Node `json:"-"`
 }
 
 // Diff canonicalizes a and b and reports their structural differences:
@@ -82,7 +94,7 @@ func Diff(a, b *Doc, opts DiffOptions) *Report {
 	for _, p := range pa {
 		k := procKey(p)
 		if len(idx[k]) == 0 {
-			r.Procedures = append(r.Procedures, ProcReport{Name: p.name, Pretty: p.pretty, File: p.file, Status: ProcRemoved, Changes: []Change{}})
+			r.Procedures = append(r.Procedures, procReport(p, nil, ProcRemoved, []Change{}, opts))
 			continue
 		}
 		q := pb[idx[k][0]]
@@ -90,27 +102,52 @@ func Diff(a, b *Doc, opts DiffOptions) *Report {
 		idx[k] = idx[k][1:]
 		d := &differ{opts: opts}
 		d.procedure(p, q)
-		if len(d.changes) > 0 {
+		switch {
+		case len(d.changes) > 0:
 			slices.SortStableFunc(d.changes, cmpChange)
-			r.Procedures = append(r.Procedures, ProcReport{Name: p.name, Pretty: p.pretty, File: p.file, Status: ProcChanged, Changes: d.changes})
+			r.Procedures = append(r.Procedures, procReport(p, q, ProcChanged, d.changes, opts))
+		case opts.Detail:
+			r.Same = append(r.Same, ProcReport{Name: p.name, Pretty: p.pretty, File: p.file, Status: ProcSame})
 		}
 	}
 	for i, p := range pb {
 		if !usedB[i] {
-			r.Procedures = append(r.Procedures, ProcReport{Name: p.name, Pretty: p.pretty, File: p.file, Status: ProcAdded, Changes: []Change{}})
+			r.Procedures = append(r.Procedures, procReport(nil, p, ProcAdded, []Change{}, opts))
 		}
 	}
-	slices.SortStableFunc(r.Procedures, func(x, y ProcReport) int {
-		if c := strings.Compare(x.File, y.File); c != 0 {
-			return c
-		}
-		if c := strings.Compare(x.Name, y.Name); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Status, y.Status)
-	})
+	slices.SortStableFunc(r.Procedures, cmpProcs)
+	slices.SortStableFunc(r.Same, cmpProcs)
 	r.summarize()
 	return r
+}
+
+// procReport is the report of a procedure on side a, side b or both (its
+// name and file are the same on both).
+func procReport(a, b *proc, status string, changes []Change, opts DiffOptions) ProcReport {
+	p := a
+	if p == nil {
+		p = b
+	}
+	pr := ProcReport{Name: p.name, Pretty: p.pretty, File: p.file, Status: status, Changes: changes}
+	if opts.Detail {
+		if a != nil {
+			pr.A, pr.PathA = a.node, a.path
+		}
+		if b != nil {
+			pr.B, pr.PathB = b.node, b.path
+		}
+	}
+	return pr
+}
+
+func cmpProcs(x, y ProcReport) int {
+	if c := strings.Compare(x.File, y.File); c != 0 {
+		return c
+	}
+	if c := strings.Compare(x.Name, y.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(x.Status, y.Status)
 }
 
 // procKey matches procedures by link name and file basename. The pseudo
@@ -150,6 +187,23 @@ type differ struct {
 
 func (d *differ) add(c Change) { d.changes = append(d.changes, c) }
 
+// addAt adds c with the scopes it is about on each side, kept when the
+// options ask for detail.
+func (d *differ) addAt(c Change, as, bs []*scope) {
+	if d.opts.Detail {
+		c.InA, c.InB = nodesOf(as), nodesOf(bs)
+	}
+	d.add(c)
+}
+
+func nodesOf(ss []*scope) []*Node {
+	out := make([]*Node, len(ss))
+	for i, s := range ss {
+		out[i] = s.node
+	}
+	return out
+}
+
 func (d *differ) procedure(a, b *proc) {
 	d.pair([]*scope{a.body}, []*scope{b.body})
 	d.statementMoves(a.body, b.body)
@@ -159,11 +213,11 @@ func (d *differ) procedure(a, b *proc) {
 func (d *differ) pair(as, bs []*scope) {
 	if d.opts.Addresses {
 		if len(as) == 1 && len(bs) == 1 && as[0].kind != 'I' && as[0].v != bs[0].v {
-			d.add(Change{Kind: AddressChanged, Path: as[0].path, Old: as[0].v, New: bs[0].v})
+			d.addAt(Change{Kind: AddressChanged, Path: as[0].path, Old: as[0].v, New: bs[0].v}, as, bs)
 		}
 		d.compareStmts(as, bs)
 	}
-	d.level(mergedKids(as), mergedKids(bs))
+	d.level(as, bs, mergedKids(as), mergedKids(bs))
 }
 
 func mergedKids(ss []*scope) []*scope {
@@ -184,8 +238,9 @@ func mergedKids(ss []*scope) []*scope {
 // and its children promoted (an extra or missing enclosing loop or
 // inlined call); then leftover loops in the same file pair up as moved
 // and leftover inlined calls of the same callee as moved call sites; the
-// rest are additions and removals.
-func (d *differ) level(as, bs []*scope) {
+// rest are additions and removals. parentA and parentB are the matched
+// scopes whose children these are.
+func (d *differ) level(parentA, parentB, as, bs []*scope) {
 	type match struct{ a, b []*scope }
 	var matches []match
 	poolA, poolB := slices.Clone(as), slices.Clone(bs)
@@ -201,10 +256,10 @@ func (d *differ) level(as, bs []*scope) {
 			la, lb := ia[s.key], ib[s.key]
 			switch {
 			case s.kind == 'L' && len(la) == 1 && len(lb) >= 2:
-				d.add(Change{Kind: LoopSplit, Path: la[0].path, Count: len(lb)})
+				d.addAt(Change{Kind: LoopSplit, Path: la[0].path, Count: len(lb)}, la, lb)
 				matches = append(matches, match{la, lb})
 			case s.kind == 'L' && len(la) >= 2 && len(lb) == 1:
-				d.add(Change{Kind: LoopFused, Path: la[0].path, Count: len(la)})
+				d.addAt(Change{Kind: LoopFused, Path: la[0].path, Count: len(la)}, la, lb)
 				matches = append(matches, match{la, lb})
 			default:
 				n := min(len(la), len(lb))
@@ -219,11 +274,11 @@ func (d *differ) level(as, bs []*scope) {
 		sortScopes(restB)
 		// Promote on one side at a time so that two scopes that each hold
 		// the other's key (interchanged loops) do not both dissolve.
-		if next, ok := d.promote(restA, restB, LoopRemoved, InlineRemoved); ok {
+		if next, ok := d.promote(restA, restB, parentB, false); ok {
 			poolA, poolB = next, restB
 			continue
 		}
-		if next, ok := d.promote(restB, restA, LoopAdded, InlineAdded); ok {
+		if next, ok := d.promote(restB, restA, parentA, true); ok {
 			poolA, poolB = restA, next
 			continue
 		}
@@ -244,7 +299,7 @@ func (d *differ) level(as, bs []*scope) {
 		slices.SortStableFunc(ys, byLine)
 		for _, p := range pairMonotone(xs, ys) {
 			x, y := xs[p[0]], ys[p[1]]
-			d.add(Change{Kind: LoopMoved, Path: x.path, Old: strconv.Itoa(x.line), New: strconv.Itoa(y.line)})
+			d.addAt(Change{Kind: LoopMoved, Path: x.path, Old: strconv.Itoa(x.line), New: strconv.Itoa(y.line)}, []*scope{x}, []*scope{y})
 			matches = append(matches, match{[]*scope{x}, []*scope{y}})
 			paired[x], paired[y] = true, true
 		}
@@ -255,19 +310,19 @@ func (d *differ) level(as, bs []*scope) {
 	for _, f := range keysI {
 		xs, ys := ga[f], gb[f]
 		for k := range min(len(xs), len(ys)) {
-			d.add(Change{Kind: InlineMoved, Path: xs[k].path, Old: xs[k].site, New: ys[k].site})
+			d.addAt(Change{Kind: InlineMoved, Path: xs[k].path, Old: xs[k].site, New: ys[k].site}, xs[k:k+1], ys[k:k+1])
 			matches = append(matches, match{xs[k : k+1], ys[k : k+1]})
 			paired[xs[k]], paired[ys[k]] = true, true
 		}
 	}
 	for _, s := range poolA {
 		if !paired[s] {
-			d.gone(s, LoopRemoved, InlineRemoved)
+			d.gone(s, parentB, false)
 		}
 	}
 	for _, s := range poolB {
 		if !paired[s] {
-			d.gone(s, LoopAdded, InlineAdded)
+			d.gone(s, parentA, true)
 		}
 	}
 	for _, m := range matches {
@@ -276,9 +331,10 @@ func (d *differ) level(as, bs []*scope) {
 }
 
 // promote dissolves the scopes in rest whose strict descendants include a
-// key of other, reporting them with the given kinds, and returns rest with
-// their children in their place.
-func (d *differ) promote(rest, other []*scope, loopKind, inlineKind string) ([]*scope, bool) {
+// key of other, reporting them as removed (from a) or added (to b), and
+// returns rest with their children in their place. where is the other
+// side's enclosing scope.
+func (d *differ) promote(rest, other, where []*scope, added bool) ([]*scope, bool) {
 	want := map[string]bool{}
 	for _, s := range other {
 		want[s.key] = true
@@ -287,7 +343,7 @@ func (d *differ) promote(rest, other []*scope, loopKind, inlineKind string) ([]*
 	changed := false
 	for _, s := range rest {
 		if len(want) > 0 && descendantHas(s, want) {
-			d.add(Change{Kind: pick(s, loopKind, inlineKind), Path: s.path})
+			d.addOneSided(Change{Kind: pick(s, added), Path: s.path}, s, where, added)
 			out = append(out, s.kids...)
 			changed = true
 		} else {
@@ -307,10 +363,21 @@ func descendantHas(s *scope, keys map[string]bool) bool {
 	return false
 }
 
-// gone reports an unmatched scope; the loops and inlined calls inside it
-// are counted in the same change rather than listed one by one.
-func (d *differ) gone(s *scope, loopKind, inlineKind string) {
-	c := Change{Kind: pick(s, loopKind, inlineKind), Path: s.path}
+// addOneSided adds the removal (from a) or the addition (to b) of s;
+// where is the other side's enclosing scope.
+func (d *differ) addOneSided(c Change, s *scope, where []*scope, added bool) {
+	if added {
+		d.addAt(c, where, []*scope{s})
+	} else {
+		d.addAt(c, []*scope{s}, where)
+	}
+}
+
+// gone reports an unmatched scope, removed from a or added to b; the
+// loops and inlined calls inside it are counted in the same change rather
+// than listed one by one.
+func (d *differ) gone(s *scope, where []*scope, added bool) {
+	c := Change{Kind: pick(s, added), Path: s.path}
 	var count func(s *scope)
 	count = func(s *scope) {
 		for _, k := range s.kids {
@@ -323,14 +390,21 @@ func (d *differ) gone(s *scope, loopKind, inlineKind string) {
 		}
 	}
 	count(s)
-	d.add(c)
+	d.addOneSided(c, s, where, added)
 }
 
-func pick(s *scope, loopKind, inlineKind string) string {
-	if s.kind == 'L' {
-		return loopKind
+// pick is the kind of change of a loop or an inlined call added or
+// removed.
+func pick(s *scope, added bool) string {
+	switch {
+	case s.kind == 'L' && added:
+		return LoopAdded
+	case s.kind == 'L':
+		return LoopRemoved
+	case added:
+		return InlineAdded
 	}
-	return inlineKind
+	return InlineRemoved
 }
 
 func groupByKey(ss []*scope) map[string][]*scope {

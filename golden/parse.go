@@ -26,6 +26,19 @@ type Node struct {
 	Attrs    []Attr
 	Children []*Node
 	Line     int // 1-based line of the start tag; 0 if unknown
+	// orig is the element a canonical copy was made from (Canonicalize
+	// keeps only base names; a page showing the diff needs the paths).
+	orig *Node
+}
+
+// Original returns the element n is a canonical copy of (Canonicalize),
+// with its attributes as the file wrote them; n itself when n is not a
+// copy.
+func (n *Node) Original() *Node {
+	if n.orig != nil {
+		return n.orig
+	}
+	return n
 }
 
 // Doc is a parsed structure file. Name is used in messages.

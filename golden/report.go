@@ -18,6 +18,9 @@ type Report struct {
 	Procedures []ProcReport `json:"procedures"`
 	// Warnings: canonicalization problems (elements without addresses).
 	Warnings []string `json:"warnings"`
+	// Same (with DiffOptions.Detail): the procedures on both sides that
+	// do not differ, sorted as Procedures, status ProcSame.
+	Same []ProcReport `json:"-"`
 }
 
 // ReportVersion is the version of the JSON reports (Report and
@@ -31,6 +34,11 @@ type ProcReport struct {
 	File    string   `json:"file"`             // F basename
 	Status  string   `json:"status"`
 	Changes []Change `json:"changes"`
+	// A and B (with DiffOptions.Detail): the procedure's canonical P
+	// element on each side, nil on the side it is not on; PathA and PathB
+	// name its file as the F element does, directories kept.
+	A, B         *Node  `json:"-"`
+	PathA, PathB string `json:"-"`
 }
 
 // Procedure statuses.
@@ -38,6 +46,9 @@ const (
 	ProcAdded   = "added"
 	ProcRemoved = "removed"
 	ProcChanged = "changed"
+	// ProcSame is the status of Report.Same's procedures, which the JSON
+	// report does not list.
+	ProcSame = "same"
 )
 
 // Summary counts the changes of a Report.

@@ -24,34 +24,38 @@ type scope struct {
 	path  string
 	kids  []*scope
 	stmts []stmt
+	node  *Node // the element: P, L, or the callee A of an inlined call
 }
 
 type stmt struct {
 	file, line string
 	rs         []Range
 	inLoop     bool
+	node       *Node
 }
 
 type proc struct {
 	name, pretty, file string
+	path               string // the F's name as written
 	body               *scope
+	node               *Node
 }
 
 // collectProcs lists the procedures of a canonical document in order.
 func collectProcs(d *Doc) []*proc {
 	var out []*proc
-	var walk func(n *Node, file string)
-	walk = func(n *Node, file string) {
+	var walk func(n *Node, file, path string)
+	walk = func(n *Node, file, path string) {
 		for _, c := range n.Children {
 			switch c.Tag {
 			case "F":
-				walk(c, c.Value("n"))
+				walk(c, c.Value("n"), c.Original().Value("n"))
 			case "P":
 				name, ok := c.Get("ln")
 				if !ok {
 					name = c.Value("n")
 				}
-				body := &scope{kind: 'P', v: c.Value("v")}
+				body := &scope{kind: 'P', v: c.Value("v"), node: c}
 				buildScope(c, body, file, false)
 				finish(body)
 				// Show n only when it says more than ln: not for C names in
@@ -60,14 +64,14 @@ func collectProcs(d *Doc) []*proc {
 				if pretty == name || (strings.HasPrefix(pretty, name+" [") && strings.HasSuffix(pretty, "]")) {
 					pretty = ""
 				}
-				out = append(out, &proc{name: name, pretty: pretty, file: file, body: body})
-				walk(c, file) // nested procedures
+				out = append(out, &proc{name: name, pretty: pretty, file: file, path: path, body: body, node: c})
+				walk(c, file, path) // nested procedures
 			case "LM":
-				walk(c, "")
+				walk(c, "", "")
 			}
 		}
 	}
-	walk(d.Root, "")
+	walk(d.Root, "", "")
 	return out
 }
 
@@ -88,12 +92,12 @@ func addChild(c *Node, s *scope, file string, inLoop bool) {
 	switch c.Tag {
 	case "S", "C":
 		rs, _ := ParseRanges(c.Value("v"))
-		s.stmts = append(s.stmts, stmt{file, c.Value("l"), rs, inLoop})
+		s.stmts = append(s.stmts, stmt{file, c.Value("l"), rs, inLoop, c})
 	case "L":
 		f, l := fileOf(c, file), c.Value("l")
 		line, _ := strconv.Atoi(l)
 		ls := &scope{kind: 'L', key: "L\x00" + f + "\x00" + l, fuzzy: f, line: line,
-			v: c.Value("v"), path: joinPath(s.path, "L("+f+":"+l+")")}
+			v: c.Value("v"), path: joinPath(s.path, "L("+f+":"+l+")"), node: c}
 		s.kids = append(s.kids, ls)
 		buildScope(c, ls, f, true)
 	case "A":
@@ -112,7 +116,7 @@ func addChild(c *Node, s *scope, file string, inLoop bool) {
 			cf := fileOf(cc, f)
 			is := &scope{kind: 'I', key: "I\x00" + name + "\x00" + cf + "\x00" + site,
 				fuzzy: name + "\x00" + cf, site: site,
-				path: joinPath(s.path, "A("+site+":)/A("+cf+":"+cc.Value("l")+":"+name+")")}
+				path: joinPath(s.path, "A("+site+":)/A("+cf+":"+cc.Value("l")+":"+name+")"), node: cc}
 			s.kids = append(s.kids, is)
 			buildScope(cc, is, cf, inLoop)
 		}
@@ -152,7 +156,13 @@ func sortScopes(ss []*scope) {
 // procedure and not in the other. Line 0 (unknown) is ignored, as are
 // lines present on one side only.
 func (d *differ) statementMoves(a, b *scope) {
-	ia, ib := loopLines(a), loopLines(b)
+	ia, ib := loopLines(a, nil), loopLines(b, nil)
+	var na, nb map[string][]*Node
+	if d.opts.Detail {
+		na, nb = map[string][]*Node{}, map[string][]*Node{}
+		loopLines(a, na)
+		loopLines(b, nb)
+	}
 	var keys []string
 	for k := range ia {
 		if _, ok := ib[k]; ok && ia[k] != ib[k] {
@@ -165,12 +175,13 @@ func (d *differ) statementMoves(a, b *scope) {
 		if ia[k] {
 			kind = StmtOutOfLoop
 		}
-		d.add(Change{Kind: kind, Path: k})
+		d.add(Change{Kind: kind, Path: k, InA: na[k], InB: nb[k]})
 	}
 }
 
-// loopLines maps "file:line" of every statement to whether it is inside a loop.
-func loopLines(s *scope) map[string]bool {
+// loopLines maps "file:line" of every statement to whether it is inside a
+// loop; nodes, when not nil, gets the statements of each.
+func loopLines(s *scope, nodes map[string][]*Node) map[string]bool {
 	m := map[string]bool{}
 	var walk func(s *scope)
 	walk = func(s *scope) {
@@ -180,6 +191,9 @@ func loopLines(s *scope) map[string]bool {
 			}
 			k := st.file + ":" + st.line
 			m[k] = m[k] || st.inLoop
+			if nodes != nil {
+				nodes[k] = append(nodes[k], st.node)
+			}
 		}
 		for _, k := range s.kids {
 			walk(k)
@@ -212,7 +226,11 @@ func (d *differ) compareStmts(as, bs []*scope) {
 			vb = FormatRanges(mergeRanges(rs))
 		}
 		if va != vb {
-			d.add(Change{Kind: AddressChanged, Path: joinPath(as[0].path, "S("+k+")"), Old: va, New: vb})
+			c := Change{Kind: AddressChanged, Path: joinPath(as[0].path, "S("+k+")"), Old: va, New: vb}
+			if d.opts.Detail {
+				c.InA, c.InB = stmtNodes(as, k), stmtNodes(bs, k)
+			}
+			d.add(c)
 		}
 	}
 }
@@ -226,4 +244,17 @@ func stmtRanges(ss []*scope) map[string][]Range {
 		}
 	}
 	return m
+}
+
+// stmtNodes lists the statements of line k ("file:line") directly in ss.
+func stmtNodes(ss []*scope, k string) []*Node {
+	var out []*Node
+	for _, s := range ss {
+		for _, st := range s.stmts {
+			if st.file+":"+st.line == k {
+				out = append(out, st.node)
+			}
+		}
+	}
+	return out
 }

@@ -25,6 +25,8 @@ const (
 	ReportPage = "report-page-v1.json"
 	// StructPage: the data of bloop struct --format html's page.
 	StructPage = "struct-page-v1.json"
+	// DiffPage: the data of bloop diff --html's page.
+	DiffPage = "diff-page-v1.json"
 )
 
 // BaseURL prefixes a file's name to make its $id.

@@ -20,7 +20,7 @@ import (
 // of its name, and the named constants are the files there are.
 func TestSchemasCompile(t *testing.T) {
 	names := schema.Names()
-	want := []string{schema.Diff, schema.Manifest, schema.ReportPage, schema.StructPage, schema.Structure}
+	want := []string{schema.DiffPage, schema.Diff, schema.Manifest, schema.ReportPage, schema.StructPage, schema.Structure}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("schema files %v, want %v", names, want)
 	}
@@ -90,6 +90,8 @@ func kindOf(p string, data []byte) string {
 	switch {
 	case top["modules"] != nil:
 		return schema.Structure
+	case top["tree_a"] != nil:
+		return schema.DiffPage
 	case top["procedures"] != nil || top["pairs"] != nil:
 		return schema.Diff
 	case top["outcome"] != nil:
@@ -261,6 +263,22 @@ func TestSchemasReject(t *testing.T) {
 			{"zero nested loops", has("nested_loops"), set("nested_loops", 0)},
 			{"unknown option", has("addresses"), set("fast", true)},
 			{"empty pretty name", has("status"), set("pretty", "")},
+		}},
+		{schema.DiffPage, "../view/testdata/diff-inline.json", []mutation{
+			{"version 2", has("tree_a"), set("version", 2)},
+			{"no trees", has("tree_a"), del("tree_b")},
+			{"unknown member", has("tree_a"), set("extra", 0)},
+			{"summary count missing", has("loops_removed"), del("loops_removed")},
+			{"pair without same", has("same"), del("same")},
+			{"unknown status", has("status"), set("status", "same")},
+			{"changed without a's node", is("status", "changed"), set("a", -1)},
+			{"changed without changes", is("status", "changed"), set("changes", []any{})},
+			{"unknown change kind", is("kind", "loop-removed"), set("kind", "loop-gone")},
+			{"change without b", is("kind", "loop-removed"), del("b")},
+			{"negative node", is("kind", "loop-removed"), set("a", []any{-1})},
+			{"unknown tree column", has("calls"), set("parent", []any{})},
+			{"unknown node kind", has("calls"), set("kind", []any{7})},
+			{"first string not empty", has("tree_a"), set("strings", []any{"x"})},
 		}},
 		{schema.Diff, "../golden/testdata/diff/loop-moved.json", []mutation{
 			{"moved loop without new", is("kind", "loop-moved"), del("new")},

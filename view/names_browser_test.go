@@ -1,12 +1,8 @@
 package view
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -35,13 +31,13 @@ func TestReportPageNames(t *testing.T) {
 		t.Errorf("command %q", cmd)
 	}
 
-	tb.do(chromedp.Click(chromedp.CSS(`button.tab[data-view="flat"]`)))
+	tb.Do(chromedp.Click(chromedp.CSS(`button.tab[data-view="flat"]`)))
 	rows := eval[[]string](tb, `[...document.querySelectorAll('table.view tbody tr')].map(tr => tr.cells[5].textContent + '|' + tr.cells[6].textContent)`)
 	if !slices.Contains(rows, nameScript+"  [prog]|") || !slices.Contains(rows, "[inlined] helper (called at w.c:7)|work") {
 		t.Errorf("flat rows: %q", rows)
 	}
 	// operator<< is defined in m.c (found through -R /src=testdata/src).
-	tb.do(chromedp.Click(chromedp.Search(`//table[contains(@class,"view")]//tr[contains(., "operator")]`)))
+	tb.Do(chromedp.Click(chromedp.Search(`//table[contains(@class,"view")]//tr[contains(., "operator")]`)))
 	line := eval[string](tb, `document.querySelector('table.src tr[data-line="10"] td.code').textContent`)
 	if line != `  return o << "<&>";` {
 		t.Errorf("m.c line 10 reads %q", line)
@@ -51,7 +47,7 @@ func TestReportPageNames(t *testing.T) {
 		t.Errorf("m.c line 10 has %q samples of its own, want 4", self)
 	}
 	// helper is in h.h, which is nowhere: the pane says so.
-	tb.do(chromedp.Click(chromedp.Search(`//table[contains(@class,"view")]//tr[contains(., "helper")]`)))
+	tb.Do(chromedp.Click(chromedp.Search(`//table[contains(@class,"view")]//tr[contains(., "helper")]`)))
 	missing := eval[string](tb, `(document.querySelector('.src-missing') || {}).textContent || ''`)
 	if want := "testdata/src/h.h: not found"; len(missing) < len(want) || missing[:len(want)] != want {
 		t.Errorf("h.h's pane says %q", missing)
@@ -60,32 +56,9 @@ func TestReportPageNames(t *testing.T) {
 	if got := eval[string](tb, `document.querySelector('table.src tr[data-line="3"]').cells[2].textContent`); got != "60" {
 		t.Errorf("h.h line 3 has %q samples of its own, want 60", got)
 	}
-	tb.screenshot("report-names.png")
+	tb.Screenshot("report-names.png")
 
-	// The globals the page adds to those of a blank page from disk.
-	empty := filepath.Join(t.TempDir(), "blank.html")
-	if err := os.WriteFile(empty, []byte("<!DOCTYPE html><title>blank</title>"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	blank, cancel := chromedp.NewContext(browser.ctx)
-	defer cancel()
-	bctx, bcancel := context.WithTimeout(blank, 20*time.Second)
-	defer bcancel()
-	if err := chromedp.Do(bctx, chromedp.Navigate("file://"+empty)); err != nil {
-		t.Fatal(err)
-	}
-	base, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](`Object.keys(window)`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := eval[[]string](tb, `Object.keys(window)`)
-	var added []string
-	for _, k := range keys {
-		if !slices.Contains(base, k) {
-			added = append(added, k)
-		}
-	}
-	if !slices.Equal(added, []string{"bloop"}) {
+	if added := tb.AddedGlobals(); !slices.Equal(added, []string{"bloop"}) {
 		t.Errorf("the page adds the globals %q, want only bloop", added)
 	}
 }

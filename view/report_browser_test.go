@@ -72,7 +72,7 @@ func TestReportPageHot(t *testing.T) {
 			t.Errorf("the loop's tooltip lacks %q:\n%s", s, tip)
 		}
 	}
-	tb.do(chromedp.Click(chromedp.Search(`//div[contains(@class,"fr") and text()="` + loop + `"]`)))
+	tb.Do(chromedp.Click(chromedp.Search(`//div[contains(@class,"fr") and text()="` + loop + `"]`)))
 	crumbs := eval[[]string](tb, `[...document.querySelectorAll('.crumb')].map(b => b.textContent)`)
 	if len(crumbs) < 2 || crumbs[len(crumbs)-1] != loop {
 		t.Errorf("after the click, the breadcrumb is %q: not zoomed to %s", crumbs, loop)
@@ -95,16 +95,16 @@ func TestReportPageHot(t *testing.T) {
 	if b := eval[string](tb, `[...document.querySelectorAll('table.src tr[data-line="27"] .inl')].map(e => e.textContent).join()`); b != "inlined: hot_loop" {
 		t.Errorf("hot.c line 27's inlined-call badges read %q, want hot_loop's", b)
 	}
-	tb.screenshot("report-hot.png")
+	tb.Screenshot("report-hot.png")
 
 	// The flame graph toggle puts the root at the bottom.
-	tb.do(chromedp.Click(chromedp.CSS("button.mode")))
+	tb.Do(chromedp.Click(chromedp.CSS("button.mode")))
 	if rootLow := eval[bool](tb, `(() => { const fs = [...document.querySelectorAll('.frames .fr')]; const y = f => f.getBoundingClientRect().y; return document.querySelector('.frames').classList.contains('flame') && y(fs[0]) > y(fs[fs.length - 1]) })()`); !rootLow {
 		t.Error("after the toggle, the root is not below its callees")
 	}
-	tb.do(chromedp.Click(chromedp.CSS("button.mode")))
-	tb.do(chromedp.Click(chromedp.CSS(".crumb")))
-	tb.do(chromedp.SendKeys(chromedp.CSS("input.search"), "hot_loop"))
+	tb.Do(chromedp.Click(chromedp.CSS("button.mode")))
+	tb.Do(chromedp.Click(chromedp.CSS(".crumb")))
+	tb.Do(chromedp.SendKeys(chromedp.CSS("input.search"), "hot_loop"))
 	hits := eval[[]string](tb, `[...document.querySelectorAll('.fr.hit')].map(f => f.textContent)`)
 	info := eval[string](tb, `document.querySelector('.flame-pane .info').textContent`)
 	matched := eval[float64](tb, `+document.querySelector('.flame-pane .info').dataset.share`)
@@ -112,7 +112,7 @@ func TestReportPageHot(t *testing.T) {
 		t.Errorf("search hot_loop: frames %q, %q", hits, info)
 	}
 	eval[bool](tb, `(() => { document.querySelector('input.search').value = ''; return true })()`)
-	tb.do(chromedp.SendKeys(chromedp.CSS("input.search"), "^main"))
+	tb.Do(chromedp.SendKeys(chromedp.CSS("input.search"), "^main"))
 	hits = eval[[]string](tb, `[...document.querySelectorAll('.fr.hit')].map(f => f.textContent)`)
 	if len(hits) != 1 || hits[0] != "main  [hot-gcc12-O2]" {
 		t.Errorf("search ^main: frames %q", hits)
@@ -145,7 +145,7 @@ func textRows(text string) []textRow {
 
 // pageRows reads the rows of the page's table as the text prints them.
 func pageRows(tb *tab, flat bool) []textRow {
-	tb.t.Helper()
+	tb.T.Helper()
 	cells := eval[[][]string](tb, `[...document.querySelectorAll('table.view tbody tr')].map(tr => [...tr.cells].map(c => c.querySelector('.label') ? c.querySelector('.label').textContent : c.textContent).concat([tr.dataset.depth || '0']))`)
 	var rows []textRow
 	for _, c := range cells {
@@ -200,15 +200,15 @@ func TestReportPageViews(t *testing.T) {
 			tab  string
 			text string
 		}{{"top", top.String()}, {"bottom", bottom.String()}, {"flat", flat.String()}} {
-			tb.do(chromedp.Click(chromedp.CSS(`button.tab[data-view="` + v.tab + `"]`)))
+			tb.Do(chromedp.Click(chromedp.CSS(`button.tab[data-view="` + v.tab + `"]`)))
 			if v.tab != "flat" {
-				tb.do(chromedp.Click(chromedp.CSS("button.expand")))
+				tb.Do(chromedp.Click(chromedp.CSS("button.expand")))
 			}
 			diffRows(t, fmt.Sprintf("%s view, min %v%%", v.tab, min), pageRows(tb, v.tab == "flat"), textRows(v.text))
 		}
 	}
 	// Sorted by excl, the flat rows are in decreasing excl.
-	tb.do(chromedp.Click(chromedp.CSS(`button.tab[data-view="flat"]`)), chromedp.Click(chromedp.CSS(`th[data-sort="excl"]`)))
+	tb.Do(chromedp.Click(chromedp.CSS(`button.tab[data-view="flat"]`)), chromedp.Click(chromedp.CSS(`th[data-sort="excl"]`)))
 	var excl []int
 	for _, r := range pageRows(tb, true) {
 		n, _ := strconv.Atoi(r.excl)
@@ -217,9 +217,9 @@ func TestReportPageViews(t *testing.T) {
 	if len(excl) < 5 || !sort.SliceIsSorted(excl, func(i, j int) bool { return excl[i] > excl[j] }) {
 		t.Errorf("flat rows sorted by excl: %v", excl)
 	}
-	tb.do(chromedp.Click(chromedp.CSS(`th[data-sort="incl"]`)))
+	tb.Do(chromedp.Click(chromedp.CSS(`th[data-sort="incl"]`)))
 	// Filtered, the top-down rows are the matches and the paths to them.
-	tb.do(chromedp.Click(chromedp.CSS(`button.tab[data-view="top"]`)), chromedp.SendKeys(chromedp.CSS("input.filter"), "cmp_exp"))
+	tb.Do(chromedp.Click(chromedp.CSS(`button.tab[data-view="top"]`)), chromedp.SendKeys(chromedp.CSS("input.filter"), "cmp_exp"))
 	type row struct {
 		hit   bool
 		depth int
@@ -253,13 +253,13 @@ func TestReportPageViews(t *testing.T) {
 	if n != len(p.Threads)+1 {
 		t.Errorf("%d threads to choose from, want all and %d", n, len(p.Threads))
 	}
-	tb.do(chromedp.Click(chromedp.CSS(`button.tab[data-view="top"]`)))
+	tb.Do(chromedp.Click(chromedp.CSS(`button.tab[data-view="top"]`)))
 	var got []textRow
 	for i := 1; i < n; i++ {
 		eval[bool](tb, `(() => { const s = document.querySelector('select.thread'); s.value = '`+strconv.Itoa(i)+`'; s.dispatchEvent(new Event('change')); return true })()`)
-		tb.do(chromedp.Click(chromedp.CSS("button.expand")))
+		tb.Do(chromedp.Click(chromedp.CSS("button.expand")))
 		got = append(got, pageRows(tb, false)...)
 	}
 	diffRows(t, "top-down view per thread", got, want)
-	tb.screenshot("report-views.png")
+	tb.Screenshot("report-views.png")
 }

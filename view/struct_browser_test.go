@@ -89,29 +89,29 @@ func TestStructPage(t *testing.T) {
 	if l := labels(); len(l) < 2 || l[0] != "loops-gcc12-O2" || l[1] != "../testdata/src/loops.c" {
 		t.Errorf("the tree opens on %q, want the module and its file", l)
 	}
-	tb.do(chromedp.SendKeys(chromedp.CSS("input.search"), "^matmul$"))
+	tb.Do(chromedp.SendKeys(chromedp.CSS("input.search"), "^matmul$"))
 	hits := eval[[]string](tb, `[...document.querySelectorAll('ol.hits li .label')].map(e => e.textContent)`)
 	if len(hits) != 1 || hits[0] != "matmul" {
 		t.Fatalf("search ^matmul$: %q", hits)
 	}
-	tb.do(chromedp.Click(chromedp.CSS("ol.hits li")))
+	tb.Do(chromedp.Click(chromedp.CSS("ol.hits li")))
 	sel := eval[string](tb, `document.querySelector('table.stree tr.sel .label').textContent`)
 	cur := eval[string](tb, `(document.querySelector('table.src tr.cur') || {dataset: {}}).dataset.line || ''`)
 	if sel != "matmul" || cur != "18" {
 		t.Errorf("after the search: selected %q, source at line %q; want matmul at 18 (its line in the structure)", sel, cur)
 	}
 	open := func(label string) {
-		tb.do(chromedp.Click(chromedp.Search(`//table[contains(@class,"stree")]//tr[.//span[contains(@class,"label") and text()="` + label + `"]]//span[contains(@class,"tog")]`)))
+		tb.Do(chromedp.Click(chromedp.Search(`//table[contains(@class,"stree")]//tr[.//span[contains(@class,"label") and text()="` + label + `"]]//span[contains(@class,"tog")]`)))
 	}
 	open("matmul")
 	open("loop at loops.c:18")
 	open("loop at loops.c:19")
-	tb.do(chromedp.Click(chromedp.Search(`//table[contains(@class,"stree")]//span[contains(@class,"label") and text()="loop at loops.c:21"]`)))
+	tb.Do(chromedp.Click(chromedp.Search(`//table[contains(@class,"stree")]//span[contains(@class,"label") and text()="loop at loops.c:21"]`)))
 	marked := eval[[]string](tb, `[...document.querySelectorAll('table.src tbody tr')].filter(tr => tr.querySelector('.lc.in')).map(tr => tr.dataset.line)`)
 	if strings.Join(marked, ",") != "21,22" {
 		t.Errorf("the loop at line 21 marks lines %q, want 21 and 22", marked)
 	}
-	tb.screenshot("struct-loops.png")
+	tb.Screenshot("struct-loops.png")
 }
 
 // TestStructPagePython: python3.11's structure page (Debian's, with its
@@ -137,14 +137,14 @@ func TestStructPagePython(t *testing.T) {
 	}
 	st, _ := os.Stat(page)
 	tb := openPage(t, page)
-	t.Logf("%d bytes, %+v, first render %.0f ms", st.Size(), sw.d.Counts, tb.ready)
+	t.Logf("%d bytes, %+v, first render %.0f ms", st.Size(), sw.d.Counts, tb.Ready)
 	// A loaded CI machine is slower than the README's measure: the
 	// bound here only catches a page that would not open in time.
-	if tb.ready > 6000 {
-		t.Errorf("first render after %.0f ms", tb.ready)
+	if tb.Ready > 6000 {
+		t.Errorf("first render after %.0f ms", tb.Ready)
 	}
-	tb.do(chromedp.SendKeys(chromedp.CSS("input.search"), "^_PyEval_EvalFrameDefault$"))
-	tb.do(chromedp.Click(chromedp.CSS("ol.hits li")))
+	tb.Do(chromedp.SendKeys(chromedp.CSS("input.search"), "^_PyEval_EvalFrameDefault$"))
+	tb.Do(chromedp.Click(chromedp.CSS("ol.hits li")))
 	if sel := eval[string](tb, `document.querySelector('table.stree tr.sel .label').textContent`); sel != "_PyEval_EvalFrameDefault" {
 		t.Errorf("search and reveal: selected %q", sel)
 	}

@@ -98,8 +98,8 @@ type StructWriter struct {
 	w        io.Writer
 	o        StructOptions
 	d        *StructData
-	strs     map[string]int
-	prevAddr int
+	strs     *strTable
+	b        *streeBuilder
 	file     int // the open file node, -1 for none
 	fileName string
 	err      error
@@ -110,42 +110,16 @@ func NewStructWriter(w io.Writer, o StructOptions) *StructWriter {
 	if o.MaxScopes == 0 {
 		o.MaxScopes = DefaultMaxScopes
 	}
-	d := &StructData{Version: 1, Strings: []string{""}, Files: []File{}}
-	t := &d.Tree
-	t.Kind, t.Name, t.File, t.Line, t.Kids, t.Addr, t.Size, t.Calls = []int{}, []int{}, []int{}, []int{}, []int{}, []int{}, []int{}, []int{}
+	d := &StructData{Version: 1, Tree: newSTree(), Files: []File{}}
 	if o.Proc != nil {
 		d.Proc = o.Proc.String()
 	}
-	return &StructWriter{w: w, o: o, d: d, strs: map[string]int{"": 0}, file: -1}
+	strs := newStrTable()
+	return &StructWriter{w: w, o: o, d: d, strs: strs, b: &streeBuilder{t: &d.Tree, s: strs}, file: -1}
 }
 
-func (s *StructWriter) str(v string) int {
-	if i, ok := s.strs[v]; ok {
-		return i
-	}
-	i := len(s.d.Strings)
-	s.d.Strings = append(s.d.Strings, v)
-	s.strs[v] = i
-	return i
-}
-
-// node appends a node and returns its index.
 func (s *StructWriter) node(kind int, name, file string, line int, addr uint64, size int) int {
-	t := &s.d.Tree
-	i := len(t.Kind)
-	a := int(addr)
-	if addr == 0 {
-		a = s.prevAddr // no address of its own: delta 0
-	}
-	t.Kind = append(t.Kind, kind)
-	t.Name = append(t.Name, s.str(name))
-	t.File = append(t.File, s.str(file))
-	t.Line = append(t.Line, line)
-	t.Kids = append(t.Kids, 0)
-	t.Addr = append(t.Addr, a-s.prevAddr)
-	t.Size = append(t.Size, size)
-	s.prevAddr = a
-	return i
+	return s.b.node(kind, name, file, line, addr, size)
 }
 
 // BeginModule starts the tree at the module.
@@ -223,7 +197,7 @@ func (s *StructWriter) scope(sc *scopes.Scope, file string) int {
 				k := len(s.d.Tree.Kind)
 				n += s.scope(c, file)
 				if c.IsCallee() {
-					s.d.Tree.Calls = append(s.d.Tree.Calls, k, s.str(sc.File), sc.Line)
+					s.b.call(k, sc.File, sc.Line)
 				}
 			}
 			return n
@@ -248,6 +222,7 @@ func (s *StructWriter) Close() error {
 	if s.err != nil {
 		return s.err
 	}
+	s.d.Strings = s.strs.list
 	s.addSources()
 	title := "bloop struct: " + s.d.Module
 	return writePage(s.w, title, s.d, "common.js", "struct.js")
@@ -265,7 +240,7 @@ func (s *StructWriter) addSources() {
 	for i, k := range t.Kind {
 		if k == SStmt && !seen[t.File[i]] {
 			seen[t.File[i]] = true
-			paths = append(paths, s.d.Strings[t.File[i]])
+			paths = append(paths, s.strs.list[t.File[i]])
 		}
 	}
 	sort.Strings(paths)
@@ -274,14 +249,14 @@ func (s *StructWriter) addSources() {
 	for _, p := range paths {
 		if strings.HasPrefix(p, "[") {
 			// bloop's name for code the line table gives no file.
-			s.d.Files = append(s.d.Files, File{Path: s.strs[p], Note: p + ": code without a source file in the line table"})
+			s.d.Files = append(s.d.Files, File{Path: s.strs.idx[p], Note: p + ": code without a source file in the line table"})
 			continue
 		}
 		if total > maxStructSources {
-			s.d.Files = append(s.d.Files, File{Path: s.strs[p], Note: fmt.Sprintf("%s: not embedded: the page holds %d MB of sources already", p, maxStructSources>>20)})
+			s.d.Files = append(s.d.Files, File{Path: s.strs.idx[p], Note: fmt.Sprintf("%s: not embedded: the page holds %d MB of sources already", p, maxStructSources>>20)})
 			continue
 		}
-		f := readSource(finder, s.o.Sources.Replace, p, s.strs[p])
+		f := readSource(finder, s.o.Sources.Replace, p, s.strs.idx[p])
 		total += len(f.Text)
 		s.d.Files = append(s.d.Files, f)
 	}

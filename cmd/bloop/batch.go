@@ -97,7 +97,8 @@ func makeBatch(opt structfile.Options, set *inputs.Set, shard inputs.Shard, outD
 			continue
 		}
 		if in.Kind == inputs.Measurements {
-			_, jobs, err := measurementJobs(opt, in.Path)
+			out, ext := measOutput(opt, in.Path)
+			_, jobs, err := measurementJobs(opt, in.Path, out, ext)
 			if err != nil {
 				b.failed = append(b.failed, structfile.Record{Version: structfile.ManifestVersion, Path: in.Path,
 					Operand: in.Operand, Rel: in.Rel, Outcome: structfile.OutcomeFailed, Reason: err.Error()})

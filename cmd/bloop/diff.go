@@ -2,10 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"regexp"
 	"runtime"
 
+	"bloop/atomicfile"
 	"bloop/golden"
+	"bloop/structfile"
+	"bloop/view"
 )
 
 // diffNotes follow the usage line in -h: which files diff reads, and how
@@ -38,6 +43,13 @@ not numbered but paired in address order. Example, in procedure inline_poly:
   loop removed  L(inline.c:53)/A(inline.c:54:)/A(inline_helpers.h:12:poly_eval)/L(inline_helpers.h:12)
 A's loop at inline_helpers.h:12, in poly_eval inlined at inline.c:54 inside
 the loop at inline.c:53, is not in B.
+
+--html FILE also writes the diff as one self-contained HTML page (the report
+still goes to stdout): the procedures that differ, both trees side by side
+with the changes coloured, and the sources (found as bloop report --html
+finds them: -I, -R) with both sides' loops and the changes on their lines.
+A page of more than 600,000 scopes is refused: --proc REGEXP keeps the
+procedures whose name matches.
 `
 
 // runDiff compares two structure files; exit 0 equal, 1 different, 2 error, like diff(1).
@@ -47,6 +59,14 @@ func runDiff(args []string) int {
 	asJSON := fs.Bool("json", false, "write the report as JSON")
 	jobs := fs.Int("j", 0, "directories: pairs diffed at once (default: all cores)")
 	fs.alias("j", "jobs")
+	htmlOut := fs.String("html", "", "also write the diff as one self-contained HTML page (both trees side by side, the sources) to `file`")
+	proc := fs.String("proc", "", "--html: only the procedures whose name matches the regular expression `re`")
+	var sourceDirs, repl multiFlag
+	fs.Var(&sourceDirs, "I", "--html: also look for sources in `dir`; dir/* searches its tree by base name (repeatable)")
+	fs.alias("I", "include")
+	fs.alias("I", "source-dir")
+	fs.Var(&repl, "R", "--html: look for sources whose path starts with `old=new`'s old under new instead (repeatable; \\= is a literal =)")
+	fs.alias("R", "replace-path")
 	operands, code, ok := fs.parse(args)
 	if !ok {
 		return code
@@ -55,6 +75,12 @@ func runDiff(args []string) int {
 		fs.Usage()
 		return 2
 	}
+	page, err := diffPageOptions(*htmlOut, *proc, sourceDirs, repl)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
+		return 2
+	}
+	opts := golden.DiffOptions{Addresses: *addrs, Detail: page != nil}
 	dirs, err := golden.BothDirs(operands[0], operands[1])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop diff: %v (see bloop diff -h)\n", err)
@@ -64,7 +90,7 @@ func runDiff(args []string) int {
 		if *jobs <= 0 {
 			*jobs = runtime.GOMAXPROCS(0)
 		}
-		return diffDirs(operands[0], operands[1], golden.DiffOptions{Addresses: *addrs}, *jobs, *asJSON)
+		return diffDirs(operands[0], operands[1], opts, *jobs, *asJSON, page)
 	}
 	var docs [2]*golden.Doc
 	for i := range docs {
@@ -75,11 +101,14 @@ func runDiff(args []string) int {
 		}
 		docs[i] = d
 	}
-	r := golden.Diff(docs[0], docs[1], golden.DiffOptions{Addresses: *addrs})
+	r := golden.Diff(docs[0], docs[1], opts)
 	if *asJSON {
 		err = r.WriteJSON(os.Stdout)
 	} else {
 		err = r.WriteText(os.Stdout)
+	}
+	if err == nil && page != nil {
+		err = page.write(func() (*view.DiffData, error) { return view.DiffPage(r, page.o) })
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
@@ -94,7 +123,7 @@ func runDiff(args []string) int {
 // diffDirs compares the structure files of two directories: each error on
 // stderr in one line, the report on stdout; exit 2 after any error, else
 // 1 when the trees differ, else 0.
-func diffDirs(a, b string, opts golden.DiffOptions, jobs int, asJSON bool) int {
+func diffDirs(a, b string, opts golden.DiffOptions, jobs int, asJSON bool, page *diffPage) int {
 	r, err := golden.DiffDirs(a, b, opts, jobs)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
@@ -108,6 +137,9 @@ func diffDirs(a, b string, opts golden.DiffOptions, jobs int, asJSON bool) int {
 	} else {
 		err = r.WriteText(os.Stdout)
 	}
+	if err == nil && page != nil {
+		err = page.write(func() (*view.DiffData, error) { return view.DirDiffPage(r, page.o) })
+	}
 	switch {
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
@@ -118,4 +150,69 @@ func diffDirs(a, b string, opts golden.DiffOptions, jobs int, asJSON bool) int {
 		return 1
 	}
 	return 0
+}
+
+// diffPage is what --html asks for: the page's file and options.
+type diffPage struct {
+	out string
+	o   view.DiffOptions
+}
+
+// diffPageOptions reads the flags of --html; nil without it. --proc
+// alone is an error (it chooses what the page shows); -I and -R alone
+// are ignored, as bloop report ignores them without --html.
+func diffPageOptions(out, proc string, dirs, repl []string) (*diffPage, error) {
+	if out == "" {
+		if proc != "" {
+			return nil, fmt.Errorf("--proc chooses the procedures of the HTML page: use it with --html")
+		}
+		return nil, nil
+	}
+	p := &diffPage{out: out}
+	p.o.Sources.SourceDirs = dirs
+	var err error
+	if p.o.Sources.Replace, err = viewReplacements(repl); err != nil {
+		return nil, err
+	}
+	if proc != "" {
+		re, err := regexp.Compile(proc)
+		if err != nil {
+			return nil, fmt.Errorf("--proc: %w", err)
+		}
+		p.o.Proc = re
+	}
+	p.o.MaxScopes = pageMaxScopes
+	return p, nil
+}
+
+// viewReplacements reads -R's old=new pairs as the pages take them.
+func viewReplacements(repl []string) ([]view.Replacement, error) {
+	var out []view.Replacement
+	for _, r := range repl {
+		rp, err := structfile.ParseReplacement(r)
+		if err != nil {
+			return nil, fmt.Errorf("-R: %w", err)
+		}
+		out = append(out, view.Replacement{Old: rp.Old, New: rp.New})
+	}
+	return out, nil
+}
+
+// pageMaxScopes bounds the pages bloop writes (0: view's default); tests
+// lower it.
+var pageMaxScopes = 0
+
+// write makes the page's data and writes it atomically: a page refused
+// as too large leaves no file.
+func (p *diffPage) write(data func() (*view.DiffData, error)) error {
+	d, err := data()
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(p.out, func(w io.Writer) error {
+		if err := view.WriteDiff(w, d); err != nil {
+			return fmt.Errorf("writing %s: %w", p.out, err)
+		}
+		return nil
+	})
 }

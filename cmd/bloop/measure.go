@@ -2,13 +2,17 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 
+	"bloop/atomicfile"
 	"bloop/meas"
 	"bloop/progress"
 	"bloop/structfile"
+	"bloop/view"
 )
 
 // maxModulesAtOnce bounds how many inputs are analysed at once: each holds
@@ -24,19 +28,26 @@ func workersFor(f *structFlags) int {
 }
 
 // structMeasurements analyses the load modules an hpcrun measurement
-// directory flagged and writes DIR/structs/<name>.hpcstruct for hpcprof.
-// Modules are analysed at once, largest first, their procedures sharing
-// the -j threads; the report lists them in load-map order.
+// directory flagged and writes DIR/structs/<name>.hpcstruct for hpcprof,
+// or with --format html a structure page per module into DIR/html (-o:
+// another directory) with an index of them. Modules are analysed at once,
+// largest first, their procedures sharing the -j threads; the report
+// lists them in load-map order.
 func structMeasurements(f *structFlags, opt structfile.Options, dir string) int {
-	if *f.out != "" {
+	pages := opt.Writer != nil
+	if *f.out != "" && !pages {
 		fmt.Fprintf(os.Stderr, "bloop struct: -o names one file; the structure files of measurement directory %s go to %s\n", dir, meas.StructsDir(dir))
 		return 2
 	}
-	if opt.JSON || opt.Writer != nil {
+	if opt.JSON {
 		fmt.Fprintf(os.Stderr, "bloop struct: hpcprof reads the XML format: --format %s is for binaries\n", *f.format)
 		return 2
 	}
-	d, jobs, err := measurementJobs(opt, dir)
+	out, ext := measOutput(opt, dir)
+	if pages && *f.out != "" {
+		out = *f.out
+	}
+	d, jobs, err := measurementJobs(opt, dir, out, ext)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
@@ -50,6 +61,12 @@ func structMeasurements(f *structFlags, opt structfile.Options, dir string) int 
 	})
 	bar.Close()
 	code := reportModules(f, d, jobs, outs)
+	if pages {
+		if err := writePageIndex(dir, out, jobs, outs); err != nil {
+			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+			code = 1
+		}
+	}
 	if err := writeManifest(f, jobs, outs, nil); err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		code = 1
@@ -57,10 +74,23 @@ func structMeasurements(f *structFlags, opt structfile.Options, dir string) int 
 	return code
 }
 
+// measOutput is where the files of a measurement directory's modules go
+// and their extension: structure files to structs/, which hpcprof reads
+// (JSON ones as .json, which it does not pick up), pages to html/.
+func measOutput(opt structfile.Options, dir string) (out, ext string) {
+	switch {
+	case opt.Writer != nil:
+		return filepath.Join(dir, "html"), ".html"
+	case opt.JSON:
+		return meas.StructsDir(dir), ".json"
+	}
+	return meas.StructsDir(dir), ".hpcstruct"
+}
+
 // measurementJobs reads a measurement directory and makes one job per
-// module it flagged, writing DIR/structs/<name>.hpcstruct. Its warnings
-// are printed.
-func measurementJobs(opt structfile.Options, dir string) (*meas.Dir, []structfile.Job, error) {
+// module it flagged, writing out/<name>.hpcstruct (structs/ for hpcprof),
+// or with another ext out/<name>.ext. Its warnings are printed.
+func measurementJobs(opt structfile.Options, dir, out, ext string) (*meas.Dir, []structfile.Job, error) {
 	d, err := meas.Read(dir)
 	if err != nil {
 		if !meas.IsMeasurementDir(dir) {
@@ -71,15 +101,15 @@ func measurementJobs(opt structfile.Options, dir string) (*meas.Dir, []structfil
 	for _, w := range d.Warnings {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
 	}
-	structs := meas.StructsDir(dir)
-	if err := os.MkdirAll(structs, 0o755); err != nil {
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, nil, err
 	}
 	jobs := make([]structfile.Job, len(d.Modules))
 	for i, m := range d.Modules {
 		o := opt
 		o.ModulePath = m.Path
-		jobs[i] = structfile.Job{Bin: m.File, Dest: filepath.Join(structs, m.Out), Opt: o,
+		name := strings.TrimSuffix(m.Out, ".hpcstruct") + ext
+		jobs[i] = structfile.Job{Bin: m.File, Dest: filepath.Join(out, name), Opt: o,
 			Path: m.File, Operand: dir, Rel: filepath.Base(m.Path)}
 	}
 	return d, jobs, nil
@@ -109,4 +139,26 @@ func reportModules(f *structFlags, d *meas.Dir, jobs []structfile.Job, outs []st
 		fmt.Fprintf(os.Stderr, "peak RSS  %8.1f MiB\n", peakRSSMiB())
 	}
 	return code
+}
+
+// writePageIndex writes out/index.html: a link to each module's page
+// (relative, so the directory can be moved or opened from disk), and
+// why a module has none.
+func writePageIndex(dir, out string, jobs []structfile.Job, outs []structfile.Outcome) error {
+	entries := make([]view.IndexEntry, len(jobs))
+	for i, j := range jobs {
+		entries[i] = view.IndexEntry{Name: j.Opt.ModulePath}
+		if outs[i].Err != nil {
+			entries[i].Note = outs[i].Err.Error()
+		} else {
+			entries[i].Link = filepath.Base(j.Dest)
+		}
+	}
+	index := filepath.Join(out, "index.html")
+	return atomicfile.Write(index, func(w io.Writer) error {
+		if err := view.WriteIndex(w, "bloop struct: "+dir, entries); err != nil {
+			return fmt.Errorf("writing %s: %w", index, err)
+		}
+		return nil
+	})
 }

@@ -9,7 +9,6 @@ import (
 	"bloop/atomicfile"
 	"bloop/cache"
 	"bloop/profile"
-	"bloop/structfile"
 	"bloop/view"
 )
 
@@ -60,15 +59,11 @@ func runReport(args []string) int {
 		fmt.Fprintf(os.Stderr, "bloop: unknown view %q (want top-down, bottom-up or flat)\n", *viewName)
 		return 1
 	}
-	var vo view.Options
-	vo.SourceDirs = sourceDirs
-	for _, r := range repl {
-		rp, err := structfile.ParseReplacement(r)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
-			return 2
-		}
-		vo.Replace = append(vo.Replace, view.Replacement{Old: rp.Old, New: rp.New})
+	vo := view.Options{SourceDirs: sourceDirs}
+	var err error
+	if vo.Replace, err = viewReplacements(repl); err != nil {
+		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+		return 2
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)

@@ -43,6 +43,10 @@ which hpcprof MEASUREMENTS_DIR reads:
 
     hpcrun -o m ./prog; bloop struct m; hpcprof m
 
+With --format html it writes a structure page per module into
+MEASUREMENTS_DIR/html (-o DIR: into DIR) and an index.html linking them;
+structs/ is left as it is.
+
 Given several operands, a directory that is not a measurement directory,
 --files-from or --shard, it is a batch: directories are walked for ELF
 files (by content; each file once, whatever links reach it), and each
@@ -126,7 +130,7 @@ func (f *structFlags) options() (structfile.Options, error) {
 	}
 	o.JSON, o.Pretty = *f.format == "json", *f.pretty
 	if *f.format == "html" {
-		so := view.StructOptions{Sources: view.Options{SourceDirs: f.sourceDirs}}
+		so := view.StructOptions{Sources: view.Options{SourceDirs: f.sourceDirs}, MaxScopes: pageMaxScopes}
 		if *f.proc != "" {
 			re, err := regexp.Compile(*f.proc)
 			if err != nil {

@@ -91,4 +91,227 @@
   };
 
   bloop.KIND_NAMES = ['proc', 'inlined', 'loop', 'line'];
+
+  // The structure page's and the diff page's scope trees: preorder
+  // columns (kind, name, file, line, kids, addr, size, calls).
+  bloop.SKINDS = ['proc', 'inlined', 'loop', 'stmt', 'guard', 'file', 'module'];
+  var MAX_ROWS = 5000; // rows one expansion shows at most
+
+  // smodel adds to a tree's columns each node's parent, subtree end and
+  // absolute address, computed once in typed arrays (a large module has
+  // hundreds of thousands of nodes: no object per node).
+  bloop.smodel = function (str, t) {
+    var n = t.kind.length;
+    var parent = new Int32Array(n);
+    var end = new Int32Array(n); // one past the node's last descendant
+    var addr = new Float64Array(n);
+    var open = [];
+    var left = [];
+    var a = 0;
+    for (var i = 0; i < n; i++) {
+      while (open.length && left[left.length - 1] === 0) {
+        end[open.pop()] = i;
+        left.pop();
+      }
+      parent[i] = open.length ? open[open.length - 1] : -1;
+      if (left.length) left[left.length - 1]--;
+      a += t.addr[i];
+      addr[i] = a;
+      open.push(i);
+      left.push(t.kids[i]);
+    }
+    while (open.length) end[open.pop()] = n;
+    var calls = {};
+    for (var k = 0; k + 2 < t.calls.length; k += 3) calls[t.calls[k]] = [t.calls[k + 1], t.calls[k + 2]];
+    var m = { t: t, n: n, parent: parent, end: end, addr: addr, calls: calls, str: str };
+    // kids lists a node's children: each child's subtree ends where the
+    // next child starts.
+    m.kids = function (i) {
+      var out = [];
+      for (var c = i + 1; c < end[i]; c = end[c]) out.push(c);
+      return out;
+    };
+    m.hex = function (i) {
+      return '0x' + addr[i].toString(16);
+    };
+    m.label = function (i) {
+      var f = str[t.file[i]];
+      switch (t.kind[i]) {
+        case 0:
+          return str[t.name[i]];
+        case 1:
+          var c = calls[i];
+          return '[inlined] ' + str[t.name[i]] + (c ? ' (called at ' + bloop.base(str[c[0]]) + ':' + c[1] + ')' : '');
+        case 2:
+          return 'loop at ' + bloop.base(f) + ':' + t.line[i];
+        case 3:
+          return bloop.base(f) + ':' + t.line[i];
+        case 4:
+          return '[code of ' + bloop.base(f) + ']';
+        case 5:
+          return f;
+      }
+      return str[t.name[i]];
+    };
+    // detail is what a row shows after its label: addresses and sizes.
+    m.detail = function (i) {
+      switch (t.kind[i]) {
+        case 0:
+          return 'line ' + t.line[i] + ', ' + m.hex(i);
+        case 2:
+          return m.hex(i);
+        case 3:
+          return m.hex(i) + ' +' + t.size[i];
+      }
+      return '';
+    };
+    // extent is a loop's lines in its own file: from its header to the
+    // last statement of that file inside it.
+    m.extent = function (k) {
+      var last = t.line[k];
+      for (var s = k + 1; s < end[k]; s++) {
+        if (t.kind[s] === 3 && t.file[s] === t.file[k] && t.line[s] > last) last = t.line[s];
+      }
+      return [t.line[k], last];
+    };
+    return m;
+  };
+
+  // STreeView shows a tree below opts.root (default 0) as a table whose
+  // scopes open on demand. opts.onSelect(i) is told of a row chosen;
+  // opts.decorate(i, tr), when given, adds to a row.
+  function STreeView(m, box, opts) {
+    this.m = m;
+    this.opts = opts;
+    this.root = opts.root || 0;
+    this.open = {};
+    this.open[this.root] = true;
+    this.sel = {};
+    this.table = bloop.el('table', 'view stree');
+    var scroll = bloop.el('div', 'scroll');
+    scroll.append(this.table);
+    this.scroll = scroll;
+    this.note = bloop.el('div', 'info');
+    box.append(this.note, scroll);
+    var self = this;
+    this.table.addEventListener('click', function (ev) {
+      var tr = ev.target.closest('tr');
+      if (!tr) return;
+      var i = +tr.dataset.node;
+      if (ev.target.classList.contains('tog')) {
+        self.open[i] = !self.open[i];
+        self.render();
+        return;
+      }
+      self.select(i);
+    });
+  }
+
+  // setRoot shows the tree below i (-1: none), closed but for i.
+  STreeView.prototype.setRoot = function (i) {
+    this.root = i;
+    this.open = {};
+    this.open[i] = true;
+    this.sel = {};
+    this.render();
+  };
+
+  STreeView.prototype.render = function () {
+    var m = this.m;
+    var t = m.t;
+    var body = bloop.el('tbody');
+    var rows = 0;
+    var left = 0;
+    var self = this;
+    var visit = function (i, depth) {
+      if (rows >= MAX_ROWS) {
+        left++;
+        return;
+      }
+      rows++;
+      var kids = t.kids[i] > 0;
+      var tr = bloop.el('tr', self.sel[i] ? 'sel' : null);
+      tr.dataset.node = i;
+      tr.dataset.depth = depth;
+      var td = bloop.el('td', 'scope');
+      td.style.paddingLeft = 0.3 + 1.1 * depth + 'em';
+      td.append(bloop.el('span', 'tog', kids ? (self.open[i] ? '\u25be' : '\u25b8') : ''));
+      td.append(bloop.el('span', 'label s' + t.kind[i], m.label(i)));
+      var d = m.detail(i);
+      if (d) td.append(bloop.el('span', 'detail', d));
+      tr.append(td);
+      if (self.opts.decorate) self.opts.decorate(i, tr);
+      body.append(tr);
+      if (kids && self.open[i]) m.kids(i).forEach(function (c) { visit(c, depth + 1); });
+    };
+    if (this.root >= 0) visit(this.root, 0);
+    this.table.replaceChildren(body);
+    this.note.textContent = left > 0 ? left + ' more rows not shown: close some scopes' : '';
+  };
+
+  // show opens the ancestors of the nodes in list (up to the root).
+  STreeView.prototype.show = function (list) {
+    var self = this;
+    list.forEach(function (i) {
+      for (var a = self.m.parent[i]; a >= 0; a = self.m.parent[a]) {
+        self.open[a] = true;
+        if (a === self.root) break;
+      }
+    });
+  };
+
+  // mark selects the nodes in list, opening their ancestors, and scrolls
+  // to the first; it tells no one.
+  STreeView.prototype.mark = function (list) {
+    this.show(list);
+    this.sel = {};
+    var self = this;
+    list.forEach(function (i) {
+      self.sel[i] = true;
+    });
+    this.render();
+    if (list.length) this.scrollTo(list[0]);
+  };
+
+  STreeView.prototype.scrollTo = function (i) {
+    var row = this.table.querySelector('tr[data-node="' + i + '"]');
+    var scroll = this.scroll;
+    if (row) {
+      requestAnimationFrame(function () {
+        var top = row.getBoundingClientRect().top - scroll.getBoundingClientRect().top + scroll.scrollTop;
+        scroll.scrollTop = Math.max(top - scroll.clientHeight / 3, 0);
+      });
+    }
+  };
+
+  // reveal opens the node's ancestors, selects it and scrolls to it.
+  STreeView.prototype.reveal = function (i) {
+    this.show([i]);
+    this.select(i);
+    this.scrollTo(i);
+  };
+
+  STreeView.prototype.select = function (i) {
+    this.sel = {};
+    this.sel[i] = true;
+    this.render();
+    this.opts.onSelect(i);
+  };
+
+  bloop.STreeView = STreeView;
+
+  // sourceLines splits a file's text into lines (no last empty one).
+  bloop.sourceLines = function (text) {
+    var lines = text.split('\n');
+    if (lines.length && lines[lines.length - 1] === '') lines.pop();
+    return lines;
+  };
+
+  // scrollPane scrolls pane so that row is in its middle, after layout.
+  bloop.scrollPane = function (pane, row) {
+    requestAnimationFrame(function () {
+      var top = row.getBoundingClientRect().top - pane.getBoundingClientRect().top + pane.scrollTop;
+      pane.scrollTop = Math.max(top - pane.clientHeight / 2, 0);
+    });
+  };
 })();
