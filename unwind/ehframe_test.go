@@ -56,11 +56,19 @@ func (a agreement) pct() float64 {
 	return 100 * float64(a.agree) / float64(a.compared)
 }
 
-const (
-	dwRBP = 6
-	dwRSP = 7
-	dwRA  = 16
-)
+// dwarfRegs are an architecture's DWARF numbers of SP, BP and the
+// return-address column; link says the return address arrives in a
+// register (LR) rather than on the stack.
+type dwarfRegs struct {
+	sp, bp, ra uint64
+	link       bool
+}
+
+var dwarfRegsOf = map[elf.Machine]dwarfRegs{
+	elf.EM_X86_64:  {sp: 7, bp: 6, ra: 16},
+	elf.EM_AARCH64: {sp: 31, bp: 29, ra: 30, link: true},
+	elf.EM_PPC64:   {sp: 1, bp: 31, ra: 65, link: true},
+}
 
 func compareEHFrame(t testing.TB, path string, maxBad int) agreement {
 	img, err := loader.Open(path, loader.Options{})
@@ -77,11 +85,13 @@ func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
 		t.Fatal(err)
 	}
 	var a agreement
+	dw := dwarfRegsOf[img.Machine]
+	ar := isa.For(img.Machine)
 	for pi, p := range m.Procs() {
 		sec := img.SectionAt(p.Lo)
 		m.Recipes(pi)
 		for addr := p.Lo; addr < p.Hi; {
-			op := isa.For(img.Machine).Decode(img.Bytes(addr, min(addr+15, sec.End())), addr)
+			op := ar.Decode(img.Bytes(addr, min(addr+uint64(ar.MaxLen()), sec.End())), addr)
 			pc := addr
 			addr += uint64(op.Len)
 			fde, err := fdes.FDEForPC(pc)
@@ -90,10 +100,15 @@ func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
 				continue
 			}
 			fc, err := fde.EstablishFrame(pc)
-			if err != nil || fc.CFA.Rule != frame.RuleCFA || (fc.CFA.Reg != dwRSP && fc.CFA.Reg != dwRBP) {
+			if err != nil || fc.CFA.Rule != frame.RuleCFA || (fc.CFA.Reg != dw.sp && fc.CFA.Reg != dw.bp) {
 				continue
 			}
-			if ra, ok := fc.Regs[dwRA]; !ok || ra.Rule != frame.RuleOffset {
+			// With a link register, a return address with no rule, the
+			// same value or another register's (ppc64's mflr r0) is
+			// still in LR.
+			ra, saved := fc.Regs[dw.ra]
+			inLR := dw.link && (!saved || ra.Rule == frame.RuleSameVal || ra.Rule == frame.RuleRegister)
+			if !inLR && (!saved || ra.Rule != frame.RuleOffset) {
 				continue // e.g. the outermost frame marks the return address undefined
 			}
 			a.compared++
@@ -102,10 +117,11 @@ func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
 				a.noRecipe++
 			}
 			want := RegSP
-			if fc.CFA.Reg == dwRBP {
+			if fc.CFA.Reg == dw.bp {
 				want = RegBP
 			}
-			if ok && r.CFA == want && r.CFAOff == fc.CFA.Offset && r.RAOff == fc.Regs[dwRA].Offset {
+			cfaOK := r.CFA == want && r.CFAOff == fc.CFA.Offset || want == RegBP && r.AltBP && r.AltBPOff == fc.CFA.Offset
+			if ok && cfaOK && (inLR && r.RAInLR || !inLR && !r.RAInLR && r.RAOff == ra.Offset) {
 				a.agree++
 				continue
 			}

@@ -1,0 +1,181 @@
+package isa
+
+// ppc64le frame operations (ELFv2 ABI), for the unwinder's recipes and
+// the inference of procedure bounds. A call leaves the return address in
+// LR; a procedure that calls others copies it to r0 (mflr r0) and stores
+// it in its caller's frame (std r0,16(r1)), allocates its own frame with
+// stdu r1,-N(r1), which also stores the back chain (the caller's r1) at
+// 0(r1), and releases it with addi r1,r1,N or ld r1,0(r1). r31 is the
+// frame pointer where one is needed (mr r31,r1 after alloca). A global
+// entry starts with the TOC setup addis r2,r12,hi; addi r2,r2,lo, which
+// calls from the same module skip (the local entry).
+
+import (
+	"strings"
+
+	"golang.org/x/arch/ppc64/ppc64asm"
+)
+
+const (
+	wordNop       = 0x60000000 // ori r0,r0,0
+	wordGroupNop  = 0x60420000 // ori r2,r2,0: padding before an aligned entry
+	wordMflr0     = 0x7c0802a6 // mflr r0
+	wordMtlr0     = 0x7c0803a6 // mtlr r0
+	wordTOCSetHi  = 0x3c4c0000 // addis r2,r12,hi (high half of the word)
+	maskImmediate = 0xffff0000
+)
+
+// ClearFP: the outermost frame is marked by a null back chain, not by an
+// instruction.
+func (ppc64le) ClearFP() []byte { return nil }
+
+// ABI: the return address in LR; r31 is a frame pointer without a frame
+// record, which .eh_frame follows once set up (gcc -O0, and alloca).
+func (ppc64le) ABI() FrameABI {
+	return FrameABI{LinkRegister: true, SPRestoreEndsFP: true}
+}
+
+// Frame classifies the instruction at addr by its effect on the frame.
+func (p ppc64le) Frame(b []byte, addr uint64) FrameOp {
+	x, ok := decodePPC(b)
+	if !ok {
+		// Zero words, traceback tables and other data between procedures:
+		// never run, so padding to the scans.
+		return FrameOp{Flow: Invalid, Len: 4, Pad: true}
+	}
+	op := FrameOp{Len: uint8(x.Len)}
+	if x.Len == 4 {
+		op.Flow, op.Target = flowPPC(x.Enc, addr)
+	}
+	w := x.Enc
+	switch {
+	case w == wordNop || w == wordGroupNop:
+		op.Pad = true
+		return op
+	case w&maskImmediate == wordTOCSetHi:
+		op.Endbr = true // a global entry's first instruction
+		return op
+	case w == wordMflr0:
+		op.LR = LRToCopy
+		return op
+	case w == wordMtlr0:
+		op.LR = LRFromCopy
+		return op
+	}
+	if op.Flow == Other && x.Len == 4 && (w>>26 == 18 || w>>26 == 16) && w&1 == 1 {
+		op.LR = LRClobber // bl .+4, bcl 20,31,.+4: the pc read into LR
+		return op
+	}
+	if op.Flow != Other {
+		return op
+	}
+	ppcFrame(x, &op)
+	op.SubSP = op.Frame == SPAdd && op.Imm < 0
+	op.AddSP = op.Frame == SPAdd && op.Imm > 0
+	return op
+}
+
+// ppcFrame classifies the instructions that are not branches.
+func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
+	name := x.Op.String()
+	a0, _ := x.Args[0].(ppc64asm.Reg)
+	a1, _ := x.Args[1].(ppc64asm.Reg)
+	switch x.Op {
+	case ppc64asm.STDU:
+		if a0 == ppc64asm.R1 && isReg(x.Args[2], ppc64asm.R1) {
+			op.Frame, op.Imm = SPAdd, int64(x.Args[1].(ppc64asm.Offset))
+			return
+		}
+	case ppc64asm.STD:
+		if isReg(x.Args[2], ppc64asm.R1) {
+			off := int64(x.Args[1].(ppc64asm.Offset))
+			switch a0 {
+			case ppc64asm.R0:
+				op.RASlot, op.RAOff = SlotStoreCopy, int16(off)
+			case ppc64asm.R31:
+				op.BPSlot, op.BPOff = SlotStore, int16(off)
+			}
+		}
+		return
+	case ppc64asm.LD:
+		if isReg(x.Args[2], ppc64asm.R1) {
+			off := int64(x.Args[1].(ppc64asm.Offset))
+			switch a0 {
+			case ppc64asm.R0:
+				op.RASlot, op.RAOff = SlotLoadCopy, int16(off)
+				return
+			case ppc64asm.R31:
+				op.BPSlot, op.BPOff = SlotLoad, int16(off)
+				return
+			case ppc64asm.R1:
+				if off == 0 {
+					op.Frame = SPFromChain
+					return
+				}
+			}
+		}
+	case ppc64asm.ADDI:
+		imm := int64(x.Args[2].(ppc64asm.Imm))
+		switch {
+		case a0 == ppc64asm.R1 && a1 == ppc64asm.R1:
+			op.Frame, op.Imm = SPAdd, imm
+			return
+		case a0 == ppc64asm.R1 && a1 == ppc64asm.R31:
+			op.Frame, op.Imm = SPFromBP, imm
+			return
+		case a0 == ppc64asm.R31 && a1 == ppc64asm.R1:
+			op.Frame, op.Imm = BPFromSP, imm
+			return
+		}
+	case ppc64asm.OR:
+		if a1 == ppc64asm.R1 && isReg(x.Args[2], ppc64asm.R1) && a0 == ppc64asm.R31 {
+			op.Frame = BPFromSP // mr r31,r1
+			return
+		}
+		if a0 == ppc64asm.R1 && a1 == ppc64asm.R31 && isReg(x.Args[2], ppc64asm.R31) {
+			op.Frame = SPFromBP // mr r1,r31
+			return
+		}
+	case ppc64asm.CMPWI, ppc64asm.CMPDI, ppc64asm.CMPLWI, ppc64asm.CMPLDI:
+		if i, ok := x.Args[2].(ppc64asm.Imm); ok && i > 0 {
+			op.CmpImm = int64(i)
+		}
+		return
+	}
+	for _, r := range ppcWrites(x, name) {
+		switch r {
+		case ppc64asm.R1:
+			op.Frame = SPUnknown // stdux r1,r1,rN (alloca), or any other
+		case ppc64asm.R31:
+			if op.Frame == None {
+				op.Frame = BPWrite
+			}
+		case ppc64asm.R0:
+			op.LR = CopyClobber
+		}
+	}
+	if name == "mtspr" && x.Args[0] == ppc64asm.SpReg(8) {
+		op.LR = LRClobber // mtlr rN, N != 0
+	}
+}
+
+// ppcWrites lists the general registers x may write: the first operand of
+// everything but stores, compares, traps and moves to special registers,
+// and the base register of the update forms.
+func ppcWrites(x ppc64asm.Inst, name string) []ppc64asm.Reg {
+	var out []ppc64asm.Reg
+	store := strings.HasPrefix(name, "st")
+	if r, ok := x.Args[0].(ppc64asm.Reg); ok && !store && !strings.HasPrefix(name, "cmp") &&
+		!strings.HasPrefix(name, "mt") && !strings.HasPrefix(name, "t") && !strings.HasPrefix(name, "dcb") && !strings.HasPrefix(name, "icb") {
+		out = append(out, r)
+	}
+	if (store || strings.HasPrefix(name, "l")) && (strings.HasSuffix(name, "u") || strings.HasSuffix(name, "ux")) {
+		for _, a := range x.Args[1:] {
+			if r, ok := a.(ppc64asm.Reg); ok {
+				out = append(out, r) // the updated base (stdu's, lwzux's)
+				break
+			}
+		}
+	}
+	return out
+}
