@@ -74,7 +74,16 @@ func (arm64) Frame(b []byte, addr uint64) FrameOp {
 	case w&0x1fe00000 == 0x0b200000: // add/sub (extended register): Rd 31 is SP
 		if w>>29&1 == 0 {
 			a64Dest(w&31, true, &op)
+			if w&31 == a64SP && w>>5&31 == a64SP && w>>31 == 1 && w>>10&7 == 0 {
+				// sub sp, sp, xN (uxtx #0): a large frame, if xN is a constant
+				op.Frame, op.Reg, op.Imm = SPAddReg, uint8(w>>16&31)+1, 1
+				if w>>30&1 == 1 {
+					op.Imm = -1
+				}
+			}
 		}
+	case w&0x1f800000 == 0x12800000: // move wide: movn, movz, movk
+		a64MoveWide(w, &op)
 	case w&0x1f800000 == 0x12000000: // logical (immediate): Rd 31 is SP unless ands
 		a64Dest(w&31, w>>29&3 != 3, &op)
 	case w>>26&7 == 4 || w>>25&7 == 5: // other data processing: Rd 31 is xzr
@@ -85,6 +94,32 @@ func (arm64) Frame(b []byte, addr uint64) FrameOp {
 	op.SubSP = op.Frame == SPAdd && op.Imm < 0
 	op.AddSP = op.Frame == SPAdd && op.Imm > 0
 	return op
+}
+
+// a64MoveWide: movz and movn set a register to a constant, movk
+// replaces 16 of its bits, as compilers build large frame sizes.
+func a64MoveWide(w uint32, op *FrameOp) {
+	rd, shift := w&31, uint8(w>>21&3)*16
+	imm := int64(w>>5&0xffff) << shift
+	switch w >> 29 & 3 {
+	case 0: // movn
+		imm = ^imm
+		if w>>31 == 0 {
+			imm &= 0xffffffff
+		}
+		op.Frame, op.Imm = ConstSet, imm
+	case 2: // movz
+		op.Frame, op.Imm = ConstSet, imm
+	case 3: // movk
+		op.Frame, op.Imm, op.Shift = ConstKeep, imm, shift
+	default:
+		return
+	}
+	op.Reg = uint8(rd) + 1
+	if rd == a64FP || rd == a64LR {
+		op.Frame, op.Reg, op.Imm, op.Shift = None, 0, 0, 0
+		a64Dest(rd, false, op)
+	}
 }
 
 // a64Size is the access size in bytes of a single load or store.

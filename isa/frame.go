@@ -19,6 +19,13 @@ const (
 	Leave                      // SP = BP; pop BP
 	Enter                      // push BP; BP = SP; SP -= imm
 	SPFromChain                // SP = [SP]: ppc64's ld r1,0(r1) follows the back chain to the caller's SP
+	// Frames too large for an immediate: a constant built in a register
+	// (aarch64's mov x12, #0x36d0; ppc64's lis r0,-1; ori r0,r0,32160),
+	// then SP moved by it (sub sp, sp, x12; stdux r1,r1,r0).
+	ConstSet  // register Reg-1 = Imm
+	ConstOr   // register Reg-1 |= Imm
+	ConstKeep // register Reg-1 = register Reg-1 &^ (0xffff << Shift) | Imm (movk)
+	SPAddReg  // SP += register Reg-1 (Imm 1) or -= it (Imm -1)
 )
 
 // Slot is a store or load of a frame slot (the caller's BP, the return
@@ -115,7 +122,10 @@ type FrameOp struct {
 	BPSlot, RASlot Slot
 	LR             LRMove
 	BPOff, RAOff   int16
-	Imm            int64
+	// Reg is the register (plus 1) of the Const kinds and SPAddReg;
+	// Shift the position of ConstKeep's 16 bits.
+	Reg, Shift uint8
+	Imm        int64
 	Target uint64 // direct jump/call target; 0 when indirect
 	PCRel  uint64 // the address a pc-relative address computation yields (a jump table's base)
 	Table8 uint64 // a jump through a table of absolute 8-byte targets: the table

@@ -127,6 +127,34 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 			op.Frame, op.Imm = BPFromSP, imm
 			return
 		}
+	case ppc64asm.LI, ppc64asm.LIS:
+		if a0 != ppc64asm.R1 && a0 != ppc64asm.R31 {
+			imm := int64(x.Args[1].(ppc64asm.Imm))
+			if x.Op == ppc64asm.LIS {
+				imm <<= 16
+			}
+			op.Frame, op.Reg, op.Imm = ConstSet, uint8(a0-ppc64asm.R0)+1, imm
+			if a0 == ppc64asm.R0 {
+				op.LR = CopyClobber
+			}
+			return
+		}
+	case ppc64asm.ORI, ppc64asm.ORIS:
+		if a0 == a1 && a0 != ppc64asm.R1 && a0 != ppc64asm.R31 {
+			imm := int64(x.Args[2].(ppc64asm.Imm)) & 0xffff
+			if x.Op == ppc64asm.ORIS {
+				imm <<= 16
+			}
+			op.Frame, op.Reg, op.Imm = ConstOr, uint8(a0-ppc64asm.R0)+1, imm
+			return
+		}
+	case ppc64asm.STDUX:
+		if a0 == ppc64asm.R1 && a1 == ppc64asm.R1 {
+			if rb, ok := x.Args[2].(ppc64asm.Reg); ok {
+				op.Frame, op.Reg, op.Imm = SPAddReg, uint8(rb-ppc64asm.R0)+1, 1
+				return
+			}
+		}
 	case ppc64asm.OR:
 		if a1 == ppc64asm.R1 && isReg(x.Args[2], ppc64asm.R1) && a0 == ppc64asm.R31 {
 			op.Frame = BPFromSP // mr r31,r1

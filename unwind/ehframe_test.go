@@ -120,7 +120,7 @@ func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
 			if fc.CFA.Reg == dw.bp {
 				want = RegBP
 			}
-			cfaOK := r.CFA == want && r.CFAOff == fc.CFA.Offset || want == RegBP && r.AltBP && r.AltBPOff == fc.CFA.Offset
+			cfaOK := r.CFA == want && r.CFAOff == fc.CFA.Offset || r.AltCFA == want && r.AltCFAOff == fc.CFA.Offset
 			if ok && cfaOK && (inLR && r.RAInLR || !inLR && !r.RAInLR && r.RAOff == ra.Offset) {
 				a.agree++
 				continue

@@ -48,11 +48,12 @@ type Recipe struct {
 	// RABits: the saved return address's low RABits bits are the address
 	// (aarch64's pointer authentication signs the others); 0: all.
 	RABits uint8
-	// AltBP: where a frame pointer is set up and SP's offset is known
-	// too, the CFA is also BP+AltBPOff (aarch64 and ppc64 only: gcc's
-	// .eh_frame names one rule there, clang's the other).
-	AltBP    bool
-	AltBPOff int64
+	// AltCFA: where a frame pointer is set up and SP's offset is known
+	// too, the CFA is also AltCFA+AltCFAOff, the other of SP and BP
+	// (aarch64 and ppc64 only: gcc's .eh_frame names one rule there,
+	// clang's the other).
+	AltCFA    Reg
+	AltCFAOff int64
 }
 
 // OK reports whether the recipe can unwind.
@@ -106,8 +107,9 @@ func entryOf(abi isa.FrameABI) state {
 // .eh_frame, it prefers the frame pointer once one is set up: BP stays
 // valid where SP moves by amounts unknown to the scan (alloca,
 // realignment). With abi.CFAFromSP (aarch64, ppc64), as their .eh_frame,
-// it does so only where fromBP says the procedure moves SP so.
-func (s state) recipe(lo, hi uint64, abi *isa.FrameABI, fromBP bool) Recipe {
+// it does so only where fromBP says the procedure moves SP so. frames says
+// the procedure allocates a frame (see below).
+func (s state) recipe(lo, hi uint64, abi *isa.FrameABI, fromBP, frames bool) Recipe {
 	r := Recipe{Lo: lo, Hi: hi, RAOff: -8}
 	bp := s.cfaBP && s.bpKnown
 	switch {
@@ -122,14 +124,18 @@ func (s state) recipe(lo, hi uint64, abi *isa.FrameABI, fromBP bool) Recipe {
 	r.RAInDI = s.raDI
 	if abi.LinkRegister {
 		r.RAOff, r.RABits = 0, abi.RABits
-		if bp && s.spKnown && r.CFA == RegSP {
-			r.AltBP, r.AltBPOff = true, s.bp
+		switch {
+		case bp && s.spKnown && r.CFA == RegSP:
+			r.AltCFA, r.AltCFAOff = RegBP, s.bp
+		case bp && s.spKnown && r.CFA == RegBP:
+			r.AltCFA, r.AltCFAOff = RegSP, s.sp
 		}
 		// A return address stored before the frame is allocated is
-		// still in LR too; .eh_frame describes the store at the
-		// allocation (ppc64's std r0,16(r1); stdu r1,-N(r1)).
+		// still in LR too: gcc's .eh_frame describes the store at the
+		// allocation (ppc64's std r0,16(r1); stdu r1,-N(r1)), glibc's
+		// assembly, which allocates none, at the store.
 		switch {
-		case s.raSaved && (s.framed || !s.lrLive):
+		case s.raSaved && (s.framed || !s.lrLive || !frames):
 			r.RAOff = -s.raSave
 		case s.lrLive:
 			r.RAInLR = true

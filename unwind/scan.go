@@ -38,6 +38,46 @@ type scanner struct {
 	entry, ret state // the states at the procedure's entry and at a return
 	abi        *isa.FrameABI
 	spMoves    bool // SP moves by amounts the scan cannot know (alloca)
+	frames     bool // the procedure lowers SP
+	konst      konst
+}
+
+// konst is the constant the instructions just before built in a
+// register, for the SP moves by a register of large frames.
+type konst struct {
+	reg uint8 // register + 1; 0: none
+	val int64
+	age int // instructions since the last constant operation
+}
+
+// maxKonstAge is how far before its use a constant is trusted: the
+// compilers build it right before (mov x12, #n; sub sp, sp, x12).
+const maxKonstAge = 2
+
+// resolve turns an SP move by a register holding a known constant into
+// SPAdd, and any other into SPUnknown.
+func (k *konst) resolve(op isa.FrameOp) isa.FrameOp {
+	k.age++
+	fresh := k.reg != 0 && k.reg == op.Reg && k.age <= maxKonstAge
+	switch op.Frame {
+	case isa.ConstSet:
+		*k = konst{reg: op.Reg, val: op.Imm}
+	case isa.ConstOr:
+		if fresh {
+			k.val, k.age = k.val|op.Imm, 0
+		}
+	case isa.ConstKeep:
+		if fresh {
+			k.val, k.age = k.val&^(0xffff<<op.Shift)|op.Imm, 0
+		}
+	case isa.SPAddReg:
+		if fresh {
+			op.Frame, op.Imm = isa.SPAdd, op.Imm*k.val
+		} else {
+			op.Frame = isa.SPUnknown
+		}
+	}
+	return op
 }
 
 // scan computes p's recipes by one linear pass over its instructions,
@@ -103,6 +143,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			last = lastJump{}
 		}
 
+		op = s.konst.resolve(op)
 		next := cur
 		brk, brkCanon, afterCall = false, false, false
 		if op.Frame != isa.None {
@@ -118,6 +159,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			next.raDI = op.PopDI && next.spKnown && next.sp == 8 && !next.cfaBP
 			next.sp -= op.Imm
 			next.framed = next.framed || m.abi.LinkRegister && op.Imm < 0
+			s.frames = s.frames || op.Imm < 0
 		case isa.SPUnknown:
 			next.spKnown = false
 			s.spMoves = true
@@ -346,7 +388,7 @@ func (s *scanner) recipes() []Recipe {
 		if i+1 < len(s.ivs) {
 			hi = s.ivs[i+1].lo
 		}
-		r := iv.st.recipe(iv.lo, hi, s.abi, s.spMoves)
+		r := iv.st.recipe(iv.lo, hi, s.abi, s.spMoves, s.frames)
 		if n := len(out); n > 0 && sameRule(out[n-1], r) {
 			out[n-1].Hi = hi
 			continue
