@@ -131,3 +131,20 @@ type FrameOp struct {
 	Table8 uint64 // a jump through a table of absolute 8-byte targets: the table
 	CmpImm int64  // compare of a register with an immediate: a jump table's bound (0 when not a compare)
 }
+
+// GlobalEntries is implemented by the instruction sets whose direct calls
+// may enter a procedure past its first instruction (ppc64 ELFv2's local
+// entries): GlobalEntry is where the procedure a call to target enters
+// starts.
+type GlobalEntries interface {
+	GlobalEntry(mem Memory, target uint64) uint64
+}
+
+// LinkerStubs is implemented by the instruction sets whose linkers put
+// code in the text that is no procedure of the program (ppc64's
+// lazy-binding resolver, __glink_PLTresolve, which has an FDE but no
+// function symbol, and the branches to it that follow): hpcstruct makes
+// no procedure of them, and neither does the inference.
+type LinkerStubs interface {
+	LinkerStub(mem Memory, addr uint64) bool
+}

@@ -22,6 +22,7 @@ const (
 	wordMflr0     = 0x7c0802a6 // mflr r0
 	wordMtlr0     = 0x7c0803a6 // mtlr r0
 	wordTOCSetHi  = 0x3c4c0000 // addis r2,r12,hi (high half of the word)
+	wordTOCSetLo  = 0x38420000 // addi r2,r2,lo
 	maskImmediate = 0xffff0000
 )
 
@@ -56,7 +57,7 @@ func (p ppc64le) Frame(b []byte, addr uint64) FrameOp {
 		op.Endbr = true // a global entry's first instruction
 		return op
 	case w == wordMflr0:
-		op.LR = LRToCopy
+		op.LR, op.PushCS = LRToCopy, true // a prologue's
 		return op
 	case w == wordMtlr0:
 		op.LR = LRFromCopy
@@ -95,6 +96,8 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 			case ppc64asm.R31:
 				op.BPSlot, op.BPOff = SlotStore, int16(off)
 			}
+			// Callee-saved registers go below SP only in a prologue.
+			op.PushCS = off < 0 && a0 >= ppc64asm.R14 && a0 <= ppc64asm.R31
 		}
 		return
 	case ppc64asm.LD:
@@ -140,6 +143,10 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 			return
 		}
 	case ppc64asm.ORI, ppc64asm.ORIS:
+		if a0 == a1 && x.Args[2] == ppc64asm.Imm(0) {
+			op.Pad = true // ori r1,r1,0 and the like: hints, no-ops
+			return
+		}
 		if a0 == a1 && a0 != ppc64asm.R1 && a0 != ppc64asm.R31 {
 			imm := int64(x.Args[2].(ppc64asm.Imm)) & 0xffff
 			if x.Op == ppc64asm.ORIS {
@@ -206,4 +213,31 @@ func ppcWrites(x ppc64asm.Inst, name string) []ppc64asm.Reg {
 		}
 	}
 	return out
+}
+
+// GlobalEntry returns the global entry of the procedure a call to target
+// enters: ELFv2 calls from the same module skip the TOC setup (addis
+// r2,r12,hi; addi r2,r2,lo) at the procedure's start, its local entry.
+func (ppc64le) GlobalEntry(mem Memory, target uint64) uint64 {
+	if target < 8 {
+		return target
+	}
+	b := mem.Bytes(target-8, target)
+	if len(b) == 8 && le32(b)&maskImmediate == wordTOCSetHi && le32(b[4:])&maskImmediate == wordTOCSetLo {
+		return target - 8
+	}
+	return target
+}
+
+// LinkerStub recognizes the ELFv2 linker's lazy-binding resolver by its
+// start, mflr r0; bcl 20,31,.+4; mflr r11 (it reads its own address), and
+// the branch to it of each PLT slot's lazy entry, which follow it.
+func (ppc64le) LinkerStub(mem Memory, addr uint64) bool {
+	b := mem.Bytes(addr, addr+12)
+	if len(b) >= 4 {
+		if k, t := flowPPC(le32(b), addr); k == Jump && t < addr {
+			b = mem.Bytes(t, t+12)
+		}
+	}
+	return len(b) >= 12 && le32(b) == wordMflr0 && le32(b[4:]) == 0x429f0005 && le32(b[8:]) == 0x7d6802a6
 }

@@ -18,9 +18,9 @@ func TestFramePPC64LE(t *testing.T) {
 	}{
 		{"addis r2,r12,2 (global entry)", 0x3c4c0002, FrameOp{Endbr: true}},
 		{"addi r2,r2,28160", 0x38426e00, FrameOp{}},
-		{"mflr r0", 0x7c0802a6, FrameOp{LR: LRToCopy}},
+		{"mflr r0", 0x7c0802a6, FrameOp{LR: LRToCopy, PushCS: true}},
 		{"std r0,16(r1)", 0xf8010010, FrameOp{RASlot: SlotStoreCopy, RAOff: 16}},
-		{"std r31,-8(r1)", 0xfbe1fff8, FrameOp{BPSlot: SlotStore, BPOff: -8}},
+		{"std r31,-8(r1)", 0xfbe1fff8, FrameOp{BPSlot: SlotStore, BPOff: -8, PushCS: true}},
 		{"stdu r1,-64(r1)", 0xf821ffc1, FrameOp{Frame: SPAdd, Imm: -64, SubSP: true}},
 		{"mr r31,r1", 0x7c3f0b78, FrameOp{Frame: BPFromSP}},
 		{"stdux r1,r1,r9 (alloca)", 0x7c21496a, FrameOp{Frame: SPAddReg, Reg: 10, Imm: 1}},
@@ -40,12 +40,13 @@ func TestFramePPC64LE(t *testing.T) {
 		{"bcl 20,31,.+4", 0x429f0005, FrameOp{LR: LRClobber}},
 		{"nop", 0x60000000, FrameOp{Pad: true}},
 		{"ori r2,r2,0", 0x60420000, FrameOp{Pad: true}},
+		{"ori r1,r1,0", 0x60210000, FrameOp{Pad: true}},
 		{"bl .+8", 0x48000009, FrameOp{Flow: Call, Target: 0x1008}},
 		{"bctr", 0x4e800420, FrameOp{Flow: IndirectJump}},
 		{"bctrl", 0x4e800421, FrameOp{Flow: IndirectCall}},
 		{"beqlr", 0x4d820020, FrameOp{Flow: CondReturn}},
 		{"cmpwi r3,7", 0x2c030007, FrameOp{CmpImm: 7}},
-		{"std r30,-16(r1)", 0xfbc1fff0, FrameOp{}},
+		{"std r30,-16(r1)", 0xfbc1fff0, FrameOp{PushCS: true}},
 		{"mflr r12", 0x7d8802a6, FrameOp{}},
 		{"ldu r9,8(r31)", 0xe93f0009, FrameOp{Frame: BPWrite}},
 		{"zero word (traceback table)", 0, FrameOp{Flow: Invalid, Pad: true}},
@@ -57,6 +58,18 @@ func TestFramePPC64LE(t *testing.T) {
 		if got := (ppc64le{}).Frame(b, 0x1000); got != c.want {
 			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
 		}
+	}
+	code := ppcMem{0x2000: 0x3c4c0002, 0x2004: 0x38426e00, 0x2008: 0x7c0802a6}
+	if got := (ppc64le{}).GlobalEntry(code, 0x2008); got != 0x2000 {
+		t.Errorf("GlobalEntry(local entry) = %#x, want 0x2000", got)
+	}
+	if got := (ppc64le{}).GlobalEntry(code, 0x2004); got != 0x2004 {
+		t.Errorf("GlobalEntry(no TOC setup before) = %#x, want 0x2004", got)
+	}
+	// __glink_PLTresolve, then a lazy entry branching to it (b .-12).
+	glink := ppcMem{0x3000: 0x7c0802a6, 0x3004: 0x429f0005, 0x3008: 0x7d6802a6, 0x300c: 0x4bfffff4}
+	if !(ppc64le{}).LinkerStub(glink, 0x3000) || !(ppc64le{}).LinkerStub(glink, 0x300c) || (ppc64le{}).LinkerStub(glink, 0x3004) {
+		t.Error("LinkerStub: the glink resolver or its lazy entry not recognized, or its middle taken")
 	}
 	if (ppc64le{}).ClearFP() != nil {
 		t.Error("ppc64le has no ClearFP instruction")
