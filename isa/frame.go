@@ -18,7 +18,9 @@ const (
 	LoadBP                     // load BP from [SP+imm]
 	Leave                      // SP = BP; pop BP
 	Enter                      // push BP; BP = SP; SP -= imm
-	SPFromChain                // SP = [SP]: ppc64's ld r1,0(r1) follows the back chain to the caller's SP
+	// SP = [SP]: ppc64's ld r1,0(r1) follows the back chain to the
+	// caller's SP.
+	SPFromChain
 	// Frames too large for an immediate: a constant built in a register
 	// (aarch64's mov x12, #0x36d0; ppc64's lis r0,-1; ori r0,r0,32160),
 	// then SP moved by it (sub sp, sp, x12; stdux r1,r1,r0).
@@ -47,11 +49,11 @@ const (
 type LRMove uint8
 
 const (
-	NoLR       LRMove = iota
-	LRToCopy          // mflr r0
-	LRFromCopy        // mtlr r0
-	LRClobber         // LR gets another value (bcl 20,31,.+4 reads the pc into it)
-	CopyClobber       // the copy register gets another value
+	NoLR        LRMove = iota
+	LRToCopy           // mflr r0
+	LRFromCopy         // mtlr r0
+	LRClobber          // LR gets another value (bcl 20,31,.+4 reads the pc into it)
+	CopyClobber        // the copy register gets another value
 )
 
 // FrameABI is what the unwinder and the procedure inference need to know
@@ -126,10 +128,10 @@ type FrameOp struct {
 	// Shift the position of ConstKeep's 16 bits.
 	Reg, Shift uint8
 	Imm        int64
-	Target uint64 // direct jump/call target; 0 when indirect
-	PCRel  uint64 // the address a pc-relative address computation yields (a jump table's base)
-	Table8 uint64 // a jump through a table of absolute 8-byte targets: the table
-	CmpImm int64  // compare of a register with an immediate: a jump table's bound (0 when not a compare)
+	Target     uint64 // direct jump/call target; 0 when indirect
+	PCRel      uint64 // the address a pc-relative address computation yields (a jump table's base)
+	Table8     uint64 // a jump through a table of absolute 8-byte targets: the table
+	CmpImm     int64  // compare of a register with an immediate: a jump table's bound (0 when not a compare)
 }
 
 // GlobalEntries is implemented by the instruction sets whose direct calls

@@ -88,8 +88,8 @@ type state struct {
 	bpSave  int64 // the caller's BP is stored at CFA - bpSave
 	raDI    bool  // the return address was popped into rdi
 	// Link-register architectures: where the return address is.
-	lrLive  bool  // in the link register
-	copyRA  bool  // in the register LR was copied to (ppc64's r0)
+	lrLive  bool // in the link register
+	copyRA  bool // in the register LR was copied to (ppc64's r0)
 	raSaved bool
 	raSave  int64 // stored at CFA - raSave
 	framed  bool  // SP has been lowered: the procedure's frame exists
