@@ -39,7 +39,8 @@ const (
 	SlotStore      // the register itself (BP; the return address in x30)
 	SlotLoad
 	// The return address through the register a copy of LR was made in
-	// (ppc64's mflr r0; std r0,16(r1) and ld r0,16(r1); mtlr r0).
+	// (ppc64's mflr r0; std r0,16(r1) and ld r0,16(r1); mtlr r0), if
+	// the register FrameOp.Reg names holds it.
 	SlotStoreCopy
 	SlotLoadCopy
 )
@@ -50,8 +51,8 @@ type LRMove uint8
 
 const (
 	NoLR        LRMove = iota
-	LRToCopy           // mflr r0
-	LRFromCopy         // mtlr r0
+	LRToCopy           // mflr rN (N+1 in FrameOp.Reg)
+	LRFromCopy         // mtlr rN
 	LRClobber          // LR gets another value (bcl 20,31,.+4 reads the pc into it)
 	CopyClobber        // the copy register gets another value
 )
@@ -120,12 +121,15 @@ type FrameOp struct {
 	// caller's BP and the return address in the same instruction that
 	// moves SP (stp x29, x30, [sp, #-32]!): BPSlot and RASlot say what
 	// happens at SP+BPOff and SP+RAOff, SP as it was before the
-	// instruction; LR what happens to the link register.
+	// instruction; LR what happens to the link register. The copy slot
+	// operations and LR moves name the copy's register in Reg.
 	BPSlot, RASlot Slot
 	LR             LRMove
 	BPOff, RAOff   int16
-	// Reg is the register (plus 1) of the Const kinds and SPAddReg;
-	// Shift the position of ConstKeep's 16 bits.
+	// Reg is the register (plus 1) of the Const kinds and SPAddReg, of
+	// the LR copy's moves and slots, and else (ppc64) the general
+	// register the instruction writes; Shift the position of ConstKeep's
+	// 16 bits.
 	Reg, Shift uint8
 	Imm        int64
 	Target     uint64 // direct jump/call target; 0 when indirect

@@ -19,7 +19,7 @@ import (
 const (
 	wordNop       = 0x60000000 // ori r0,r0,0
 	wordGroupNop  = 0x60420000 // ori r2,r2,0: padding before an aligned entry
-	wordMflr0     = 0x7c0802a6 // mflr r0
+	wordMflr0     = 0x7c0802a6 // mflr r0 (rN: N in bits 21-25)
 	wordMtlr0     = 0x7c0803a6 // mtlr r0
 	wordTOCSetHi  = 0x3c4c0000 // addis r2,r12,hi (high half of the word)
 	wordTOCSetLo  = 0x38420000 // addi r2,r2,lo
@@ -37,6 +37,10 @@ func (ppc64le) ABI() FrameABI {
 }
 
 // Frame classifies the instruction at addr by its effect on the frame.
+// The copy of LR (mflr rN) may be in any register (r0 in compiled code,
+// r9 around glibc's scv system calls, which clobber LR): Reg names it in
+// the LR moves and slot operations, and names the register any other
+// instruction writes.
 func (p ppc64le) Frame(b []byte, addr uint64) FrameOp {
 	x, ok := decodePPC(b)
 	if !ok {
@@ -56,11 +60,15 @@ func (p ppc64le) Frame(b []byte, addr uint64) FrameOp {
 	case w&maskImmediate == wordTOCSetHi:
 		op.Endbr = true // a global entry's first instruction
 		return op
-	case w == wordMflr0:
-		op.LR, op.PushCS = LRToCopy, true // a prologue's
+	case w&^(31<<21) == wordMflr0:
+		op.LR, op.Reg = LRToCopy, uint8(w>>21&31)+1
+		op.PushCS = w == wordMflr0 // a prologue's
 		return op
-	case w == wordMtlr0:
-		op.LR = LRFromCopy
+	case w&^(31<<21) == wordMtlr0:
+		op.LR, op.Reg = LRFromCopy, uint8(w>>21&31)+1
+		return op
+	case x.Op == ppc64asm.SCV:
+		op.LR = LRClobber // the vectored system call returns through LR
 		return op
 	}
 	if op.Flow == Other && x.Len == 4 && (w>>26 == 18 || w>>26 == 16) && w&1 == 1 {
@@ -76,6 +84,9 @@ func (p ppc64le) Frame(b []byte, addr uint64) FrameOp {
 	return op
 }
 
+// gpr is register r's number plus 1, as FrameOp.Reg holds it.
+func gpr(r ppc64asm.Reg) uint8 { return uint8(r-ppc64asm.R0) + 1 }
+
 // ppcFrame classifies the instructions that are not branches.
 func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 	name := x.Op.String()
@@ -90,11 +101,11 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 	case ppc64asm.STD:
 		if isReg(x.Args[2], ppc64asm.R1) {
 			off := int64(x.Args[1].(ppc64asm.Offset))
-			switch a0 {
-			case ppc64asm.R0:
-				op.RASlot, op.RAOff = SlotStoreCopy, int16(off)
-			case ppc64asm.R31:
+			if a0 == ppc64asm.R31 {
 				op.BPSlot, op.BPOff = SlotStore, int16(off)
+			} else if a0 != ppc64asm.R1 {
+				// A store of the register holding LR's copy, if it does.
+				op.RASlot, op.RAOff, op.Reg = SlotStoreCopy, int16(off), gpr(a0)
 			}
 			// Callee-saved registers go below SP only in a prologue.
 			op.PushCS = off < 0 && a0 >= ppc64asm.R14 && a0 <= ppc64asm.R31
@@ -104,9 +115,6 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 		if isReg(x.Args[2], ppc64asm.R1) {
 			off := int64(x.Args[1].(ppc64asm.Offset))
 			switch a0 {
-			case ppc64asm.R0:
-				op.RASlot, op.RAOff = SlotLoadCopy, int16(off)
-				return
 			case ppc64asm.R31:
 				op.BPSlot, op.BPOff = SlotLoad, int16(off)
 				return
@@ -115,6 +123,9 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 					op.Frame = SPFromChain
 					return
 				}
+			default:
+				op.RASlot, op.RAOff, op.Reg = SlotLoadCopy, int16(off), gpr(a0)
+				return
 			}
 		}
 	case ppc64asm.ADDI:
@@ -136,10 +147,7 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 			if x.Op == ppc64asm.LIS {
 				imm <<= 16
 			}
-			op.Frame, op.Reg, op.Imm = ConstSet, uint8(a0-ppc64asm.R0)+1, imm
-			if a0 == ppc64asm.R0 {
-				op.LR = CopyClobber
-			}
+			op.Frame, op.Reg, op.Imm = ConstSet, gpr(a0), imm
 			return
 		}
 	case ppc64asm.ORI, ppc64asm.ORIS:
@@ -152,13 +160,13 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 			if x.Op == ppc64asm.ORIS {
 				imm <<= 16
 			}
-			op.Frame, op.Reg, op.Imm = ConstOr, uint8(a0-ppc64asm.R0)+1, imm
+			op.Frame, op.Reg, op.Imm = ConstOr, gpr(a0), imm
 			return
 		}
 	case ppc64asm.STDUX:
 		if a0 == ppc64asm.R1 && a1 == ppc64asm.R1 {
 			if rb, ok := x.Args[2].(ppc64asm.Reg); ok {
-				op.Frame, op.Reg, op.Imm = SPAddReg, uint8(rb-ppc64asm.R0)+1, 1
+				op.Frame, op.Reg, op.Imm = SPAddReg, gpr(rb), 1
 				return
 			}
 		}
@@ -185,12 +193,14 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 			if op.Frame == None {
 				op.Frame = BPWrite
 			}
-		case ppc64asm.R0:
-			op.LR = CopyClobber
+		default:
+			if op.Reg == 0 && r >= ppc64asm.R0 && r <= ppc64asm.R31 {
+				op.Reg = gpr(r) // a write: it ends a copy of LR there
+			}
 		}
 	}
 	if name == "mtspr" && x.Args[0] == ppc64asm.SpReg(8) {
-		op.LR = LRClobber // mtlr rN, N != 0
+		op.LR = LRClobber // mtlr from a register no scan follows
 	}
 }
 

@@ -88,8 +88,8 @@ type state struct {
 	bpSave  int64 // the caller's BP is stored at CFA - bpSave
 	raDI    bool  // the return address was popped into rdi
 	// Link-register architectures: where the return address is.
-	lrLive  bool // in the link register
-	copyRA  bool // in the register LR was copied to (ppc64's r0)
+	lrLive  bool  // in the link register
+	copyReg uint8 // in the register (plus 1) LR was copied to (ppc64's r0)
 	raSaved bool
 	raSave  int64 // stored at CFA - raSave
 	framed  bool  // SP has been lowered: the procedure's frame exists
@@ -176,7 +176,7 @@ func linkOps(st state, op isa.FrameOp) state {
 			st.raSaved, st.raSave = true, at
 		}
 	case isa.SlotStoreCopy:
-		if ok && st.copyRA && !st.raSaved {
+		if ok && st.copyReg == op.Reg && !st.raSaved {
 			st.raSaved, st.raSave = true, at
 		}
 	case isa.SlotLoad:
@@ -185,20 +185,33 @@ func linkOps(st state, op isa.FrameOp) state {
 			st.raSaved = false
 		}
 	case isa.SlotLoadCopy:
-		st.copyRA = ok && st.raSaved && at == st.raSave
+		switch {
+		case ok && st.raSaved && at == st.raSave:
+			st.copyReg = op.Reg
+		case st.copyReg == op.Reg:
+			st.copyReg = 0
+		}
 	}
 	switch op.LR {
 	case isa.LRToCopy:
-		st.copyRA = st.lrLive
+		if st.lrLive {
+			st.copyReg = op.Reg
+		} else if st.copyReg == op.Reg {
+			st.copyReg = 0
+		}
 	case isa.LRFromCopy:
-		st.lrLive = st.copyRA
+		st.lrLive = st.copyReg != 0 && st.copyReg == op.Reg
 		if st.lrLive {
 			st.raSaved = false
 		}
 	case isa.LRClobber:
 		st.lrLive = false
 	case isa.CopyClobber:
-		st.copyRA = false
+		st.copyReg = 0
+	case isa.NoLR:
+		if op.Reg == st.copyReg && op.RASlot != isa.SlotStoreCopy {
+			st.copyReg = 0 // another value written there
+		}
 	}
 	return st
 }

@@ -151,7 +151,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			// (vfork pushes it before returning).
 			next.raDI = false
 		}
-		if op.BPSlot != isa.NoSlot || op.RASlot != isa.NoSlot || op.LR != isa.NoLR {
+		if op.BPSlot != isa.NoSlot || op.RASlot != isa.NoSlot || op.LR != isa.NoLR || next.copyReg != 0 && op.Reg == next.copyReg {
 			next = linkOps(next, op)
 		}
 		switch op.Frame {
@@ -217,7 +217,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 		case isa.Call, isa.IndirectCall:
 			// The callee returns with LR (and r0, a scratch register)
 			// holding other values.
-			next.lrLive, next.copyRA = false, false
+			next.lrLive, next.copyReg = false, 0
 			s.ivs[len(s.ivs)-1].branchy = true
 			s.ivs[len(s.ivs)-1].guard = false
 			// An exception landing pad (from the LSDA, which the loader
@@ -383,12 +383,27 @@ func (s *scanner) canonical() state {
 // recipes merges equal neighbours and closes each interval at the next.
 func (s *scanner) recipes() []Recipe {
 	var out []Recipe
+	// With a link register, a frame whose return address is neither in
+	// LR nor known to be stored (a block the linear scan reached with
+	// another path's state, after a call) has it where the procedure
+	// stores it: it returns, so it kept it somewhere.
+	slot, slotOK := int64(0), false
+	for _, iv := range s.ivs {
+		if iv.st.raSaved {
+			slot, slotOK = iv.st.raSave, true
+			break
+		}
+	}
 	for i, iv := range s.ivs {
 		hi := s.p.Hi
 		if i+1 < len(s.ivs) {
 			hi = s.ivs[i+1].lo
 		}
-		r := iv.st.recipe(iv.lo, hi, s.abi, s.spMoves, s.frames)
+		st := iv.st
+		if s.abi.LinkRegister && slotOK && !st.raSaved && !st.lrLive {
+			st.raSaved, st.raSave = true, slot
+		}
+		r := st.recipe(iv.lo, hi, s.abi, s.spMoves, s.frames)
 		if n := len(out); n > 0 && sameRule(out[n-1], r) {
 			out[n-1].Hi = hi
 			continue
