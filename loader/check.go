@@ -111,16 +111,7 @@ func readHeader(path string, f *os.File, st os.FileInfo) (*header, error) {
 		ef.Close()
 		return nil, errorf(path, "unsupported ELF: %v %v (bloop reads 64-bit little-endian images)", ef.Class, ef.Data)
 	}
-	switch ef.Machine {
-	case elf.EM_X86_64:
-		h.arch = AMD64
-	case elf.EM_PPC64:
-		h.arch = PPC64LE
-	case elf.EM_AARCH64:
-		h.arch = ARM64
-	case elf.EM_CUDA:
-		h.arch = CUDA
-	default:
+	if h.arch = archOf(ef.Machine); h.arch == "" {
 		ef.Close()
 		return nil, errorf(path, "unsupported machine %v", ef.Machine)
 	}
@@ -133,4 +124,36 @@ func readHeader(path string, f *os.File, st os.FileInfo) (*header, error) {
 		return nil, errorf(path, "unsupported ELF type %v (want an executable or shared library)", ef.Type)
 	}
 	return h, nil
+}
+
+// machines are the ELF machines bloop reads, with their Arch.
+var machines = []struct {
+	m    elf.Machine
+	arch Arch
+}{
+	{elf.EM_X86_64, AMD64},
+	{elf.EM_PPC64, PPC64LE},
+	{elf.EM_AARCH64, ARM64},
+	{elf.EM_CUDA, CUDA},
+}
+
+// archOf is machine m's Arch, "" when bloop does not read it.
+func archOf(m elf.Machine) Arch {
+	for _, r := range machines {
+		if r.m == m {
+			return r.arch
+		}
+	}
+	return ""
+}
+
+// machineOf is the ELF machine of an instruction set, for images made in
+// memory.
+func machineOf(a Arch) elf.Machine {
+	for _, r := range machines {
+		if r.arch == a {
+			return r.m
+		}
+	}
+	return elf.EM_NONE
 }
