@@ -85,6 +85,9 @@ type FrameABI struct {
 	// CFA is SP's again (ppc64's addi r1,r31,N), not the frame pointer's
 	// until the caller's is reloaded (x86-64's lea rsp,[rbp-8]).
 	SPRestoreEndsFP bool
+	// BackChain: every frame begins with the caller's SP (ppc64's back
+	// chain), the outermost with 0, which also ends a call path.
+	BackChain bool
 	// RABits is how many low bits of a saved return address are the
 	// address (aarch64's pointer authentication signs the others); 0: all.
 	RABits uint8

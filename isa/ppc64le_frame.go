@@ -33,7 +33,7 @@ func (ppc64le) ClearFP() []byte { return nil }
 // ABI: the return address in LR; r31 is a frame pointer without a frame
 // record, which .eh_frame follows once set up (gcc -O0, and alloca).
 func (ppc64le) ABI() FrameABI {
-	return FrameABI{LinkRegister: true, SPRestoreEndsFP: true}
+	return FrameABI{LinkRegister: true, SPRestoreEndsFP: true, BackChain: true}
 }
 
 // Frame classifies the instruction at addr by its effect on the frame.

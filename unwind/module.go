@@ -151,7 +151,11 @@ func (m *Module) entryFor(p Proc) state {
 	// A guessed state at a jump to a named procedure's entry is a tail
 	// call's guess, and the callee's entry state is known; a part with no
 	// name of its own (a cold part) has only the guess to go by.
-	if s, ok := m.inbound[p.Lo]; ok && (!s.guessed || p.Inferred || p.Name == "") {
+	// With a link register, a jump in whose frame lost the return address
+	// (code after a call that does not return: glibc's static _start runs
+	// into a b main) continues no frame: the callee starts afresh.
+	lost := m.abi.LinkRegister && !m.inbound[p.Lo].st.lrLive && !m.inbound[p.Lo].st.raSaved
+	if s, ok := m.inbound[p.Lo]; ok && (!s.guessed || p.Inferred || p.Name == "") && !lost {
 		return s.st
 	}
 	if sec := m.Img.SectionAt(p.Lo); m.abi.PLT0CFA != 0 && sec != nil && sec.Name == ".plt" && sec.Addr == p.Lo {

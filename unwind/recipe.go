@@ -124,6 +124,12 @@ func (s state) recipe(lo, hi uint64, abi *isa.FrameABI, fromBP, frames bool) Rec
 	r.RAInDI = s.raDI
 	if abi.LinkRegister {
 		r.RAOff, r.RABits = 0, abi.RABits
+		if s.bpSaved && s.spKnown && s.bpSave > s.sp {
+			// Saved below SP (ppc64's leaves use the 288 bytes there):
+			// no stack copy holds it, and only frames addressed through
+			// BP, which save it in their frame, need the caller's.
+			r.BPSaved, r.BPOff = false, 0
+		}
 		switch {
 		case bp && s.spKnown && r.CFA == RegSP:
 			r.AltCFA, r.AltCFAOff = RegBP, s.bp

@@ -74,3 +74,22 @@ func (r Recipe) Step(f Frame, mem Memory) (Frame, error) {
 	}
 	return Frame{PC: ra, SP: cfa, BP: bp}, nil
 }
+
+// BackChainStep unwinds a ppc64 frame by its ABI's back chain, where no
+// recipe does: [SP] is the caller's SP, where the callee's frame has been
+// allocated, and the caller's frame holds the return address in its LR
+// save word at +16. A null back chain is the outermost frame's.
+func BackChainStep(f Frame, mem Memory) (Frame, error) {
+	cfa, ok := mem(f.SP)
+	if !ok {
+		return Frame{}, ErrTruncated
+	}
+	if cfa <= f.SP {
+		return Frame{}, ErrBadFrame
+	}
+	ra, ok := mem(cfa + 16)
+	if !ok {
+		return Frame{}, ErrTruncated
+	}
+	return Frame{PC: ra, SP: cfa, BP: f.BP}, nil
+}
