@@ -12,14 +12,15 @@ import (
 // TestStrippedRecoveryCross is TestStrippedRecovery for the aarch64 and
 // ppc64le corpus, stripped with the cross binutils' strip: the share of
 // function entries and loops the analysis of the stripped files finds,
-// pinned a little below the measured values.
+// and of its procedures that start at a function's entry, pinned a little
+// below the measured values (the issue asked for 98% and 95%).
 func TestStrippedRecoveryCross(t *testing.T) {
 	arches := []struct {
 		name, strip, dir string
 		pins             map[string][3]float64 // strip variant -> minimum entries %, loops %, procedures at an entry %
 	}{
-		{"arm64", "aarch64-linux-gnu-strip", "../testdata/bin-arm64", map[string][3]float64{"strip": {98, 95, 0}, "strip -R .eh_frame": {98, 95, 0}}},
-		{"ppc64le", "powerpc64le-linux-gnu-strip", "../testdata/bin-ppc64le", map[string][3]float64{"strip": {98, 95, 0}, "strip -R .eh_frame": {98, 95, 0}}},
+		{"arm64", "aarch64-linux-gnu-strip", "../testdata/bin-arm64", map[string][3]float64{"strip": {99.5, 99.5, 95.5}, "strip -R .eh_frame": {99.5, 99.5, 88}}},
+		{"ppc64le", "powerpc64le-linux-gnu-strip", "../testdata/bin-ppc64le", map[string][3]float64{"strip": {99.5, 99.5, 97.5}, "strip -R .eh_frame": {99.5, 98.5, 82}}},
 	}
 	variants := []struct {
 		name string

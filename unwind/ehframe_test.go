@@ -133,7 +133,8 @@ func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
 				want = RegBP
 			}
 			cfaOK := r.CFA == want && r.CFAOff == fc.CFA.Offset || r.AltCFA == want && r.AltCFAOff == fc.CFA.Offset
-			if ok && cfaOK && (inLR && r.RAInLR || !inLR && !r.RAInLR && r.RAOff == ra.Offset) {
+			raOK := inLR && r.RAInLR || !inLR && (!r.RAInLR && r.RAOff == ra.Offset || r.AltRA && r.AltRAOff == ra.Offset)
+			if ok && cfaOK && raOK {
 				a.agree++
 				continue
 			}

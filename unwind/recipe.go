@@ -54,6 +54,11 @@ type Recipe struct {
 	// clang's the other).
 	AltCFA    Reg
 	AltCFAOff int64
+	// AltRA: where the return address is back in LR (RAInLR) after an
+	// epilogue reloaded it, its slot still holds it at CFA+AltRAOff (gcc
+	// -O0's ppc64 .eh_frame says so until the return).
+	AltRA    bool
+	AltRAOff int64
 }
 
 // OK reports whether the recipe can unwind.
@@ -145,6 +150,9 @@ func (s state) recipe(lo, hi uint64, abi *isa.FrameABI, fromBP, frames bool) Rec
 			r.RAOff = -s.raSave
 		case s.lrLive:
 			r.RAInLR = true
+			if s.raSaved {
+				r.AltRA, r.AltRAOff = true, -s.raSave // stored, the frame not yet allocated
+			}
 		default:
 			return Recipe{Lo: lo, Hi: hi} // the return address is lost: no rule
 		}
@@ -215,7 +223,7 @@ func linkOps(st state, op isa.FrameOp) state {
 	case isa.CopyClobber:
 		st.copyReg = 0
 	case isa.NoLR:
-		if op.Reg == st.copyReg && op.RASlot != isa.SlotStoreCopy {
+		if op.Reg == st.copyReg && op.RASlot != isa.SlotStoreCopy && op.RASlot != isa.SlotLoadCopy {
 			st.copyReg = 0 // another value written there
 		}
 	}

@@ -404,6 +404,9 @@ func (s *scanner) recipes() []Recipe {
 			st.raSaved, st.raSave = true, slot
 		}
 		r := st.recipe(iv.lo, hi, s.abi, s.spMoves, s.frames)
+		if r.RAInLR && slotOK && st.framed && st.spKnown {
+			r.AltRA, r.AltRAOff = true, -slot
+		}
 		if n := len(out); n > 0 && sameRule(out[n-1], r) {
 			out[n-1].Hi = hi
 			continue
