@@ -84,6 +84,18 @@ func (p ppc64le) Frame(b []byte, addr uint64) FrameOp {
 	return op
 }
 
+// offArg and immArg read an operand of the type the instruction's form
+// has (0 for another, which no decoded instruction gives).
+func offArg(a ppc64asm.Arg) int64 {
+	o, _ := a.(ppc64asm.Offset)
+	return int64(o)
+}
+
+func immArg(a ppc64asm.Arg) int64 {
+	i, _ := a.(ppc64asm.Imm)
+	return int64(i)
+}
+
 // gpr is register r's number plus 1, as FrameOp.Reg holds it.
 func gpr(r ppc64asm.Reg) uint8 { return uint8(r-ppc64asm.R0) + 1 }
 
@@ -95,12 +107,12 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 	switch x.Op {
 	case ppc64asm.STDU:
 		if a0 == ppc64asm.R1 && isReg(x.Args[2], ppc64asm.R1) {
-			op.Frame, op.Imm = SPAdd, int64(x.Args[1].(ppc64asm.Offset))
+			op.Frame, op.Imm = SPAdd, offArg(x.Args[1])
 			return
 		}
 	case ppc64asm.STD:
 		if isReg(x.Args[2], ppc64asm.R1) {
-			off := int64(x.Args[1].(ppc64asm.Offset))
+			off := offArg(x.Args[1])
 			if a0 == ppc64asm.R31 {
 				op.BPSlot, op.BPOff = SlotStore, int16(off)
 			} else if a0 != ppc64asm.R1 {
@@ -113,7 +125,7 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 		return
 	case ppc64asm.LD:
 		if isReg(x.Args[2], ppc64asm.R1) {
-			off := int64(x.Args[1].(ppc64asm.Offset))
+			off := offArg(x.Args[1])
 			switch a0 {
 			case ppc64asm.R31:
 				op.BPSlot, op.BPOff = SlotLoad, int16(off)
@@ -129,7 +141,7 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 			}
 		}
 	case ppc64asm.ADDI:
-		imm := int64(x.Args[2].(ppc64asm.Imm))
+		imm := immArg(x.Args[2])
 		switch {
 		case a0 == ppc64asm.R1 && a1 == ppc64asm.R1:
 			op.Frame, op.Imm = SPAdd, imm
@@ -143,7 +155,7 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 		}
 	case ppc64asm.LI, ppc64asm.LIS:
 		if a0 != ppc64asm.R1 && a0 != ppc64asm.R31 {
-			imm := int64(x.Args[1].(ppc64asm.Imm))
+			imm := immArg(x.Args[1])
 			if x.Op == ppc64asm.LIS {
 				imm <<= 16
 			}
@@ -156,7 +168,7 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 			return
 		}
 		if a0 == a1 && a0 != ppc64asm.R1 && a0 != ppc64asm.R31 {
-			imm := int64(x.Args[2].(ppc64asm.Imm)) & 0xffff
+			imm := immArg(x.Args[2]) & 0xffff
 			if x.Op == ppc64asm.ORIS {
 				imm <<= 16
 			}
