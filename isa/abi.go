@@ -88,3 +88,20 @@ func CallData(a Arch) int {
 }
 
 func (ppc64le) callData() int { return 1 }
+
+// callSlotter is implemented by the instruction sets whose calls are
+// followed by an instruction that belongs to them.
+type callSlotter interface{ callSlot(op FrameOp) bool }
+
+// CallSlot reports whether op, right after a call, is the call's own:
+// ppc64's TOC restore (ld r2,24(r1)), or the nop the linker leaves there
+// when the callee shares the caller's TOC. It is neither padding nor a
+// procedure's start.
+func CallSlot(a Arch, op FrameOp) bool {
+	if c, ok := a.(callSlotter); ok {
+		return c.callSlot(op)
+	}
+	return false
+}
+
+func (ppc64le) callSlot(op FrameOp) bool { return op.TOCRestore || op.Pad && op.Flow == Other }

@@ -120,6 +120,8 @@ type FrameOp struct {
 	// its return address there to keep it out of the stack the child
 	// shares (the unwinder reads it from the sampled rdi).
 	PopDI bool
+	// TOCRestore marks ppc64's ld r2,24(r1) (see CallSlot).
+	TOCRestore bool
 	// Link-register architectures (aarch64, ppc64) store and load the
 	// caller's BP and the return address in the same instruction that
 	// moves SP (stp x29, x30, [sp, #-32]!): BPSlot and RASlot say what

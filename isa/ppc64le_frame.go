@@ -135,6 +135,9 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 					op.Frame = SPFromChain
 					return
 				}
+			case ppc64asm.R2:
+				op.TOCRestore = off == 24
+				return
 			default:
 				op.RASlot, op.RAOff, op.Reg = SlotLoadCopy, int16(off), gpr(a0)
 				return

@@ -43,6 +43,7 @@ func TestFramePPC64LE(t *testing.T) {
 		{"ori r1,r1,0", 0x60210000, FrameOp{Pad: true}},
 		{"bl .+8", 0x48000009, FrameOp{Flow: Call, Target: 0x1008}},
 		{"scv 0", 0x44000001, FrameOp{LR: LRClobber}},
+		{"ld r2,24(r1) (TOC restore)", 0xe8410018, FrameOp{TOCRestore: true}},
 		{"bctr", 0x4e800420, FrameOp{Flow: IndirectJump}},
 		{"bctrl", 0x4e800421, FrameOp{Flow: IndirectCall}},
 		{"beqlr", 0x4d820020, FrameOp{Flow: CondReturn}},
