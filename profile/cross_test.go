@@ -68,7 +68,7 @@ func readQS(path string) (maps string, out []qsSample, err error) {
 // an aarch64 or ppc64le machine writes one: the program's executable
 // mappings (from the dump's maps, under the recording machine's path
 // exe) and each sample with its link register (kind 11).
-func crossRecording(t *testing.T, dump, exe string) string {
+func crossRecording(t testing.TB, dump, exe string) string {
 	t.Helper()
 	maps, qs, err := readQS(dump)
 	if err != nil {
