@@ -130,6 +130,8 @@ func (sp *space) fpUnwind(s *sample.Sample) Outcome {
 		switch {
 		case errors.Is(err, unwind.ErrTruncated) && nearStack(s, f) && f.BP-f.SP < maxStackSpan:
 			return Truncated
+		case err == nil && next.PC == 0 && first != nil && nullChain(first, next, mem):
+			return Complete // ppc64's outermost frame, as in unwindFrames
 		case err != nil || next.PC == 0:
 			return Failed
 		}
