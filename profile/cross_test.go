@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"bloop/internal/rectest"
+	"bloop/loader"
 	"bloop/sample"
 )
 
@@ -64,24 +66,22 @@ func readQS(path string) (maps string, out []qsSample, err error) {
 	return string(m), out, nil
 }
 
-// crossRecording writes a bloop recording of a dump, as the recorder on
-// an aarch64 or ppc64le machine writes one: the program's executable
-// mappings (from the dump's maps, under the recording machine's path
-// exe) and each sample with its link register (kind 11).
-func crossRecording(t testing.TB, dump, exe string) string {
-	t.Helper()
-	maps, qs, err := readQS(dump)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	w := sample.NewWriter(&buf)
-	w.Meta(sample.Meta{Command: []string{exe}, Event: "cpu-clock", Freq: 500, StackSize: sample.DefaultStack})
+// crossMap is an executable mapping of a dump, with the file's path on
+// the recording machine and here.
+type crossMap struct {
+	addr, len, off uint64
+	path, host     string
+}
+
+// crossMaps reads the executable file mappings of a dump's maps. qemu
+// lists the guest's mappings with the host's paths: the program (prog)
+// becomes exe, Debian's cross libraries (/usr/<triple>/lib/x, run with
+// qemu -L) the machine's own (/usr/lib/<triple>/x).
+func crossMaps(t testing.TB, maps, prog, exe string) []crossMap {
+	var out []crossMap
 	for _, l := range strings.Split(maps, "\n") {
 		f := strings.Fields(l)
-		// The program's code: qemu lists the guest's mappings, with the
-		// host's path of the file.
-		if len(f) < 6 || f[1] != "r-xp" || filepath.Base(f[5]) != filepath.Base(dump[:len(dump)-len(".qs.gz")]) {
+		if len(f) < 6 || f[1] != "r-xp" || !strings.HasPrefix(f[5], "/") {
 			continue
 		}
 		lo, hi, _ := strings.Cut(f[0], "-")
@@ -89,9 +89,37 @@ func crossRecording(t testing.TB, dump, exe string) string {
 		b, err2 := strconv.ParseUint(hi, 16, 64)
 		off, err3 := strconv.ParseUint(f[2], 16, 64)
 		if err1 != nil || err2 != nil || err3 != nil {
-			t.Fatalf("%s: bad map line %q", dump, l)
+			t.Fatalf("bad map line %q", l)
 		}
-		w.Mmap(sample.Mmap{Pid: 1, Tid: 1, Addr: a, Len: b - a, Pgoff: off, Prot: 5, File: exe})
+		m := crossMap{addr: a, len: b - a, off: off, path: f[5], host: f[5]}
+		if filepath.Base(f[5]) == filepath.Base(prog) {
+			m.path, m.host = exe, prog
+		} else if rest, ok := strings.CutPrefix(f[5], "/usr/"); ok {
+			if triple, lib, ok := strings.Cut(rest, "/lib/"); ok {
+				m.path = "/usr/lib/" + triple + "/" + lib
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// crossRecording writes a bloop recording of the dump of program prog,
+// as the recorder on an aarch64 or ppc64le machine writes one: the
+// executable mappings (crossMaps) and each sample with its link register
+// (kind 11). It returns the recording and the mappings.
+func crossRecording(t testing.TB, prog, exe string) (string, []crossMap) {
+	t.Helper()
+	maps, qs, err := readQS(prog + ".qs.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := sample.NewWriter(&buf)
+	w.Meta(sample.Meta{Command: []string{exe}, Event: "cpu-clock", Freq: 500, StackSize: sample.DefaultStack})
+	cm := crossMaps(t, maps, prog, exe)
+	for _, m := range cm {
+		w.Mmap(sample.Mmap{Pid: 1, Tid: 1, Addr: m.addr, Len: m.len, Pgoff: m.off, Prot: 5, File: m.path})
 	}
 	for i, s := range qs {
 		w.Sample(&sample.Sample{Pid: 1, Tid: 1, Time: uint64(i + 1), IP: s.pc, SP: s.sp, BP: s.fp, LR: s.lr, HasLR: true,
@@ -105,29 +133,22 @@ func crossRecording(t testing.TB, dump, exe string) string {
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return path
+	return path, cm
 }
 
 // crossPerfData writes the perf.data file perf record --call-graph dwarf
-// would write of a dump on its machine (perf's name arch): the same
-// registers, in the order of that architecture's perf register numbers.
-func crossPerfData(t *testing.T, dump, arch, exe string) string {
+// would write of the dump of prog on its machine (perf's name arch): the
+// same registers, in the order of that architecture's perf register
+// numbers.
+func crossPerfData(t *testing.T, prog, arch, exe string) string {
 	t.Helper()
-	maps, qs, err := readQS(dump)
+	maps, qs, err := readQS(prog + ".qs.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mmaps []rectest.PerfMmap
-	for _, l := range strings.Split(maps, "\n") {
-		f := strings.Fields(l)
-		if len(f) < 6 || f[1] != "r-xp" || filepath.Base(f[5]) != filepath.Base(dump[:len(dump)-len(".qs.gz")]) {
-			continue
-		}
-		lo, hi, _ := strings.Cut(f[0], "-")
-		a, _ := strconv.ParseUint(lo, 16, 64)
-		b, _ := strconv.ParseUint(hi, 16, 64)
-		off, _ := strconv.ParseUint(f[2], 16, 64)
-		mmaps = append(mmaps, rectest.PerfMmap{Pid: 1, Addr: a, Len: b - a, Pgoff: off, File: exe})
+	for _, m := range crossMaps(t, maps, prog, exe) {
+		mmaps = append(mmaps, rectest.PerfMmap{Pid: 1, Addr: m.addr, Len: m.len, Pgoff: m.off, File: m.path})
 	}
 	var mask uint64
 	var samples []rectest.PerfSample
@@ -144,30 +165,49 @@ func crossPerfData(t *testing.T, dump, arch, exe string) string {
 	return rectest.PerfData(t, arch, mask, mmaps, samples)
 }
 
+// crossLibBuilds are the build-ids of Debian's cross libraries when the
+// dumps of the dynamic programs were made: a later libc has its code
+// elsewhere, and those tests skip.
+var crossLibBuilds = map[string]string{
+	"/usr/aarch64-linux-gnu/lib/libc.so.6":             "67adfea574cc9357d858bf79acc700c660126c81",
+	"/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1": "e2f2d3774067d1825b5e8333acfd2cb469803f74",
+	"/usr/powerpc64le-linux-gnu/lib/libc.so.6":         "f0685018a1eb2c1e222f7085aed201c472462d3b",
+	"/usr/powerpc64le-linux-gnu/lib/ld64.so.2":         "25ac53644d07db97748edf62e5b6f3fa3f8f4126",
+}
+
 // TestReportCross reports recordings made on aarch64 and ppc64le from the
 // file alone on this machine: testdata/prof/cross's program sampled
 // itself under qemu user-mode emulation (perf_event_open there samples
 // the emulator), and each dump becomes the recording an aarch64 or
 // ppc64le machine would write, bloop's and perf's (--call-graph dwarf),
-// its executable at /opt/cross/sampled, found through --sysroot. Every
-// sample must unwind by recipes to the process entry (_start), through
-// leaf frames whose return address is still in the link register, qsort's
-// callback and the recursion.
+// its files at the machine's paths, found through --sysroot: the static
+// program at /opt/cross/sampled, the dynamic one with Debian's libc
+// (stripped: its procedures are mostly inferred) at /usr/lib/<triple>.
+// Every sample must unwind by recipes to the process entry (_start),
+// through leaf frames whose return address is still in the link
+// register, qsort's callback and the recursion.
 func TestReportCross(t *testing.T) {
-	for _, c := range []struct{ arch, perfArch, format string }{
-		{"arm64", "aarch64", "bloop"}, {"arm64", "aarch64", "perf"},
-		{"ppc64le", "ppc64le", "bloop"}, {"ppc64le", "ppc64le", "perf"},
+	for _, c := range []struct{ prog, perfArch, format string }{
+		{"sampled-arm64", "aarch64", "bloop"}, {"sampled-arm64", "aarch64", "perf"},
+		{"sampled-ppc64le", "ppc64le", "bloop"}, {"sampled-ppc64le", "ppc64le", "perf"},
+		{"sampled-dyn-arm64", "aarch64", "bloop"}, {"sampled-dyn-arm64", "aarch64", "perf"},
+		{"sampled-dyn-ppc64le", "ppc64le", "bloop"}, {"sampled-dyn-ppc64le", "ppc64le", "perf"},
 	} {
-		t.Run(c.arch+"/"+c.format, func(t *testing.T) {
-			bin, _ := filepath.Abs("../testdata/prof/cross/sampled-" + c.arch)
-			rec := crossRecording(t, bin+".qs.gz", "/opt/cross/sampled")
+		t.Run(c.prog+"/"+c.format, func(t *testing.T) {
+			prog, _ := filepath.Abs("../testdata/prof/cross/" + c.prog)
+			rec, maps := crossRecording(t, prog, "/opt/cross/sampled")
 			if c.format == "perf" {
-				rec = crossPerfData(t, bin+".qs.gz", c.perfArch, "/opt/cross/sampled")
+				rec = crossPerfData(t, prog, c.perfArch, "/opt/cross/sampled")
 			}
 			sysroot := t.TempDir()
-			os.MkdirAll(filepath.Join(sysroot, "opt/cross"), 0o755)
-			if err := os.Symlink(bin, filepath.Join(sysroot, "opt/cross/sampled")); err != nil {
-				t.Fatal(err)
+			for _, m := range maps {
+				if want, ok := crossLibBuilds[m.host]; ok && !sameBuild(m.host, want) {
+					t.Skipf("%s: not the build the dump was made with (%s)", m.host, want)
+				}
+				os.MkdirAll(filepath.Join(sysroot, filepath.Dir(m.path)), 0o755)
+				if err := os.Symlink(m.host, filepath.Join(sysroot, m.path)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			p, err := Build(rec, Options{Sysroot: sysroot})
 			if err != nil {
@@ -179,11 +219,33 @@ func TestReportCross(t *testing.T) {
 			if p.Samples < 32 || p.Outcomes[Complete] != p.Samples || p.FPSteps != 0 {
 				t.Errorf("%d of %d samples unwound to the entry (%d frames without recipe): %v", p.Outcomes[Complete], p.Samples, p.FPSteps, p.Reasons)
 			}
-			for _, fn := range []string{"_start", "main", "descend", "work", "leaf"} {
+			// The outermost frame: _start on aarch64; on ppc64 _start jumps
+			// to __libc_start_main, which begins the null back chain.
+			root := "_start"
+			if c.perfArch == "ppc64le" {
+				root = "__libc_start_main"
+			}
+			lines := strings.Split(out.String(), "\n")
+			for i, l := range lines {
+				if strings.HasSuffix(l, "<program>") && (i+1 == len(lines) || !strings.HasPrefix(strings.Fields(lines[i+1])[4], root)) {
+					t.Errorf("the call paths do not begin at %s", root)
+				}
+			}
+			for _, fn := range []string{" main ", " descend", " work", " leaf", " cmp "} {
 				if !strings.Contains(out.String(), fn) {
 					t.Errorf("no %s in the top-down view", fn)
 				}
 			}
 		})
 	}
+}
+
+// sameBuild reports whether the file at path has build-id want.
+func sameBuild(path, want string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return fmt.Sprintf("%x", loader.BuildID(f)) == want
 }
