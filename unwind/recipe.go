@@ -54,9 +54,10 @@ type Recipe struct {
 	// clang's the other).
 	AltCFA    Reg
 	AltCFAOff int64
-	// AltRA: where the return address is back in LR (RAInLR) after an
-	// epilogue reloaded it, its slot still holds it at CFA+AltRAOff (gcc
-	// -O0's ppc64 .eh_frame says so until the return).
+	// AltRA: where the return address is in LR (RAInLR) and also in its
+	// slot at CFA+AltRAOff: stored before the frame is allocated, or
+	// reloaded by an epilogue that has not returned yet (gcc -O0's ppc64
+	// .eh_frame names the slot until the return).
 	AltRA    bool
 	AltRAOff int64
 }
