@@ -186,14 +186,8 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		return region{}, false
 	}
 	sweeps := map[region]bitset{}
-	// How far back jump tables are looked for: fixed-width sets spend
-	// several instructions where x86-64 has one memory operand, and clang
-	// sets a table's base before its loop (35 instructions above the
-	// second bctr of ctrl-ppc64le-clang14-O2's main).
-	chain := 32
-	if ar.Align() > 1 {
-		chain = 64
-	}
+	chain := isa.TableReach(ar) // how far back jump tables are looked for
+	callData := isa.CallData(ar)
 	to := isa.Targets{
 		// The procedure may jump into its own extent and the regions it
 		// continues into (a .cold part).
@@ -307,10 +301,8 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 			if in.Kind == isa.Invalid {
 				// Right after a call, bytes that do not decode say the
-				// callee does not return: ppc64 puts the traceback table
-				// after a last call to a noreturn procedure and the nop
-				// that would restore the TOC pointer. Not undecodable code.
-				if sinceCall > 1 {
+				// callee does not return (isa.CallData): not undecodable code.
+				if sinceCall > callData {
 					g.Undecodable += in.Len
 				}
 				break

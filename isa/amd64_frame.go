@@ -20,6 +20,12 @@ var readsOnly = map[x86asm.Op]bool{
 // ClearFP is xor %ebp,%ebp.
 func (amd64) ClearFP() []byte { return []byte{0x31, 0xed} }
 
+// ABI: the return address is pushed by the call; the lazy-binding
+// trampoline runs with the relocation index pushed above it.
+func (amd64) ABI() FrameABI {
+	return FrameABI{EntryCFA: 8, PLT0CFA: 16, FrameRecord: true, Fill: []byte{0xcc, 0x90}}
+}
+
 // Frame classifies the instruction at addr by its effect on the frame
 // and on control flow.
 func (amd64) Frame(b []byte, addr uint64) FrameOp {

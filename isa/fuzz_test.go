@@ -57,7 +57,15 @@ func fuzzArch(f *testing.F, a Arch) {
 		dy := to
 		dy.Dyninst = true
 		dy.Code = func(x uint64) bool { return x >= fuzzBase-0x1000 && x < fuzzBase } // another procedure
+		if sf, ok := a.(StubFinder); ok {
+			for _, st := range sf.CodeStubs(mem, code, fuzzBase, func(uint64) bool { return true }) {
+				if st.Addr < fuzzBase || st.End > end || st.End <= st.Addr {
+					t.Fatalf("stub %+v outside the code", st)
+				}
+			}
+		}
 		var path []Inst
+		var sweep []SweepInst
 		for off := 0; off < len(code); {
 			addr := uint64(fuzzBase + off)
 			b := code[off:]
@@ -78,6 +86,22 @@ func fuzzArch(f *testing.F, a Arch) {
 				if int(op.Len) != in.Len || op.Flow != in.Kind || (in.Kind != Invalid && op.Target != in.Target) {
 					t.Fatalf("%#x: Frame(% x) = len %d %v %#x, Decode = %+v", addr, b[:min(len(b), in.Len)], op.Len, op.Flow, op.Target, in)
 				}
+				sweep = append(sweep, SweepInst{Addr: addr, Op: op})
+				if op.Flow == IndirectJump {
+					for _, x := range SweepTable(a, mem, sweep, len(sweep)-1, fuzzBase, end) {
+						if !to.Valid(x) {
+							t.Fatalf("%#x: sweep table entry %#x is not a valid target", addr, x)
+						}
+					}
+				}
+			}
+			if ge, ok := a.(GlobalEntries); ok {
+				if e := ge.GlobalEntry(mem, addr); e != addr && e != addr-8 {
+					t.Fatalf("%#x: global entry %#x", addr, e)
+				}
+			}
+			if ls, ok := a.(LinkerStubs); ok {
+				ls.LinkerStub(mem, addr)
 			}
 			a.PLTSlot(b, addr)
 			if in.Kind == Call || in.Kind == IndirectCall {

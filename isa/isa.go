@@ -95,8 +95,10 @@ type Arch interface {
 type Framer interface {
 	Frame(b []byte, addr uint64) FrameOp
 	// ClearFP is the instruction that zeroes the frame pointer, the
-	// ABI's mark of the outermost frame (_start, clone).
+	// ABI's mark of the outermost frame (_start, clone); nil where the
+	// ABI marks it otherwise (ppc64's null back chain).
 	ClearFP() []byte
+	ABI() FrameABI
 }
 
 // TailMarker is implemented by the instruction sets on which Dyninst 12.3

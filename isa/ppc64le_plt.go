@@ -73,3 +73,51 @@ func isReg(a ppc64asm.Arg, r ppc64asm.Reg) bool {
 func le32(b []byte) uint32 {
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
+
+// maxStubInsts bounds the walk from a stub's entry to its bctr.
+const maxStubInsts = 8
+
+// CodeStubs finds the PLT call stubs in one code section, each from its
+// entry to its bctr, by PLTSlot's shape (isa.StubFinder).
+func (p ppc64le) CodeStubs(mem Memory, code []byte, addr uint64, want func(slot uint64) bool) []Stub {
+	var out []Stub
+	end := addr + uint64(len(code))
+	for off := uint64(0); off+12 <= uint64(len(code)); off += 4 {
+		a := addr + off
+		slot, ok := p.PLTSlot(code[off:], a)
+		if !ok || !want(slot) {
+			continue
+		}
+		e := a
+		for k := 0; k < maxStubInsts; k++ {
+			in := p.Decode(mem.Bytes(e, end), e)
+			e = in.End()
+			if in.Kind == IndirectJump || in.Kind == Invalid {
+				break
+			}
+		}
+		out = append(out, Stub{Addr: a, End: e, Slot: slot})
+		off = e - addr - 4
+	}
+	return out
+}
+
+// tocOffset is where the linker puts the TOC base after the start of
+// .got, so that 16-bit offsets from r2 reach 64 KiB of it.
+const tocOffset = 0x8000
+
+// TOCFromGOT is .got + 0x8000, as the linker sets r2 (isa.SymbolABI).
+func (ppc64le) TOCFromGOT(got uint64) uint64 { return got + tocOffset }
+
+// TOCSymbol is .TOC., the TOC base the linker defines.
+func (ppc64le) TOCSymbol() string { return ".TOC." }
+
+// LocalEntry is the local entry of an ELFv2 function symbol: st_other
+// bits 5-7 give its offset from the global entry (isa.SymbolABI).
+func (ppc64le) LocalEntry(value uint64, other uint8) uint64 {
+	v := other >> 5 & 7
+	if v < 2 || v == 7 {
+		return 0 // no local entry (7 is reserved)
+	}
+	return value + uint64(1)<<v>>2<<2
+}

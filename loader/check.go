@@ -111,21 +111,15 @@ func readHeader(path string, f *os.File, st os.FileInfo) (*header, error) {
 		ef.Close()
 		return nil, errorf(path, "unsupported ELF: %v %v (bloop reads 64-bit little-endian images)", ef.Class, ef.Data)
 	}
-	switch ef.Machine {
-	case elf.EM_X86_64:
-		h.arch = AMD64
-	case elf.EM_PPC64:
-		h.arch = PPC64LE
-	case elf.EM_AARCH64:
-		h.arch = ARM64
-	case elf.EM_CUDA:
-		h.arch = CUDA
-	case elf.EM_AMDGPU:
+	h.arch = archOf(ef.Machine)
+	if ef.Machine == elf.EM_AMDGPU {
+		// The processor, named in e_flags, is the image's architecture.
 		if h.arch, err = amdgpuTarget(hdr[:n]); err != nil {
 			ef.Close()
 			return nil, errorf(path, "%v", err)
 		}
-	default:
+	}
+	if h.arch == "" {
 		ef.Close()
 		return nil, errorf(path, "unsupported machine %v", ef.Machine)
 	}
@@ -138,4 +132,40 @@ func readHeader(path string, f *os.File, st os.FileInfo) (*header, error) {
 		return nil, errorf(path, "unsupported ELF type %v (want an executable or shared library)", ef.Type)
 	}
 	return h, nil
+}
+
+// machines are the ELF machines bloop reads, with their Arch.
+var machines = []struct {
+	m    elf.Machine
+	arch Arch
+}{
+	{elf.EM_X86_64, AMD64},
+	{elf.EM_PPC64, PPC64LE},
+	{elf.EM_AARCH64, ARM64},
+	{elf.EM_CUDA, CUDA},
+	{elf.EM_AMDGPU, AMDGPU},
+}
+
+// archOf is machine m's Arch, "" when bloop does not read it.
+func archOf(m elf.Machine) Arch {
+	for _, r := range machines {
+		if r.m == m {
+			return r.arch
+		}
+	}
+	return ""
+}
+
+// machineOf is the ELF machine of an instruction set, for images made in
+// memory.
+func machineOf(a Arch) elf.Machine {
+	if a.IsAMDGPU() {
+		a = AMDGPU
+	}
+	for _, r := range machines {
+		if r.arch == a {
+			return r.m
+		}
+	}
+	return elf.EM_NONE
 }

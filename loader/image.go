@@ -20,7 +20,7 @@ const (
 	AMD64   Arch = "amd64"
 	PPC64LE Arch = "ppc64le"
 	ARM64   Arch = "arm64"
-	// CUDA is NVIDIA's GPU code (cubins, EM_CUDA), laid out as hpcstruct
+	// CUDA is NVIDIA's GPU code (cubins, ELF machine 190), laid out as hpcstruct
 	// lays it out (cubin.go).
 	CUDA Arch = "cuda"
 )
@@ -430,21 +430,4 @@ func FromSections(arch Arch, exec, data []*Section) *Image {
 	sort.Slice(img.Sections, func(i, j int) bool { return img.Sections[i].Addr < img.Sections[j].Addr })
 	sort.Slice(img.data, func(i, j int) bool { return img.data[i].Addr < img.data[j].Addr })
 	return img
-}
-
-// machineOf is the ELF machine of an instruction set, for images made in
-// memory.
-func machineOf(a Arch) elf.Machine {
-	switch a {
-	case AMD64:
-		return elf.EM_X86_64
-	case PPC64LE:
-		return elf.EM_PPC64
-	case ARM64:
-		return elf.EM_AARCH64
-	}
-	if a.IsAMDGPU() {
-		return elf.EM_AMDGPU
-	}
-	return elf.EM_NONE
 }

@@ -21,16 +21,21 @@ import (
 // does not name are targ<addr>@plt, all of aarch64's .plt (every aarch64
 // reference file), and x86-64's get dyninstLinkage's names.
 func (img *Image) pltStubs(f *elf.File, dyninstNames bool) []*Func {
-	slots := gotRelocs(f, elf.R_X86_64_JMP_SLOT)
+	slots := gotRelocs(f, jumpSlot)
 	var globDat map[uint64]string
 	var out []*Func
 	ar := isa.ForTOC(f.Machine, img.TOC)
 	if ar == nil {
 		return nil
 	}
-	if f.Machine == elf.EM_PPC64 {
-		return img.ppc64Stubs(f, ar) // call stubs in the code; .plt is data
+	if sf, ok := ar.(isa.StubFinder); ok {
+		return img.codeStubs(f, sf) // call stubs in the code; .plt is data
 	}
+	layout, ok := ar.(isa.PLTLayouter)
+	if !ok {
+		return nil // a PLT layout not decoded
+	}
+	pl := layout.PLTLayout()
 	var linkage map[uint64]string // Dyninst's names by stub address (x86-64)
 	if dyninstNames && img.Arch == AMD64 {
 		linkage = dyninstLinkage(f, img.Sections, ar)
@@ -41,21 +46,13 @@ func (img *Image) pltStubs(f *elf.File, dyninstNames bool) []*Func {
 		calledOnly := false // Dyninst's unnamed stubs (aarch64)
 		switch s.Name {
 		case ".plt":
-			// PLT0, the resolver trampoline, is no procedure: one entry on
-			// x86-64, 32 bytes (8 instructions) on aarch64.
-			entSize, first = 16, 16
-			switch img.Arch {
-			case AMD64:
-			case ARM64:
-				first = 32
-				if dyninstNames {
-					names, calledOnly = nil, true
-				}
-			default:
-				continue // other architectures' PLT layouts are not decoded yet
+			// PLT0, the resolver trampoline, is no procedure.
+			entSize, first = pl.Entry, pl.Header
+			if img.Arch == ARM64 && dyninstNames {
+				names, calledOnly = nil, true
 			}
 		case ".plt.sec":
-			entSize = 16
+			entSize = pl.SecEntry
 		case ".plt.got":
 			entSize = 8
 			if sh := f.Section(s.Name); sh != nil && sh.Entsize > 0 {
@@ -64,7 +61,7 @@ func (img *Image) pltStubs(f *elf.File, dyninstNames bool) []*Func {
 			names = nil
 			if uint64(len(s.Data)) > entSize {
 				if globDat == nil {
-					globDat = gotRelocs(f, elf.R_X86_64_GLOB_DAT)
+					globDat = gotRelocs(f, globData)
 				}
 				names = globDat
 			}
@@ -133,10 +130,23 @@ func (img *Image) branchTargets(ar isa.Arch, s *Section) map[uint64]bool {
 	return out
 }
 
+// GOT relocation kinds gotRelocs reads.
+const (
+	jumpSlot = iota // a PLT stub's slot
+	globData        // a GOT slot of data or a .plt.got stub
+)
+
+// gotRelocTypes are the relocation types of the kinds, on the machines
+// whose dynamic relocations are told apart by type; on the others every
+// relocation of .rela.plt counts (as a jump slot).
+var gotRelocTypes = map[elf.Machine][2]uint32{
+	elf.EM_X86_64: {uint32(elf.R_X86_64_JMP_SLOT), uint32(elf.R_X86_64_GLOB_DAT)},
+}
+
 // gotRelocs maps GOT slot addresses to the symbol that the dynamic
-// relocations of type typ (x86-64) name: JUMP_SLOT in .rela.plt, GLOB_DAT in
-// .rela.dyn. On other machines every relocation of .rela.plt counts.
-func gotRelocs(f *elf.File, typ elf.R_X86_64) map[uint64]string {
+// relocations of kind k name: JUMP_SLOT in .rela.plt, GLOB_DAT in
+// .rela.dyn (see gotRelocTypes).
+func gotRelocs(f *elf.File, k int) map[uint64]string {
 	out := map[uint64]string{}
 	dyn, _ := f.DynamicSymbols()
 	for _, sec := range f.Sections {
@@ -146,7 +156,8 @@ func gotRelocs(f *elf.File, typ elf.R_X86_64) map[uint64]string {
 		if sec.Type != elf.SHT_RELA || sec.Flags&elf.SHF_ALLOC == 0 || !strings.HasPrefix(sec.Name, ".rela") {
 			continue
 		}
-		if f.Machine != elf.EM_X86_64 && !strings.HasPrefix(sec.Name, ".rela.plt") {
+		types, typed := gotRelocTypes[f.Machine]
+		if !typed && !strings.HasPrefix(sec.Name, ".rela.plt") {
 			continue
 		}
 		data, err := sec.Data()
@@ -154,7 +165,7 @@ func gotRelocs(f *elf.File, typ elf.R_X86_64) map[uint64]string {
 			continue
 		}
 		eachRela(data, func(r rela) {
-			if f.Machine == elf.EM_X86_64 && elf.R_X86_64(r.typ) != typ {
+			if typed && r.typ != types[k] {
 				return
 			}
 			if r.sym == 0 || int(r.sym) > len(dyn) {

@@ -14,32 +14,15 @@ import (
 // jumps there (isa's PLTSlot reads the shape), and the slot's JUMP_SLOT
 // relocation names the function: calloc's stub is calloc@plt.
 
-// maxStubInsts bounds the walk from a stub's entry to its bctr.
-const maxStubInsts = 8
-
-// ppc64Stubs finds the PLT call stubs of a ppc64 image by their code, each
-// a procedure from its entry to its bctr.
-func (img *Image) ppc64Stubs(f *elf.File, ar isa.Arch) []*Func {
-	slots := gotRelocs(f, 0)
+// codeStubs names the PLT call stubs an instruction set finds in the code
+// (isa.StubFinder), each a procedure from its entry to its bctr.
+func (img *Image) codeStubs(f *elf.File, sf isa.StubFinder) []*Func {
+	slots := gotRelocs(f, jumpSlot)
 	var out []*Func
 	for _, s := range img.Sections {
-		for off := uint64(0); off+12 <= uint64(len(s.Data)); off += 4 {
-			addr := s.Addr + off
-			slot, ok := ar.PLTSlot(s.Data[off:], addr)
-			name := slots[slot]
-			if !ok || name == "" {
-				continue // not a stub, or a long-branch stub to local code
-			}
-			end := addr
-			for k := 0; k < maxStubInsts; k++ {
-				in := ar.Decode(img.Bytes(end, s.End()), end)
-				end = in.End()
-				if in.Kind == isa.IndirectJump || in.Kind == isa.Invalid {
-					break
-				}
-			}
-			out = append(out, &Func{Name: name + "@plt", Aliases: []string{name + "@plt"}, Addr: addr, End: end, PLT: true, Sized: true})
-			off = end - s.Addr - 4
+		for _, st := range sf.CodeStubs(img, s.Data, s.Addr, func(slot uint64) bool { return slots[slot] != "" }) {
+			name := slots[st.Slot]
+			out = append(out, &Func{Name: name + "@plt", Aliases: []string{name + "@plt"}, Addr: st.Addr, End: st.End, PLT: true, Sized: true})
 		}
 	}
 	return out
@@ -62,7 +45,7 @@ func (img *Image) ppc64Stubs(f *elf.File, ar isa.Arch) []*Func {
 // It also lists the local entries calls reach (Image.DyninstEntries).
 func (img *Image) dyninstStubs(f *elf.File) {
 	ar := isa.ForTOC(f.Machine, img.TOC)
-	if f.Machine != elf.EM_PPC64 || ar == nil {
+	if _, ok := ar.(isa.StubFinder); !ok {
 		return
 	}
 	called := map[uint64]bool{}
@@ -123,7 +106,7 @@ func stubSymbolNames(f *elf.File) map[uint64]string {
 		}
 	}
 	relocated := map[string]bool{}
-	for _, name := range gotRelocs(f, 0) {
+	for _, name := range gotRelocs(f, jumpSlot) {
 		relocated[name] = true
 	}
 	count := map[string]int{}

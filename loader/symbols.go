@@ -37,9 +37,10 @@ type symInfo struct {
 func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool, bad *tally) {
 	byAddr := map[uint64]*symInfo{}
 	var toc uint64
+	sa := symbolABI(f.Machine)
 	add := func(syms []elf.Symbol, table, file string) {
 		for i, s := range syms {
-			if s.Name == ".TOC." && f.Machine == elf.EM_PPC64 {
+			if sa != nil && s.Name == sa.TOCSymbol() {
 				toc = s.Value
 			}
 			t := elf.ST_TYPE(s.Info)
@@ -67,7 +68,7 @@ func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool, bad *tally) {
 			if s.Size > si.size {
 				si.size = s.Size
 			}
-			if l := localEntry(f.Machine, s); l != 0 {
+			if l := localEntry(sa, s); l != 0 {
 				si.local = l
 			}
 		}
@@ -92,7 +93,7 @@ func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool, bad *tally) {
 		}
 		funcs = append(funcs, fn)
 	}
-	img.TOC = tocBase(f, toc)
+	img.TOC = tocBase(f, sa, toc)
 	for _, stub := range img.pltStubs(f, dyninstPLT) {
 		if _, dup := byAddr[stub.Addr]; !dup {
 			funcs = append(funcs, stub)

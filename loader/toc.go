@@ -1,40 +1,42 @@
 package loader
 
-import "debug/elf"
+import (
+	"debug/elf"
 
-// ppc64 ELFv2 specifics of symbols: the TOC base and local entry points.
+	"bloop/isa"
+)
 
-// tocOffset is where the linker puts the TOC base after the start of
-// .got, so that 16-bit offsets from r2 reach 64 KiB of it.
-const tocOffset = 0x8000
+// The symbols' ABI specifics (isa.SymbolABI, ppc64 ELFv2's): the TOC base
+// and local entry points.
 
-// tocBase is the TOC base of a ppc64 module: the .TOC. symbol (sym, 0
-// when absent), else .got + 0x8000 as the linker sets it; 0 on other
-// machines.
-func tocBase(f *elf.File, sym uint64) uint64 {
-	if f.Machine != elf.EM_PPC64 {
+// symbolABI is the instruction set's symbol ABI, nil when its symbols are
+// plain addresses.
+func symbolABI(m elf.Machine) isa.SymbolABI {
+	sa, _ := isa.For(m).(isa.SymbolABI)
+	return sa
+}
+
+// tocBase is the TOC base of a module whose ABI has one: the TOC symbol
+// (sym, 0 when absent), else where the linker puts it after .got; 0 on
+// other machines.
+func tocBase(f *elf.File, sa isa.SymbolABI, sym uint64) uint64 {
+	if sa == nil {
 		return 0
 	}
 	if sym != 0 {
 		return sym
 	}
 	if got := f.Section(".got"); got != nil {
-		return got.Addr + tocOffset
+		return sa.TOCFromGOT(got.Addr)
 	}
 	return 0
 }
 
-// localEntry is the local entry point of a ppc64 ELFv2 function symbol
-// (st_other bits 5-7 give its offset from the global entry: calls from the
-// same module, which share its TOC, enter there), else 0.
-func localEntry(m elf.Machine, s elf.Symbol) uint64 {
-	if m != elf.EM_PPC64 {
+// localEntry is the local entry point of a function symbol (calls from
+// the same module, which share its TOC, enter there), else 0.
+func localEntry(sa isa.SymbolABI, s elf.Symbol) uint64 {
+	if sa == nil {
 		return 0
 	}
-	v := s.Other >> 5 & 7
-	off := uint64(1) << v >> 2 << 2
-	if v < 2 || v == 7 {
-		return 0 // no local entry (7 is reserved)
-	}
-	return s.Value + off
+	return sa.LocalEntry(s.Value, s.Other)
 }

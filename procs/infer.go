@@ -1,6 +1,7 @@
 package procs
 
 import (
+	"slices"
 	"sort"
 
 	"bloop/isa"
@@ -18,30 +19,36 @@ func (f *finder) infer() {
 	}
 	var gaps []uint64
 	for _, g := range subtract(regions, f.frames) {
-		gaps = append(gaps, inferRegion(f.img, f.sweep(g), g, f.known)...)
+		gaps = append(gaps, inferRegion(f.img, f.arch, f.sweep(g), g, f.known)...)
 	}
 	for _, a := range gaps {
 		f.add(a, Gap)
 	}
 }
 
-// fill drops the regions that are only int3 or nop fill bytes: most of
-// the code between a kernel's symbols is (vmlinux: 4.5 MB in thousands of
-// gaps), and decoding it one byte at a time, twice, took seconds. They hold
-// no call and no start (inferRegion ignores all-padding sweeps).
+// fill drops the regions that are only fill bytes (x86-64's int3 and
+// nop, isa.FrameABI.Fill): most of the code between a kernel's symbols is
+// (vmlinux: 4.5 MB in thousands of gaps), and decoding it one byte at a
+// time, twice, took seconds. They hold no call and no start (inferRegion
+// ignores all-padding sweeps, which is how the fixed-width sets' padding
+// words go).
 func (f *finder) fill(rs []loader.Range) []loader.Range {
+	fill := f.framer.ABI().Fill
+	if len(fill) == 0 {
+		return rs
+	}
 	out := rs[:0]
 	for _, r := range rs {
-		if !onlyFill(f.img.Bytes(r.Lo, r.Hi)) {
+		if !onlyFill(f.img.Bytes(r.Lo, r.Hi), fill) {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-func onlyFill(b []byte) bool {
+func onlyFill(b, fill []byte) bool {
 	for _, c := range b {
-		if c != 0xcc && c != 0x90 {
+		if !slices.Contains(fill, c) {
 			return false
 		}
 	}
@@ -63,9 +70,9 @@ func (f *finder) uncovered() []loader.Range {
 	return subtract(code, f.covered)
 }
 
-func allPadding(insts []decoded) bool {
+func allPadding(insts []isa.SweepInst) bool {
 	for _, in := range insts {
-		if !in.op.Pad {
+		if !in.Op.Pad {
 			return false
 		}
 	}
@@ -100,13 +107,13 @@ func subtract(rs, cut []loader.Range) []loader.Range {
 // landing pads, stack frames). Starts from the other sources are kept
 // even inside protected intervals: they come from the file, not from
 // guessing.
-func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(uint64) bool) []uint64 {
+func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r loader.Range, known func(uint64) bool) []uint64 {
 	if allPadding(insts) {
 		return nil // most regions between symbols are alignment only
 	}
 	nextReal := func(i int) (int, bool) { // skip padding; report whether there was any
 		j := i
-		for j < len(insts) && insts[j].op.Pad {
+		for j < len(insts) && insts[j].Op.Pad {
 			j++
 		}
 		return j, j > i
@@ -114,19 +121,19 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 	var cands []uint64
 	var prot, conds, backs []loader.Range
 	first := uint64(0) // code right after a sized procedure: someone's start
-	if j, _ := nextReal(0); j < len(insts) && !known(insts[j].addr) {
-		first = insts[j].addr
+	if j, _ := nextReal(0); j < len(insts) && !known(insts[j].Addr) {
+		first = insts[j].Addr
 		cands = append(cands, first)
 	}
 	for i, in := range insts {
-		op, end := in.op, in.addr+uint64(in.op.Len)
+		op, end := in.Op, in.Addr+uint64(in.Op.Len)
 		switch op.Flow {
 		case isa.CondJump:
 			// A conditional jump stays inside its procedure, except for
 			// conditional tail calls to known entries.
 			if op.Target != 0 && !known(op.Target) && r.Lo <= op.Target && op.Target < r.Hi {
-				if op.Target > in.addr {
-					conds = append(conds, loader.Range{Lo: in.addr, Hi: op.Target + 1})
+				if op.Target > in.Addr {
+					conds = append(conds, loader.Range{Lo: in.Addr, Hi: op.Target + 1})
 				} else {
 					conds = append(conds, loader.Range{Lo: op.Target, Hi: end})
 				}
@@ -135,13 +142,13 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 			if op.Pad {
 				continue
 			}
-			if op.Flow == isa.Jump && r.Lo <= op.Target && op.Target < in.addr && !known(op.Target) {
+			if op.Flow == isa.Jump && r.Lo <= op.Target && op.Target < in.Addr && !known(op.Target) {
 				backs = append(backs, loader.Range{Lo: op.Target, Hi: end})
 			}
 			if op.Flow == isa.IndirectJump {
 				// A jump table's targets belong to the jumping procedure.
-				if ts := tableTargets(img, insts, i, r); len(ts) > 0 {
-					lo, hi := in.addr, end
+				if ts := isa.SweepTable(ar, img, insts, i, r.Lo, r.Hi); len(ts) > 0 {
+					lo, hi := in.Addr, end
 					for _, t := range ts {
 						lo, hi = min(lo, t), max(hi, t+1)
 					}
@@ -149,15 +156,25 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 					continue
 				}
 			}
-			if j, _ := nextReal(i + 1); j < len(insts) {
-				cands = append(cands, insts[j].addr)
+			// A jump over padding to the code after it ends nothing (on the
+			// fixed-width sets: x86-64's inference stays as its figures in
+			// the README were measured, 5 such starts in the corpus).
+			overPad := op.Flow == isa.Jump && ar.Align() > 1
+			if j, _ := nextReal(i + 1); j < len(insts) && !(overPad && op.Target == insts[j].Addr) {
+				cands = append(cands, insts[j].Addr)
 			}
 		case isa.Call, isa.IndirectCall:
 			// A call that does not return may end a procedure: infer a start
 			// when what follows is padded to alignment or marked by endbr64.
-			if j, padded := nextReal(i + 1); j < len(insts) {
-				a := insts[j].addr
-				if insts[j].op.Endbr || padded && a%16 == 0 || a%16 == 0 && looksLikeEntry(insts[j].op) || noReturn(img, op.Target) {
+			// The call's own slot after it (ppc64's TOC restore, a nop when
+			// the callee shares the TOC) is neither padding nor a start.
+			k := i + 1
+			if k < len(insts) && isa.CallSlot(ar, insts[k].Op) {
+				k++
+			}
+			if j, padded := nextReal(k); j < len(insts) {
+				a := insts[j].Addr
+				if insts[j].Op.Endbr || padded && a%16 == 0 || a%16 == 0 && looksLikeEntry(insts[j].Op) || noReturn(img, op.Target) {
 					cands = append(cands, a)
 				}
 			}
@@ -174,8 +191,8 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 	}
 	var strong []uint64
 	for i, in := range insts {
-		if isCand[in.addr] && in.addr%16 == 0 && looksLikeEntry(in.op) && (i == 0 || insts[i-1].op.Pad) {
-			strong = append(strong, in.addr)
+		if isCand[in.Addr] && in.Addr%16 == 0 && looksLikeEntry(in.Op) && (i == 0 || insts[i-1].Op.Pad) {
+			strong = append(strong, in.Addr)
 		}
 	}
 	for _, c := range conds {
@@ -215,14 +232,14 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 	for changed := true; changed; {
 		changed = false
 		for _, in := range insts {
-			if in.op.Flow != isa.Jump || in.op.Target >= in.addr || in.op.Target < r.Lo {
+			if in.Op.Flow != isa.Jump || in.Op.Target >= in.Addr || in.Op.Target < r.Lo {
 				continue
 			}
-			if k := sort.Search(len(strong), func(k int) bool { return strong[k] > in.op.Target }); k < len(strong) && strong[k] <= in.addr {
+			if k := sort.Search(len(strong), func(k int) bool { return strong[k] > in.Op.Target }); k < len(strong) && strong[k] <= in.Addr {
 				continue
 			}
-			if k := find(prot, in.op.Target); k >= 0 && prot[k].Hi < in.addr+uint64(in.op.Len) {
-				prot[k].Hi = in.addr + uint64(in.op.Len)
+			if k := find(prot, in.Op.Target); k >= 0 && prot[k].Hi < in.Addr+uint64(in.Op.Len) {
+				prot[k].Hi = in.Addr + uint64(in.Op.Len)
 				prot = loader.MergeRanges(prot)
 				changed = true
 			}
@@ -247,15 +264,15 @@ func inferRegion(img *loader.Image, insts []decoded, r loader.Range, known func(
 // A .cold part starts the same way, but its hot part jumps back to it
 // (gcc places cold parts first); it stays, as does first, the code right
 // after a sized procedure, which belongs to no other.
-func dropNonEntries(insts []decoded, cands []uint64, first uint64, known func(uint64) bool) []uint64 {
+func dropNonEntries(insts []isa.SweepInst, cands []uint64, first uint64, known func(uint64) bool) []uint64 {
 	isCand := make(map[uint64]bool, len(cands))
 	for _, c := range cands {
 		isCand[c] = true
 	}
 	jumpedBack := map[uint64]bool{}
 	for _, in := range insts {
-		if k := in.op.Flow; (k == isa.Jump || k == isa.CondJump) && in.op.Target < in.addr && isCand[in.op.Target] {
-			jumpedBack[in.op.Target] = true
+		if k := in.Op.Flow; (k == isa.Jump || k == isa.CondJump) && in.Op.Target < in.Addr && isCand[in.Op.Target] {
+			jumpedBack[in.Op.Target] = true
 		}
 	}
 	out := cands[:0]
@@ -265,9 +282,9 @@ func dropNonEntries(insts []decoded, cands []uint64, first uint64, known func(ui
 			out = append(out, c)
 			continue
 		}
-		op := insts[i].op
+		op := insts[i].Op
 		if op.Endbr && i+1 < len(insts) {
-			op = insts[i+1].op
+			op = insts[i+1].Op
 		}
 		epilogue := op.AddSP || op.Frame == isa.PopBP || op.Frame == isa.Leave || op.Frame == isa.SPAdd && op.Imm > 0
 		midJump := op.Flow == isa.Jump && op.Target != 0 && !known(op.Target) && !isCand[op.Target]
@@ -281,9 +298,9 @@ func dropNonEntries(insts []decoded, cands []uint64, first uint64, known func(ui
 // instAt is the index of the instruction at a in insts (sorted by
 // address), searched rather than indexed in a map: a region can hold
 // millions of instructions.
-func instAt(insts []decoded, a uint64) (int, bool) {
-	i := sort.Search(len(insts), func(i int) bool { return insts[i].addr >= a })
-	return i, i < len(insts) && insts[i].addr == a
+func instAt(insts []isa.SweepInst, a uint64) (int, bool) {
+	i := sort.Search(len(insts), func(i int) bool { return insts[i].Addr >= a })
+	return i, i < len(insts) && insts[i].Addr == a
 }
 
 // noReturn reports whether target is a procedure that never returns,
@@ -307,17 +324,17 @@ func looksLikeEntry(op isa.FrameOp) bool {
 // each kind is found once per segment: code with few such starts (a
 // stripped Go binary: 4 million instructions, no endbr64 or push rbp at
 // entries) made a search from every allocation quadratic.
-func frameIntervals(insts []decoded, cands []uint64, prot []loader.Range) []loader.Range {
+func frameIntervals(insts []isa.SweepInst, cands []uint64, prot []loader.Range) []loader.Range {
 	strong := map[uint64]bool{}
 	for _, c := range cands {
-		if i, ok := instAt(insts, c); ok && find(prot, c) < 0 && looksLikeEntry(insts[i].op) {
+		if i, ok := instAt(insts, c); ok && find(prot, c) < 0 && looksLikeEntry(insts[i].Op) {
 			strong[c] = true
 		}
 	}
 	var out []loader.Range
 	for lo := 0; lo < len(insts); {
 		hi := lo + 1
-		for hi < len(insts) && !strong[insts[hi].addr] {
+		for hi < len(insts) && !strong[insts[hi].Addr] {
 			hi++
 		}
 		out = appendFrameIntervals(out, insts[lo:hi])
@@ -328,11 +345,11 @@ func frameIntervals(insts []decoded, cands []uint64, prot []loader.Range) []load
 
 // appendFrameIntervals adds the frame intervals of one segment: from each
 // allocation or frame setup to the last matching release after it.
-func appendFrameIntervals(out []loader.Range, seg []decoded) []loader.Range {
+func appendFrameIntervals(out []loader.Range, seg []isa.SweepInst) []loader.Range {
 	lastAdd := map[int64]int{} // add rsp,n by -n (the matching sub's n)
 	lastLeave, lastLoad := -1, -1
 	for j, in := range seg {
-		o := in.op
+		o := in.Op
 		if o.AddSP {
 			lastAdd[-o.Imm] = j
 		}
@@ -344,7 +361,7 @@ func appendFrameIntervals(out []loader.Range, seg []decoded) []loader.Range {
 		}
 	}
 	for i, in := range seg {
-		op := in.op
+		op := in.Op
 		j := -1
 		switch {
 		case op.SubSP:
@@ -360,7 +377,7 @@ func appendFrameIntervals(out []loader.Range, seg []decoded) []loader.Range {
 		}
 		if j > i {
 			// The allocating instruction may itself be a procedure's first.
-			out = append(out, loader.Range{Lo: in.addr + 1, Hi: seg[j].addr + uint64(seg[j].op.Len)})
+			out = append(out, loader.Range{Lo: in.Addr + 1, Hi: seg[j].Addr + uint64(seg[j].Op.Len)})
 		}
 	}
 	return out

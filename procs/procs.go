@@ -91,7 +91,9 @@ func (t *Table) Counts() [NumSources]int {
 // finder collects starts from all sources.
 type finder struct {
 	img     *loader.Image
+	arch    isa.Arch
 	framer  isa.Framer        // the instruction set's frame decoder; nil when it has none
+	stubs   isa.LinkerStubs   // linker code that is no procedure; nil: none known
 	src     map[uint64]Source // every start found, with its first source
 	funcs   map[uint64]*loader.Func
 	covered []loader.Range    // symbol extents: no other start inside
@@ -111,10 +113,10 @@ func Find(img *loader.Image, opt Options) *Table {
 	}
 	f.covered = loader.MergeRanges(f.covered)
 	// Inference reads prologues and epilogues: the architectures
-	// without a frame decoder keep their symbols' procedures only (their
-	// linker stubs are not told from procedures yet either: ppc64's glink
-	// resolver lies in .text and has an FDE).
-	if fr, ok := isa.For(img.Machine).(isa.Framer); ok {
+	// without a frame decoder keep their symbols' procedures only.
+	f.arch = isa.ForTOC(img.Machine, img.TOC)
+	f.stubs, _ = f.arch.(isa.LinkerStubs)
+	if fr, ok := f.arch.(isa.Framer); ok {
 		f.framer = fr
 		f.hints()
 		f.infer()
@@ -160,6 +162,9 @@ func (f *finder) symbolNear(r loader.Range) bool {
 // a symbol's extent, or was found before; it reports whether it was new.
 func (f *finder) add(a uint64, s Source) bool {
 	if _, ok := f.src[a]; ok || !f.img.IsCode(a) || inside(f.covered, a) {
+		return false
+	}
+	if f.stubs != nil && f.stubs.LinkerStub(f.img, a) {
 		return false
 	}
 	f.src[a] = s

@@ -10,6 +10,7 @@ package profile
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -104,6 +105,11 @@ type Options struct {
 	// ModuleDirs are searched, by base name, for a perf.data file's
 	// module whose recorded path holds another build (by build-id).
 	ModuleDirs []string
+	// Sysroot is a directory holding the recording machine's files at
+	// their paths, as perf's --symfs: a module mapped from /usr/lib/x.so
+	// is read from Sysroot/usr/lib/x.so when that exists (a recording
+	// made on an aarch64 or ppc64le machine, reported on another).
+	Sysroot string
 }
 
 // Profile is an attributed recording.
@@ -189,7 +195,12 @@ func Build(path string, opt Options) (*Profile, error) {
 		}
 		lms = append(lms, indexDoc(doc)...)
 	}
-	sp := newSpace(loader.Options{DebugDirs: opt.DebugDirs})
+	debugDirs := opt.DebugDirs
+	if opt.Sysroot != "" {
+		// The recording machine's separate debug files (-dbgsym packages).
+		debugDirs = append(debugDirs[:len(debugDirs):len(debugDirs)], filepath.Join(opt.Sysroot, "usr/lib/debug"))
+	}
+	sp := newSpace(loader.Options{DebugDirs: debugDirs})
 	p.sp = sp
 	defer sp.close()
 	// Pass 1: everything but the samples (mappings come before the samples
@@ -225,7 +236,7 @@ func Build(path string, opt Options) (*Profile, error) {
 	if err := p.selectEvent(path, opt.Event); err != nil {
 		return nil, err
 	}
-	sp.moduleDirs = opt.ModuleDirs
+	sp.moduleDirs, sp.sysroot = opt.ModuleDirs, opt.Sysroot
 	// Replay mappings and forks in time order: a child process inherits
 	// the mappings its parent had when it forked.
 	sort.SliceStable(forks, func(i, j int) bool { return forks[i].Time < forks[j].Time })

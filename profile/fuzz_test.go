@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,6 +22,12 @@ func FuzzRecording(f *testing.F) {
 	bin, _ := filepath.Abs("../testdata/bin/recur-gcc12-O2")
 	f.Add(fuzzSeedRecording(f, bin, 0))
 	f.Add(fuzzSeedRecording(f, bin, 12))
+	// An aarch64 recording: samples with their link register (kind 11).
+	a64, _ := filepath.Abs("../testdata/prof/cross/sampled-arm64")
+	if rec, _ := crossRecording(f, a64, a64); rec != "" {
+		b, _ := os.ReadFile(rec)
+		f.Add(b)
+	}
 	dir := f.TempDir()
 	// The module's analysis comes from a cache after the first input: the
 	// binary is not what is fuzzed here, and its analysis would be most of

@@ -57,6 +57,8 @@ type space struct {
 	// files are where modules are read when not at their recorded path
 	// (a measurement directory's moved vdso copy, a module directory).
 	files map[string]string
+	// sysroot holds the recording machine's files (Options.Sysroot).
+	sysroot string
 }
 
 func newSpace(opt loader.Options) *space {
@@ -75,6 +77,10 @@ func (s *space) module(path string) *Module {
 	file := path
 	if f, ok := s.files[path]; ok {
 		file = f
+	} else if s.sysroot != "" && filepath.IsAbs(path) {
+		if alt := filepath.Join(s.sysroot, path); fileExists(alt) {
+			file = alt
+		}
 	}
 	if data, ok := s.blobs[path]; ok {
 		// A module without a file (the vdso): analyse the stored image.

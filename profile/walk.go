@@ -52,7 +52,7 @@ func (sp *space) unwindSample(s *sample.Sample) unwound {
 
 // unwindFrames is unwindSample's walk over the stack copy mem.
 func (sp *space) unwindFrames(s *sample.Sample, mem unwind.Memory) (frames []Frame, out Outcome, reason string, fpSteps int) {
-	f := unwind.Frame{PC: s.IP, SP: s.SP, BP: s.BP, DI: s.DI, HasDI: s.HasDI}
+	f := unwind.Frame{PC: s.IP, SP: s.SP, BP: s.BP, DI: s.DI, HasDI: s.HasDI, LR: s.LR, HasLR: s.HasLR}
 	// interrupted: f.PC is an instruction that was about to run (the
 	// sampled one, or one a signal interrupted), not a return address.
 	interrupted := true
@@ -89,7 +89,7 @@ func (sp *space) unwindFrames(s *sample.Sample, mem unwind.Memory) (frames []Fra
 			// word above SP that is one.
 			fpSteps++
 			callee := procStart(mod, addr)
-			next, err = fpStep(f, mem)
+			next, err = fpStep(mod, f, mem)
 			if err != nil || !sp.returnAddress(s, next.PC, mod, callee) {
 				next, err = sp.scanStep(s, f, mem, mod, callee)
 			}
@@ -101,6 +101,10 @@ func (sp *space) unwindFrames(s *sample.Sample, mem unwind.Memory) (frames []Fra
 			return frames, Failed, "frame far outside the stack", fpSteps
 		case err != nil:
 			return frames, Failed, err.Error(), fpSteps
+		case next.PC == 0 && nullChain(mod, next, mem):
+			// ppc64's _start jumps to __libc_start_main with LR 0 and a
+			// null back chain: that frame is the outermost.
+			return frames, Complete, "", fpSteps
 		case next.PC == 0:
 			return frames, Failed, "return address 0 before an entry point", fpSteps
 		}
@@ -117,11 +121,17 @@ func (sp *space) fpUnwind(s *sample.Sample) Outcome {
 	if mod, addr, ok := sp.lookup(s.Pid, f.PC, s.Time); ok && isEntry(mod, addr) {
 		return Complete
 	}
+	var first *Module // the sampled module: its instruction set's frame chain
+	if mod, _, ok := sp.lookup(s.Pid, f.PC, s.Time); ok {
+		first = mod
+	}
 	for depth := 0; depth < maxDepth; depth++ {
-		next, err := fpStep(f, mem)
+		next, err := fpStep(first, f, mem)
 		switch {
 		case errors.Is(err, unwind.ErrTruncated) && nearStack(s, f) && f.BP-f.SP < maxStackSpan:
 			return Truncated
+		case err == nil && next.PC == 0 && first != nil && nullChain(first, next, mem):
+			return Complete // ppc64's outermost frame, as in unwindFrames
 		case err != nil || next.PC == 0:
 			return Failed
 		}
@@ -215,8 +225,14 @@ func (sp *space) returnAddress(s *sample.Sample, w uint64, cm *Module, callee ui
 	if !ok || tm.Img == nil {
 		return false
 	}
+	if ge, ok := ar.(isa.GlobalEntries); ok {
+		ta = ge.GlobalEntry(tm.Img, ta) // a ppc64 call enters past the TOC setup
+	}
 	if tm == cm && ta == callee {
 		return true
+	}
+	if fn := tm.Img.FuncAt(ta); fn != nil && fn.PLT && fn.Addr == ta {
+		return true // a PLT stub in the code (ppc64's)
 	}
 	sec := tm.Img.SectionAt(ta)
 	return sec != nil && strings.HasPrefix(sec.Name, ".plt")
@@ -247,13 +263,34 @@ func (sp *space) sigreturnAt(s *sample.Sample, pc uint64) bool {
 }
 
 // fpStep follows the frame-pointer chain: [BP] is the caller's BP, [BP+8]
-// the return address.
-func fpStep(f unwind.Frame, mem unwind.Memory) (unwind.Frame, error) {
+// the return address (x86-64, and aarch64's frame records); on ppc64,
+// whose ABI has no frame pointer, the back chain: [SP] is the caller's
+// SP, the return address is in its LR save word at +16.
+func fpStep(m *Module, f unwind.Frame, mem unwind.Memory) (unwind.Frame, error) {
+	if m != nil && m.Img != nil {
+		if fr, ok := isa.For(m.Img.Machine).(isa.Framer); ok && fr.ABI().BackChain {
+			return unwind.BackChainStep(f, mem)
+		}
+	}
 	if f.BP < f.SP {
 		return unwind.Frame{}, unwind.ErrBadFrame
 	}
 	r := unwind.Recipe{CFA: unwind.RegBP, CFAOff: 16, RAOff: -8, BPSaved: true, BPOff: -16}
 	return r.Step(f, mem)
+}
+
+// nullChain reports whether the caller's frame next, under m's ABI, holds
+// the null back chain that marks the outermost frame.
+func nullChain(m *Module, next unwind.Frame, mem unwind.Memory) bool {
+	if m.Img == nil {
+		return false
+	}
+	fr, ok := isa.For(m.Img.Machine).(isa.Framer)
+	if !ok || !fr.ABI().BackChain {
+		return false
+	}
+	w, ok := mem(next.SP)
+	return ok && w == 0
 }
 
 // maxStackSpan is how far above the sampled SP a frame may plausibly lie
@@ -321,7 +358,7 @@ func aboutToStart(m *Module, addr uint64) bool {
 	}
 	ar := isa.For(m.Img.Machine)
 	fr, ok := ar.(isa.Framer)
-	if !ok || !bytes.Contains(m.Img.Bytes(addr-48, addr), fr.ClearFP()) {
+	if !ok || len(fr.ClearFP()) == 0 || !bytes.Contains(m.Img.Bytes(addr-48, addr), fr.ClearFP()) {
 		return false
 	}
 	for a, i := addr, 0; i < 3; i++ {
@@ -359,14 +396,15 @@ func isRoot(m *Module, addr uint64) bool {
 			}
 		}
 	}
-	// An indirect call (call *%reg) ends at addr+1, after code that clears
-	// the frame pointer.
+	// An indirect call to a register (x86-64's 2-byte call *%reg, any
+	// on the fixed-width sets) ends at addr+1, after code that clears the
+	// frame pointer.
 	ar := isa.For(m.Img.Machine)
 	fr, ok := ar.(isa.Framer)
-	if !ok || addr < 48 {
+	if !ok || addr < 48 || len(fr.ClearFP()) == 0 {
 		return false
 	}
-	if call, ok := isa.CallBefore(ar, m.Img, addr+1); !ok || call.Kind != isa.IndirectCall || call.Len != 2 {
+	if call, ok := isa.CallBefore(ar, m.Img, addr+1); !ok || call.Kind != isa.IndirectCall || call.Len != 2 && ar.Align() == 1 {
 		return false
 	}
 	return bytes.Contains(m.Img.Bytes(addr-48, addr), fr.ClearFP())

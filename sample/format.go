@@ -45,6 +45,10 @@ import (
 //	10 Status signal u32, coreDumped u32, name string: the program was
 //	         killed by that signal (SIGSEGV); written after Stats, whose
 //	         exitCode is then -1. No Status: it exited with exitCode.
+//	11 SampleLR  a Sample of a machine with a link register (aarch64's
+//	         x30, ppc64's LR), which holds a leaf's return address: the
+//	         Sample payload with lr u64 after di. Readers that skip it
+//	         lose samples they could not unwind.
 //
 // Unknown kinds are skipped by readers, so later versions may add kinds;
 // a change to an existing payload bumps the version.
@@ -68,16 +72,17 @@ const DefaultStack = 32768
 
 // Record kinds.
 const (
-	KindMeta   = 1
-	KindMmap   = 2
-	KindComm   = 3
-	KindFork   = 4
-	KindExit   = 5
-	KindSample = 6
-	KindLost   = 7
-	KindStats  = 8
-	KindBlob   = 9
-	KindStatus = 10
+	KindMeta     = 1
+	KindMmap     = 2
+	KindComm     = 3
+	KindFork     = 4
+	KindExit     = 5
+	KindSample   = 6
+	KindLost     = 7
+	KindStats    = 8
+	KindBlob     = 9
+	KindStatus   = 10
+	KindSampleLR = 11
 )
 
 // Meta describes the recording.
@@ -134,8 +139,13 @@ type Sample struct {
 	// DI is the sampled frame's rdi: where glibc's vfork keeps its
 	// return address while the call is in the kernel. HasDI: it was
 	// recorded (not by version 1 recordings, nor every perf.data file).
-	DI        uint64
-	HasDI     bool
+	DI    uint64
+	HasDI bool
+	// LR is the link register of the machines that have one (aarch64's
+	// x30, ppc64's LR): the return address of a leaf, or of a procedure
+	// before its prologue saves it. HasLR: recorded.
+	LR        uint64
+	HasLR     bool
 	StackSize uint32 // bytes requested
 	Stack     []byte // bytes copied (fewer at the top of the stack)
 
@@ -300,7 +310,11 @@ func (w *Writer) Task(kind byte, t Task) error {
 
 // Sample writes a sample (s may be reused after the call).
 func (w *Writer) Sample(s *Sample) error {
-	w.begin(KindSample)
+	if s.HasLR {
+		w.begin(KindSampleLR)
+	} else {
+		w.begin(KindSample)
+	}
 	w.u32(s.Pid)
 	w.u32(s.Tid)
 	w.u64(s.Time)
@@ -308,6 +322,9 @@ func (w *Writer) Sample(s *Sample) error {
 	w.u64(s.SP)
 	w.u64(s.BP)
 	w.u64(s.DI)
+	if s.HasLR {
+		w.u64(s.LR)
+	}
 	w.u32(s.StackSize)
 	p := w.prev[s.Tid]
 	if p == nil {
@@ -512,10 +529,13 @@ func Scan(r io.Reader, f func(any) error) error {
 			} else {
 				v = Exit(t)
 			}
-		case KindSample:
+		case KindSample, KindSampleLR:
 			s := &Sample{Pid: d.u32(), Tid: d.u32(), Time: d.u64(), IP: d.u64(), SP: d.u64(), BP: d.u64()}
 			if version >= 2 {
 				s.DI, s.HasDI = d.u64(), true
+			}
+			if rh[0] == KindSampleLR {
+				s.LR, s.HasLR = d.u64(), true
 			}
 			s.StackSize = d.u32()
 			shared := d.u32()

@@ -288,3 +288,35 @@ func TestReadVersion1(t *testing.T) {
 		t.Fatalf("version 1: %v, %+v", err, got)
 	}
 }
+
+// TestRoundTripLR: samples of a machine with a link register keep it
+// (kind 11), and share their stack tops with the thread's other samples
+// as plain ones do.
+func TestRoundTripLR(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	stack := bytes.Repeat([]byte{7}, 64)
+	in := []Sample{
+		{Pid: 1, Tid: 1, Time: 1, IP: 0x400100, SP: 0x7f00, BP: 0x7f40, HasDI: true, LR: 0x400200, HasLR: true, StackSize: 64, Stack: stack},
+		{Pid: 1, Tid: 1, Time: 2, IP: 0x400104, SP: 0x7f00, BP: 0x7f40, HasDI: true, StackSize: 64, Stack: stack},
+		{Pid: 1, Tid: 1, Time: 3, IP: 0x400108, SP: 0x7f00, BP: 0x7f40, HasDI: true, LR: 0x400300, HasLR: true, StackSize: 64, Stack: stack},
+	}
+	for i := range in {
+		w.Sample(&in[i])
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var got []Sample
+	if err := Scan(&buf, func(v any) error {
+		if s, ok := v.(*Sample); ok {
+			got = append(got, *s)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, in) {
+		t.Errorf("got  %+v\nwant %+v", got, in)
+	}
+}

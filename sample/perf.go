@@ -23,14 +23,16 @@ type BuildID struct {
 	ID   []byte
 }
 
-// x86-64 perf register numbers (perf_regs.h), for perf.data files of any
-// host: DI, BP, SP and IP.
-const (
-	x86RegDI = 5 // vfork's return address, while it is in the kernel
-	x86RegBP = 6
-	x86RegSP = 7
-	x86RegIP = 8
-)
+// perfRegs are the perf register numbers (each architecture's
+// perf_regs.h) of the registers the unwinder starts from, by perf's name
+// of the recording machine (uname -m, HEADER_ARCH), for perf.data files of
+// any host; -1: none. di is x86-64's rdi (vfork's return address while
+// it is in the kernel), lr the link register.
+var perfRegs = map[string]struct{ ip, sp, bp, di, lr int }{
+	"x86_64":  {ip: 8, sp: 7, bp: 6, di: 5, lr: -1},
+	"aarch64": {ip: 32, sp: 31, bp: 29, di: -1, lr: 30},
+	"ppc64le": {ip: 32, sp: 1, bp: 31, di: -1, lr: 36},
+}
 
 // IsPerfFile reports whether the file at path is perf's (by its first
 // bytes) rather than a bloop recording.
@@ -85,7 +87,10 @@ func ScanPerf(path string, f func(any) error) error {
 			}
 		}
 	}
-	conv := perfConverter{file: pf, x86: pf.Features.Arch == "" || pf.Features.Arch == "x86_64"}
+	conv := perfConverter{file: pf, arch: pf.Features.Arch}
+	if conv.arch == "" {
+		conv.arch = "x86_64" // files without HEADER_ARCH: perf's default
+	}
 	if err := pf.Records(func(r perfevent.Record) error { return conv.record(r, f) }); err != nil {
 		return err
 	}
@@ -119,7 +124,7 @@ func perfMeta(pf *perfevent.File) Meta {
 // perfConverter turns a perf.data file's records into a recording's.
 type perfConverter struct {
 	file  *perfevent.File
-	x86   bool // the registers are x86-64's
+	arch  string // perf's name of the recording machine (perfRegs)
 	s     Sample
 	chain []uint64
 }
@@ -169,18 +174,20 @@ func (c *perfConverter) sample(r *perfevent.Sample) *Sample {
 	if r.Event.Attr.SampleType&perfevent.SamplePeriod == 0 {
 		s.Period = r.Event.Attr.SamplePeriod // a fixed period (perf record -c)
 	}
-	if !c.x86 || r.RegsABI == 0 {
+	regs, known := perfRegs[c.arch]
+	if !known || r.RegsABI == 0 {
 		return s
 	}
 	mask := r.Event.Attr.SampleRegsUser
-	bp, ok1 := regAt(mask, r.Regs, x86RegBP)
-	sp, ok2 := regAt(mask, r.Regs, x86RegSP)
-	ip, ok3 := regAt(mask, r.Regs, x86RegIP)
+	bp, ok1 := regAt(mask, r.Regs, regs.bp)
+	sp, ok2 := regAt(mask, r.Regs, regs.sp)
+	ip, ok3 := regAt(mask, r.Regs, regs.ip)
 	if ok1 && ok2 && ok3 && r.Event.Attr.SampleType&perfevent.SampleStackUser != 0 {
 		// The unwinder starts from the user registers, below the
 		// kernel's frames of a sample taken in the kernel.
 		s.BP, s.SP, s.IP, s.NoRegs = bp, sp, ip, false
-		s.DI, s.HasDI = regAt(mask, r.Regs, x86RegDI)
+		s.DI, s.HasDI = regAt(mask, r.Regs, regs.di)
+		s.LR, s.HasLR = regAt(mask, r.Regs, regs.lr)
 		s.StackSize, s.Stack = uint32(min(r.StackSize, 1<<31)), r.Stack
 	}
 	return s
@@ -200,12 +207,12 @@ func (c *perfConverter) kernelChain(r *perfevent.Sample) []uint64 {
 
 // regAt picks register reg from a register block written for mask: the
 // kernel writes the selected registers in ascending number order.
-func regAt(mask uint64, regs []uint64, reg uint) (uint64, bool) {
-	if mask&(1<<reg) == 0 {
+func regAt(mask uint64, regs []uint64, reg int) (uint64, bool) {
+	if reg < 0 || reg > 63 || mask&(1<<reg) == 0 {
 		return 0, false
 	}
 	i := 0
-	for b := uint(0); b < reg; b++ {
+	for b := 0; b < reg; b++ {
 		if mask&(1<<b) != 0 {
 			i++
 		}
@@ -254,6 +261,9 @@ func ScanAnyReader(data []byte, f func(any) error) error {
 	if err := f(perfMeta(pf)); err != nil {
 		return err
 	}
-	conv := perfConverter{file: pf, x86: true}
+	conv := perfConverter{file: pf, arch: pf.Features.Arch}
+	if conv.arch == "" {
+		conv.arch = "x86_64"
+	}
 	return pf.Records(func(r perfevent.Record) error { return conv.record(r, f) })
 }

@@ -52,7 +52,7 @@ func (o *Options) defaults() error {
 // opening (and closing) the default event on this process.
 func Available() error {
 	if !archOK {
-		return errors.New("recording supports x86-64 only")
+		return errors.New("recording supports x86-64, aarch64 and ppc64le only")
 	}
 	cpus, err := onlineCPUs()
 	if err != nil {
@@ -76,7 +76,7 @@ func Record(out io.Writer, argv []string, opt Options) (Stats, error) {
 		return Stats{}, errors.New("no program to run")
 	}
 	if !archOK {
-		return Stats{}, errors.New("recording supports x86-64 only")
+		return Stats{}, errors.New("recording supports x86-64, aarch64 and ppc64le only")
 	}
 	if err := opt.defaults(); err != nil {
 		return Stats{}, err
@@ -272,8 +272,7 @@ func (c *converter) sample(r *perfevent.Sample) {
 	s.Pid, s.Tid, s.Time = r.Pid, r.Tid, r.Time
 	var regs [nUserRegs]uint64
 	copy(regs[:], r.Regs)
-	s.DI, s.BP, s.SP, s.IP = userRegs(regs)
-	s.HasDI = true
+	userRegs(regs, s)
 	s.StackSize, s.Stack = uint32(r.StackSize), r.Stack
 	if r.StackSize > 0 && uint64(len(r.Stack)) == r.StackSize {
 		c.st.FullStacks++

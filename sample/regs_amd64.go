@@ -12,6 +12,8 @@ const (
 	archOK       = true
 )
 
-// userRegs picks DI, BP, SP and IP from a sample's user register block
-// (the kernel writes them in register number order).
-func userRegs(r [nUserRegs]uint64) (di, bp, sp, ip uint64) { return r[0], r[1], r[2], r[3] }
+// userRegs sets s's DI, BP, SP and IP from a sample's user register
+// block (the kernel writes them in register number order).
+func userRegs(r [nUserRegs]uint64, s *Sample) {
+	s.DI, s.BP, s.SP, s.IP, s.HasDI = r[0], r[1], r[2], r[3], true
+}

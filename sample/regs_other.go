@@ -1,12 +1,12 @@
-//go:build !amd64
+//go:build !amd64 && !arm64 && !ppc64le
 
 package sample
 
-// Only x86-64 register layouts are known.
+// Only the x86-64, aarch64 and ppc64le register layouts are known.
 const (
 	userRegsMask = 0
 	nUserRegs    = 4
 	archOK       = false
 )
 
-func userRegs(r [nUserRegs]uint64) (di, bp, sp, ip uint64) { return 0, 0, 0, 0 }
+func userRegs(r [nUserRegs]uint64, s *Sample) {}

@@ -1,12 +1,14 @@
 package unwind
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -56,11 +58,19 @@ func (a agreement) pct() float64 {
 	return 100 * float64(a.agree) / float64(a.compared)
 }
 
-const (
-	dwRBP = 6
-	dwRSP = 7
-	dwRA  = 16
-)
+// dwarfRegs are an architecture's DWARF numbers of SP, BP and the
+// return-address column; link says the return address arrives in a
+// register (LR) rather than on the stack.
+type dwarfRegs struct {
+	sp, bp, ra uint64
+	link       bool
+}
+
+var dwarfRegsOf = map[elf.Machine]dwarfRegs{
+	elf.EM_X86_64:  {sp: 7, bp: 6, ra: 16},
+	elf.EM_AARCH64: {sp: 31, bp: 29, ra: 30, link: true},
+	elf.EM_PPC64:   {sp: 1, bp: 31, ra: 65, link: true},
+}
 
 func compareEHFrame(t testing.TB, path string, maxBad int) agreement {
 	img, err := loader.Open(path, loader.Options{})
@@ -77,23 +87,40 @@ func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
 		t.Fatal(err)
 	}
 	var a agreement
+	dw := dwarfRegsOf[img.Machine]
+	ar := isa.For(img.Machine)
+	var sync []loader.Range
+	if dw.link {
+		sync = clangRanges(t, path)
+	}
 	for pi, p := range m.Procs() {
 		sec := img.SectionAt(p.Lo)
 		m.Recipes(pi)
 		for addr := p.Lo; addr < p.Hi; {
-			op := isa.For(img.Machine).Decode(img.Bytes(addr, min(addr+15, sec.End())), addr)
+			op := ar.Decode(img.Bytes(addr, min(addr+uint64(ar.MaxLen()), sec.End())), addr)
 			pc := addr
 			addr += uint64(op.Len)
+			if inRanges(sync, pc) && op.Kind != isa.Call && op.Kind != isa.IndirectCall {
+				continue // synchronous tables hold at call sites only
+			}
+			if dw.link && op.Kind == isa.Invalid {
+				continue // data in the code: ppc64's traceback tables
+			}
 			fde, err := fdes.FDEForPC(pc)
 			if err != nil {
 				a.uncovered++
 				continue
 			}
 			fc, err := fde.EstablishFrame(pc)
-			if err != nil || fc.CFA.Rule != frame.RuleCFA || (fc.CFA.Reg != dwRSP && fc.CFA.Reg != dwRBP) {
+			if err != nil || fc.CFA.Rule != frame.RuleCFA || (fc.CFA.Reg != dw.sp && fc.CFA.Reg != dw.bp) {
 				continue
 			}
-			if ra, ok := fc.Regs[dwRA]; !ok || ra.Rule != frame.RuleOffset {
+			// With a link register, a return address with no rule, the
+			// same value or another register's (ppc64's mflr r0) is
+			// still in LR.
+			ra, saved := fc.Regs[dw.ra]
+			inLR := dw.link && (!saved || ra.Rule == frame.RuleSameVal || ra.Rule == frame.RuleRegister)
+			if !inLR && (!saved || ra.Rule != frame.RuleOffset) {
 				continue // e.g. the outermost frame marks the return address undefined
 			}
 			a.compared++
@@ -102,10 +129,12 @@ func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
 				a.noRecipe++
 			}
 			want := RegSP
-			if fc.CFA.Reg == dwRBP {
+			if fc.CFA.Reg == dw.bp {
 				want = RegBP
 			}
-			if ok && r.CFA == want && r.CFAOff == fc.CFA.Offset && r.RAOff == fc.Regs[dwRA].Offset {
+			cfaOK := r.CFA == want && r.CFAOff == fc.CFA.Offset || r.AltCFA == want && r.AltCFAOff == fc.CFA.Offset
+			raOK := inLR && r.RAInLR || !inLR && (!r.RAInLR && r.RAOff == ra.Offset || r.AltRA && r.AltRAOff == ra.Offset)
+			if ok && cfaOK && raOK {
 				a.agree++
 				continue
 			}
@@ -115,6 +144,48 @@ func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
 		}
 	}
 	return a
+}
+
+// clangRanges returns the code of path's compilation units that clang
+// compiled, by their DW_AT_producer. Clang 14's unwind tables for aarch64
+// and ppc64 are synchronous: they hold at call sites, which is what
+// exceptions need, and its CFI comes at the end of a prologue (aarch64)
+// or before it (ppc64), with none for epilogues.
+func clangRanges(t testing.TB, path string) []loader.Range {
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := f.DWARF()
+	if err != nil {
+		return nil // no DWARF: the Debian libraries, built by gcc
+	}
+	var out []loader.Range
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Tag != dwarf.TagCompileUnit {
+			r.SkipChildren()
+			continue
+		}
+		if p, _ := e.Val(dwarf.AttrProducer).(string); strings.Contains(p, "clang") {
+			rs, _ := d.Ranges(e)
+			for _, x := range rs {
+				out = append(out, loader.Range{Lo: x[0], Hi: x[1]})
+			}
+		}
+		r.SkipChildren()
+	}
+	return loader.MergeRanges(out)
+}
+
+func inRanges(rs []loader.Range, a uint64) bool {
+	i := sort.Search(len(rs), func(i int) bool { return rs[i].Hi > a })
+	return i < len(rs) && rs[i].Lo <= a
 }
 
 // TestRecipeAccuracy compares recipes with .eh_frame at every instruction

@@ -26,6 +26,8 @@ type Module struct {
 	// (nil for instruction sets the unwinder does not know yet).
 	arch   isa.Arch
 	framer isa.Framer
+	abi    isa.FrameABI
+	entry  state // the state right after a call
 	// Entry is the ELF entry point (_start): the outermost frame of a process.
 	Entry uint64
 
@@ -55,7 +57,12 @@ type Proc struct {
 func NewModule(img *loader.Image) *Module {
 	arch := isa.For(img.Machine)
 	framer, _ := arch.(isa.Framer)
-	return &Module{Img: img, arch: arch, framer: framer, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}}
+	m := &Module{Img: img, arch: arch, framer: framer, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}}
+	if framer != nil {
+		m.abi = framer.ABI()
+		m.entry = entryOf(m.abi)
+	}
+	return m
 }
 
 // Procs returns the procedure bounds, sorted by address.
@@ -144,13 +151,17 @@ func (m *Module) entryFor(p Proc) state {
 	// A guessed state at a jump to a named procedure's entry is a tail
 	// call's guess, and the callee's entry state is known; a part with no
 	// name of its own (a cold part) has only the guess to go by.
-	if s, ok := m.inbound[p.Lo]; ok && (!s.guessed || p.Inferred || p.Name == "") {
+	// With a link register, a jump in whose frame lost the return address
+	// (code after a call that does not return: glibc's static _start runs
+	// into a b main) continues no frame: the callee starts afresh.
+	lost := m.abi.LinkRegister && !m.inbound[p.Lo].st.lrLive && !m.inbound[p.Lo].st.raSaved
+	if s, ok := m.inbound[p.Lo]; ok && (!s.guessed || p.Inferred || p.Name == "") && !lost {
 		return s.st
 	}
-	if sec := m.Img.SectionAt(p.Lo); sec != nil && sec.Name == ".plt" && sec.Addr == p.Lo {
-		return state{spKnown: true, sp: 16}
+	if sec := m.Img.SectionAt(p.Lo); m.abi.PLT0CFA != 0 && sec != nil && sec.Name == ".plt" && sec.Addr == p.Lo {
+		return state{spKnown: true, sp: m.abi.PLT0CFA}
 	}
-	return entryState
+	return m.entry
 }
 
 // jumpsBetween sweeps every procedure once and lists, for each, the other
@@ -218,7 +229,7 @@ func (m *Module) splitPart(i int, last lastJump) ([]Recipe, bool) {
 		return nil, false
 	}
 	qs := m.recipesLocked(q)
-	if s, ok := m.inbound[p.Lo]; ok && s.st != entryState {
+	if s, ok := m.inbound[p.Lo]; ok && s.st != m.entry {
 		rs, _ := m.scan(p, s.st)
 		return rs, true
 	}
@@ -227,7 +238,7 @@ func (m *Module) splitPart(i int, last lastJump) ([]Recipe, bool) {
 	for _, r := range qs {
 		if r.Lo <= last.target && last.target < r.Hi && r.CFA == RegSP && last.st.spKnown && !last.st.cfaBP {
 			if d := last.st.sp - r.CFAOff; d != 0 {
-				init := entryState
+				init := m.entry
 				init.sp -= d
 				if init.sp > 0 {
 					rs, _ := m.scan(p, init)

@@ -35,6 +35,49 @@ type scanner struct {
 	ivs        []interval
 	guessStart int // first interval of the current guessed run, or -1
 	fwd        map[uint64]seen
+	entry, ret state // the states at the procedure's entry and at a return
+	abi        *isa.FrameABI
+	spMoves    bool // SP moves by amounts the scan cannot know (alloca)
+	frames     bool // the procedure lowers SP
+	konst      konst
+}
+
+// konst is the constant the instructions just before built in a
+// register, for the SP moves by a register of large frames.
+type konst struct {
+	reg uint8 // register + 1; 0: none
+	val int64
+	age int // instructions since the last constant operation
+}
+
+// maxKonstAge is how far before its use a constant is trusted: the
+// compilers build it right before (mov x12, #n; sub sp, sp, x12).
+const maxKonstAge = 2
+
+// resolve turns an SP move by a register holding a known constant into
+// SPAdd, and any other into SPUnknown.
+func (k *konst) resolve(op isa.FrameOp) isa.FrameOp {
+	k.age++
+	fresh := k.reg != 0 && k.reg == op.Reg && k.age <= maxKonstAge
+	switch op.Frame {
+	case isa.ConstSet:
+		*k = konst{reg: op.Reg, val: op.Imm}
+	case isa.ConstOr:
+		if fresh {
+			k.val, k.age = k.val|op.Imm, 0
+		}
+	case isa.ConstKeep:
+		if fresh {
+			k.val, k.age = k.val&^(0xffff<<op.Shift)|op.Imm, 0
+		}
+	case isa.SPAddReg:
+		if fresh {
+			op.Frame, op.Imm = isa.SPAdd, op.Imm*k.val
+		} else {
+			op.Frame = isa.SPUnknown
+		}
+	}
+	return op
 }
 
 // scan computes p's recipes by one linear pass over its instructions,
@@ -44,7 +87,7 @@ type scanner struct {
 // uses it where the scan arrives after a jump, and it checks guesses
 // against states known at join points and backward branch targets.
 func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
-	s := &scanner{p: p, guessStart: -1, fwd: map[uint64]seen{}}
+	s := &scanner{p: p, guessStart: -1, fwd: map[uint64]seen{}, entry: m.entry, ret: m.entry, abi: &m.abi}
 	for t, in := range m.inbound {
 		if p.Lo < t && t < p.Hi {
 			s.fwd[t] = in
@@ -56,7 +99,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 	var last lastJump
 	sec := m.Img.SectionAt(p.Lo)
 	for addr := p.Lo; addr < p.Hi; {
-		end := addr + 15
+		end := addr + uint64(m.arch.MaxLen())
 		if sec != nil && end > sec.End() {
 			end = sec.End()
 		}
@@ -100,6 +143,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			last = lastJump{}
 		}
 
+		op = s.konst.resolve(op)
 		next := cur
 		brk, brkCanon, afterCall = false, false, false
 		if op.Frame != isa.None {
@@ -107,21 +151,35 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			// (vfork pushes it before returning).
 			next.raDI = false
 		}
+		if op.BPSlot != isa.NoSlot || op.RASlot != isa.NoSlot || op.LR != isa.NoLR || next.copyReg != 0 && op.Reg == next.copyReg {
+			next = linkOps(next, op)
+		}
 		switch op.Frame {
 		case isa.SPAdd:
 			next.raDI = op.PopDI && next.spKnown && next.sp == 8 && !next.cfaBP
 			next.sp -= op.Imm
+			next.framed = next.framed || m.abi.LinkRegister && op.Imm < 0
+			s.frames = s.frames || op.Imm < 0
 		case isa.SPUnknown:
 			next.spKnown = false
+			s.spMoves = true
+		case isa.SPFromChain:
+			// The back chain at SP is the caller's SP once this procedure
+			// has allocated its frame.
+			next.spKnown = next.spKnown && next.sp > 0
+			next.sp = 0
 		case isa.SPFromBP:
 			next.spKnown, next.sp = next.bpKnown, next.bp-op.Imm
+			if m.abi.SPRestoreEndsFP && next.spKnown {
+				next.cfaBP = false
+			}
 		case isa.BPFromSP:
 			// Only BP pointing at the saved caller's BP (push rbp; mov
 			// rbp,rsp) is a frame pointer; otherwise (lea rbp,[rsp+d], or a
 			// mov deeper in the frame) rbp is an ordinary register that
 			// happens to hold a stack address, as .eh_frame also sees it.
 			next.bpKnown, next.bp = next.spKnown, next.sp-op.Imm
-			next.cfaBP = next.bpKnown && op.Imm == 0 && next.bpSaved && next.bpSave == next.sp
+			next.cfaBP = next.bpKnown && m.fpFrame(next, op)
 		case isa.BPWrite:
 			next.bpKnown, next.cfaBP = false, false
 		case isa.PushBP:
@@ -157,6 +215,9 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 		}
 		switch op.Flow {
 		case isa.Call, isa.IndirectCall:
+			// The callee returns with LR (and r0, a scratch register)
+			// holding other values.
+			next.lrLive, next.copyReg = false, 0
 			s.ivs[len(s.ivs)-1].branchy = true
 			s.ivs[len(s.ivs)-1].guard = false
 			// An exception landing pad (from the LSDA, which the loader
@@ -186,9 +247,9 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			s.ivs[len(s.ivs)-1].branchy = true
 			s.ivs[len(s.ivs)-1].guard = false
 			brk = true
-			brkCanon = cur.atReturn() // a tail call through a register
+			brkCanon = cur.atReturn(s.ret) // a tail call through a register
 		case isa.Return:
-			if !cur.atReturn() {
+			if !cur.atReturn(s.ret) {
 				s.atRet(addr, cur, guessed) // fixes the intervals; the state after ret is unknown
 				guessed = false
 			}
@@ -226,7 +287,7 @@ func (s *scanner) add(addr uint64, st state, guessed, fresh bool) {
 func (s *scanner) branch(m *Module, addr, target uint64, cur state, guessed bool) (state, bool) {
 	switch {
 	case target < s.p.Lo || target >= s.p.Hi:
-		if cur != entryState {
+		if cur != s.entry {
 			if old, ok := m.inbound[target]; !ok || old.guessed && !guessed {
 				m.inbound[target] = seen{cur, guessed}
 			}
@@ -249,7 +310,7 @@ func (s *scanner) branch(m *Module, addr, target uint64, cur state, guessed bool
 // then are adjusted by the difference (the paper's check at ret). The ret
 // itself always has the return address on top of the stack.
 func (s *scanner) atRet(addr uint64, cur state, guessed bool) state {
-	want := state{spKnown: true, sp: 8}
+	want := s.ret
 	if guessed && s.guessStart >= 0 {
 		cur = s.fix(cur, want)
 	}
@@ -297,7 +358,7 @@ func (s *scanner) canonical() state {
 		}
 	}
 	if len(s.ivs) == 0 {
-		return entryState
+		return s.entry
 	}
 	c := 0
 	// A guard (shrink-wrapping: test; je out before the pushes) does not
@@ -305,18 +366,47 @@ func (s *scanner) canonical() state {
 	for c+1 < len(s.ivs) && (!s.ivs[c].branchy || c == 0 && s.ivs[c].guard) && !s.ivs[c+1].guessed && s.ivs[c+1].st.size() >= s.ivs[c].st.size() {
 		c++
 	}
+	// With a link register, the prologue is complete once the return
+	// address is stored, which shrink-wrapped code does after the guard
+	// branches that end the walk (ppc64: mflr r0; ...; bne; std r0,16(r1)).
+	if s.abi.LinkRegister && !s.ivs[c].st.raSaved {
+		for j := c + 1; j < len(s.ivs) && !s.ivs[j].guessed && s.ivs[j].st.size() >= s.ivs[c].st.size(); j++ {
+			if s.ivs[j].st.raSaved {
+				c = j
+				break
+			}
+		}
+	}
 	return s.ivs[c].st
 }
 
 // recipes merges equal neighbours and closes each interval at the next.
 func (s *scanner) recipes() []Recipe {
 	var out []Recipe
+	// With a link register, a frame whose return address is neither in
+	// LR nor known to be stored (a block the linear scan reached with
+	// another path's state, after a call) has it where the procedure
+	// stores it: it returns, so it kept it somewhere.
+	slot, slotOK := int64(0), false
+	for _, iv := range s.ivs {
+		if iv.st.raSaved {
+			slot, slotOK = iv.st.raSave, true
+			break
+		}
+	}
 	for i, iv := range s.ivs {
 		hi := s.p.Hi
 		if i+1 < len(s.ivs) {
 			hi = s.ivs[i+1].lo
 		}
-		r := iv.st.recipe(iv.lo, hi)
+		st := iv.st
+		if s.abi.LinkRegister && slotOK && !st.raSaved && !st.lrLive {
+			st.raSaved, st.raSave = true, slot
+		}
+		r := st.recipe(iv.lo, hi, s.abi, s.spMoves, s.frames)
+		if r.RAInLR && slotOK && st.framed && st.spKnown {
+			r.AltRA, r.AltRAOff = true, -slot
+		}
 		if n := len(out); n > 0 && sameRule(out[n-1], r) {
 			out[n-1].Hi = hi
 			continue
@@ -329,4 +419,18 @@ func (s *scanner) recipes() []Recipe {
 func sameRule(a, b Recipe) bool {
 	a.Lo, a.Hi, b.Lo, b.Hi = 0, 0, 0, 0
 	return a == b
+}
+
+// fpFrame reports whether BP, just set from SP (state st after op), is a
+// frame pointer the CFA may be found from.
+func (m *Module) fpFrame(st state, op isa.FrameOp) bool {
+	switch {
+	case !m.abi.LinkRegister: // x86-64: push rbp; mov rbp,rsp
+		return op.Imm == 0 && st.bpSaved && st.bpSave == st.sp
+	case m.abi.FrameRecord: // aarch64: x29 at the frame record, wherever it is
+		return st.bpSaved && st.bpSave == st.bp
+	}
+	// ppc64: mr r31,r1 once the caller's r31 is saved (addi r31,r1,N
+	// points into the frame, an ordinary use of r31).
+	return op.Imm == 0 && st.bpSaved
 }
