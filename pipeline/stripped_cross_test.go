@@ -1,11 +1,10 @@
 package pipeline
 
 import (
+	"maps"
 	"os/exec"
-	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -38,38 +37,9 @@ func TestStrippedRecoveryCross(t *testing.T) {
 			bins := binariesIn(t, a.dir)
 			for _, v := range variants {
 				t.Run(strings.ReplaceAll(v.name, " ", "_"), func(t *testing.T) {
-					var mu sync.Mutex
-					per := map[string]*strippedShare{"all": {}}
-					t.Run("bins", func(t *testing.T) {
-						for _, b := range bins {
-							t.Run(filepath.Base(b), func(t *testing.T) {
-								t.Parallel()
-								s := measureStripped(t, strip, v.args, b)
-								mu.Lock()
-								defer mu.Unlock()
-								for _, k := range []string{"all", compilerOf(b)} {
-									if per[k] == nil {
-										per[k] = &strippedShare{}
-									}
-									per[k].add(s)
-								}
-							})
-						}
-					})
-					keys := make([]string, 0, len(per))
-					for k := range per {
-						keys = append(keys, k)
-					}
-					sort.Strings(keys)
-					for _, k := range keys {
-						s := per[k]
-						t.Logf("%s %-10s entries %6.2f%% (%d of %d), loops %6.2f%% (%d of %d); procedures at an entry %6.2f%% (%d of %d)",
-							a.name, k, s.entryPct(), s.entriesFound, s.entries, s.loopPct(), s.loopsFound, s.loops, s.procPct(), s.procsRight, s.procs)
-					}
-					s, pin := per["all"], a.pins[v.name]
-					if s.entryPct() < pin[0] || s.loopPct() < pin[1] || s.procPct() < pin[2] {
-						t.Errorf("%s: entries %.2f%% (pinned >= %.2f%%), loops %.2f%% (pinned >= %.2f%%), procedures at an entry %.2f%% (pinned >= %.2f%%)",
-							a.name, s.entryPct(), pin[0], s.loopPct(), pin[1], s.procPct(), pin[2])
+					per := strippedShares(t, strip, v.args, bins)
+					for _, k := range slices.Sorted(maps.Keys(per)) {
+						checkStripped(t, k, per[k], map[string][3]float64{"all": a.pins[v.name]})
 					}
 				})
 			}

@@ -1,16 +1,17 @@
 package pipeline
 
 import (
+	"bloop/loader"
+	"bloop/scopes"
 	"debug/elf"
+	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
-
-	"bloop/loader"
-	"bloop/scopes"
 )
 
 // strippedShare is what a stripped analysis found of the unstripped one.
@@ -64,39 +65,46 @@ func TestStrippedRecovery(t *testing.T) {
 	}
 	for _, v := range variants {
 		t.Run(strings.ReplaceAll(v.name, " ", "_"), func(t *testing.T) {
-			var mu sync.Mutex
-			per := map[string]*strippedShare{"all": {}}
-			t.Run("bins", func(t *testing.T) {
-				for _, b := range bins {
-					t.Run(filepath.Base(b), func(t *testing.T) {
-						t.Parallel()
-						s := measureStripped(t, strip, v.args, b)
-						mu.Lock()
-						defer mu.Unlock()
-						for _, k := range []string{"all", compilerOf(b)} {
-							if per[k] == nil {
-								per[k] = &strippedShare{}
-							}
-							per[k].add(s)
-						}
-					})
-				}
-			})
-			keys := make([]string, 0, len(per))
-			for k := range per {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				s := per[k]
-				t.Logf("%-10s entries %6.2f%% (%d of %d), loops %6.2f%% (%d of %d); procedures at an entry %6.2f%% (%d of %d)",
-					k, s.entryPct(), s.entriesFound, s.entries, s.loopPct(), s.loopsFound, s.loops, s.procPct(), s.procsRight, s.procs)
-				if pin, ok := v.pins[k]; ok && (s.entryPct() < pin[0] || s.loopPct() < pin[1] || s.procPct() < pin[2]) {
-					t.Errorf("%s: entries %.2f%% (pinned >= %.2f%%), loops %.2f%% (pinned >= %.2f%%), procedures at an entry %.2f%% (pinned >= %.2f%%)",
-						k, s.entryPct(), pin[0], s.loopPct(), pin[1], s.procPct(), pin[2])
-				}
+			per := strippedShares(t, strip, v.args, bins)
+			for _, k := range slices.Sorted(maps.Keys(per)) {
+				checkStripped(t, k, per[k], v.pins)
 			}
 		})
+	}
+}
+
+// strippedShares strips each binary with args, in parallel, and sums the
+// shares measureStripped finds, for all of them ("all") and by compiler.
+func strippedShares(t *testing.T, strip string, args, bins []string) map[string]*strippedShare {
+	var mu sync.Mutex
+	per := map[string]*strippedShare{"all": {}}
+	t.Run("bins", func(t *testing.T) {
+		for _, b := range bins {
+			t.Run(filepath.Base(b), func(t *testing.T) {
+				t.Parallel()
+				s := measureStripped(t, strip, args, b)
+				mu.Lock()
+				defer mu.Unlock()
+				for _, k := range []string{"all", compilerOf(b)} {
+					if per[k] == nil {
+						per[k] = &strippedShare{}
+					}
+					per[k].add(s)
+				}
+			})
+		}
+	})
+	return per
+}
+
+// checkStripped logs the shares of key and fails below its pins, if any.
+func checkStripped(t *testing.T, key string, s *strippedShare, pins map[string][3]float64) {
+	t.Helper()
+	t.Logf("%-18s entries %6.2f%% (%d of %d), loops %6.2f%% (%d of %d); procedures at an entry %6.2f%% (%d of %d)",
+		key, s.entryPct(), s.entriesFound, s.entries, s.loopPct(), s.loopsFound, s.loops, s.procPct(), s.procsRight, s.procs)
+	if pin, ok := pins[key]; ok && (s.entryPct() < pin[0] || s.loopPct() < pin[1] || s.procPct() < pin[2]) {
+		t.Errorf("%s: entries %.2f%% (pinned >= %.2f%%), loops %.2f%% (pinned >= %.2f%%), procedures at an entry %.2f%% (pinned >= %.2f%%)",
+			key, s.entryPct(), pin[0], s.loopPct(), pin[1], s.procPct(), pin[2])
 	}
 }
 
