@@ -156,13 +156,11 @@ func sortScopes(ss []*scope) {
 // procedure and not in the other. Line 0 (unknown) is ignored, as are
 // lines present on one side only.
 func (d *differ) statementMoves(a, b *scope) {
-	ia, ib := loopLines(a, nil), loopLines(b, nil)
 	var na, nb map[string][]*Node
 	if d.opts.Detail {
 		na, nb = map[string][]*Node{}, map[string][]*Node{}
-		loopLines(a, na)
-		loopLines(b, nb)
 	}
+	ia, ib := loopLines(a, na), loopLines(b, nb)
 	var keys []string
 	for k := range ia {
 		if _, ok := ib[k]; ok && ia[k] != ib[k] {
