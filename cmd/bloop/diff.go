@@ -9,7 +9,6 @@ import (
 
 	"bloop/atomicfile"
 	"bloop/golden"
-	"bloop/structfile"
 	"bloop/view"
 )
 
@@ -185,15 +184,11 @@ func diffPageOptions(out, proc string, dirs, repl []string) (*diffPage, error) {
 	return p, nil
 }
 
-// viewReplacements reads -R's old=new pairs as the pages take them.
+// viewReplacements reads -R's old=new pairs for the pages.
 func viewReplacements(repl []string) ([]view.Replacement, error) {
-	var out []view.Replacement
-	for _, r := range repl {
-		rp, err := structfile.ParseReplacement(r)
-		if err != nil {
-			return nil, fmt.Errorf("-R: %w", err)
-		}
-		out = append(out, view.Replacement{Old: rp.Old, New: rp.New})
+	out, err := parseReplacements(repl)
+	if err != nil {
+		return nil, fmt.Errorf("-R: %w", err)
 	}
 	return out, nil
 }
