@@ -156,13 +156,11 @@ func sortScopes(ss []*scope) {
 // procedure and not in the other. Line 0 (unknown) is ignored, as are
 // lines present on one side only.
 func (d *differ) statementMoves(a, b *scope) {
-	ia, ib := loopLines(a, nil), loopLines(b, nil)
 	var na, nb map[string][]*Node
 	if d.opts.Detail {
 		na, nb = map[string][]*Node{}, map[string][]*Node{}
-		loopLines(a, na)
-		loopLines(b, nb)
 	}
+	ia, ib := loopLines(a, na), loopLines(b, nb)
 	var keys []string
 	for k := range ia {
 		if _, ok := ib[k]; ok && ia[k] != ib[k] {
@@ -206,7 +204,11 @@ func loopLines(s *scope, nodes map[string][]*Node) map[string]bool {
 // compareStmts compares, per file and line, the addresses of the
 // statements directly inside matched scopes.
 func (d *differ) compareStmts(as, bs []*scope) {
-	ma, mb := stmtRanges(as), stmtRanges(bs)
+	var na, nb map[string][]*Node
+	if d.opts.Detail {
+		na, nb = map[string][]*Node{}, map[string][]*Node{}
+	}
+	ma, mb := stmtRanges(as, na), stmtRanges(bs, nb)
 	var keys []string
 	for k := range ma {
 		keys = append(keys, k)
@@ -226,35 +228,23 @@ func (d *differ) compareStmts(as, bs []*scope) {
 			vb = FormatRanges(mergeRanges(rs))
 		}
 		if va != vb {
-			c := Change{Kind: AddressChanged, Path: joinPath(as[0].path, "S("+k+")"), Old: va, New: vb}
-			if d.opts.Detail {
-				c.InA, c.InB = stmtNodes(as, k), stmtNodes(bs, k)
-			}
-			d.add(c)
+			d.add(Change{Kind: AddressChanged, Path: joinPath(as[0].path, "S("+k+")"), Old: va, New: vb, InA: na[k], InB: nb[k]})
 		}
 	}
 }
 
-func stmtRanges(ss []*scope) map[string][]Range {
+// stmtRanges maps "file:line" of the statements directly in ss to their
+// ranges; nodes, when not nil, gets the statements of each.
+func stmtRanges(ss []*scope, nodes map[string][]*Node) map[string][]Range {
 	m := map[string][]Range{}
 	for _, s := range ss {
 		for _, st := range s.stmts {
 			k := st.file + ":" + st.line
 			m[k] = append(m[k], st.rs...)
-		}
-	}
-	return m
-}
-
-// stmtNodes lists the statements of line k ("file:line") directly in ss.
-func stmtNodes(ss []*scope, k string) []*Node {
-	var out []*Node
-	for _, s := range ss {
-		for _, st := range s.stmts {
-			if st.file+":"+st.line == k {
-				out = append(out, st.node)
+			if nodes != nil {
+				nodes[k] = append(nodes[k], st.node)
 			}
 		}
 	}
-	return out
+	return m
 }

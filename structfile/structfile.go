@@ -129,7 +129,7 @@ func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 			}
 		}
 		if len(opt.Replace) > 0 {
-			file = replacePath(opt.Replace, file)
+			file = ReplacePath(opt.Replace, file)
 			replaceFiles(opt.Replace, p)
 		}
 		sw.Proc(file, p)
@@ -205,8 +205,10 @@ func ParseReplacement(s string) (Replacement, error) {
 	return Replacement{parts[0], parts[1]}, nil
 }
 
-// replacePath applies the first replacement whose Old is a prefix of p.
-func replacePath(rs []Replacement, p string) string {
+// ReplacePath applies the first replacement whose Old is a prefix of p
+// (bloop struct -R for the paths it writes, the HTML pages for the
+// sources they look for).
+func ReplacePath(rs []Replacement, p string) string {
 	for _, r := range rs {
 		if rest, ok := strings.CutPrefix(p, r.Old); ok {
 			return r.New + rest
@@ -220,7 +222,7 @@ func replaceFiles(rs []Replacement, s *scopes.Scope) {
 	if s == nil {
 		return
 	}
-	s.File = replacePath(rs, s.File)
+	s.File = ReplacePath(rs, s.File)
 	for _, c := range s.Children {
 		replaceFiles(rs, c)
 	}

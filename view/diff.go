@@ -1,14 +1,11 @@
 package view
 
 import (
-	"fmt"
 	"io"
 	"regexp"
 	"sort"
-	"strings"
 
 	"bloop/golden"
-	"bloop/source"
 )
 
 // DiffData is what the diff page embeds: the procedures that differ
@@ -210,9 +207,9 @@ func (m *diffMaker) addSources() {
 	for _, t := range []*STree{&m.d.TreeA, &m.d.TreeB} {
 		var side []string
 		add := func(f int) {
-			if !seen[f] {
+			if p := m.strs.list[f]; !seen[f] && p != "" && p != "<unknown>" {
 				seen[f] = true
-				side = append(side, m.strs.list[f])
+				side = append(side, p)
 			}
 		}
 		for i, k := range t.Kind {
@@ -226,23 +223,7 @@ func (m *diffMaker) addSources() {
 		sort.Strings(side)
 		paths = append(paths, side...)
 	}
-	finder := &source.Finder{Dirs: m.o.Sources.SourceDirs}
-	total := 0
-	for _, p := range paths {
-		idx := m.strs.idx[p]
-		switch {
-		case p == "" || p == "<unknown>":
-			continue
-		case strings.HasPrefix(p, "["):
-			m.d.Files = append(m.d.Files, File{Path: idx, Note: p + ": code without a source file in the line table"})
-		case total > maxStructSources:
-			m.d.Files = append(m.d.Files, File{Path: idx, Note: fmt.Sprintf("%s: not embedded: the page holds %d MB of sources already", p, maxStructSources>>20)})
-		default:
-			f := readSource(finder, m.o.Sources.Replace, p, idx)
-			total += len(f.Text)
-			m.d.Files = append(m.d.Files, f)
-		}
-	}
+	m.d.Files = append(m.d.Files, embedSources(m.o.Sources, m.strs, paths)...)
 }
 
 // WriteDiff writes the diff page.

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"bloop/source"
+	"bloop/structfile"
 )
 
 // File is one source file of the page: its path as the line table names
@@ -21,8 +22,8 @@ type File struct {
 }
 
 // Replacement rewrites source paths that start with Old to start with New
-// (bloop struct's -R).
-type Replacement struct{ Old, New string }
+// (bloop struct's -R): structfile's, applied as structfile applies it.
+type Replacement = structfile.Replacement
 
 // Options say where the report page's sources are.
 type Options struct {
@@ -67,13 +68,7 @@ func (d *ReportData) AddSources(o Options) {
 }
 
 func readSource(finder *source.Finder, repl []Replacement, path string, idx int) File {
-	want := path
-	for _, r := range repl {
-		if rest, ok := strings.CutPrefix(path, r.Old); ok {
-			want = r.New + rest
-			break
-		}
-	}
+	want := structfile.ReplacePath(repl, path)
 	f := File{Path: idx}
 	found := finder.Path(want)
 	if found == "" {

@@ -244,20 +244,29 @@ func (s *StructWriter) addSources() {
 		}
 	}
 	sort.Strings(paths)
-	finder := &source.Finder{Dirs: s.o.Sources.SourceDirs}
+	s.d.Files = append(s.d.Files, embedSources(s.o.Sources, s.strs, paths)...)
+}
+
+// embedSources reads the files of a structure or diff page, in the order
+// of paths: bloop's "[...]" name of code the line table gives no file
+// gets a note, as does every file once the page holds maxStructSources
+// bytes of sources.
+func embedSources(o Options, strs *strTable, paths []string) []File {
+	finder := &source.Finder{Dirs: o.SourceDirs}
+	var files []File
 	total := 0
 	for _, p := range paths {
-		if strings.HasPrefix(p, "[") {
-			// bloop's name for code the line table gives no file.
-			s.d.Files = append(s.d.Files, File{Path: s.strs.idx[p], Note: p + ": code without a source file in the line table"})
-			continue
+		idx := strs.idx[p]
+		switch {
+		case strings.HasPrefix(p, "["):
+			files = append(files, File{Path: idx, Note: p + ": code without a source file in the line table"})
+		case total > maxStructSources:
+			files = append(files, File{Path: idx, Note: fmt.Sprintf("%s: not embedded: the page holds %d MB of sources already", p, maxStructSources>>20)})
+		default:
+			f := readSource(finder, o.Replace, p, idx)
+			total += len(f.Text)
+			files = append(files, f)
 		}
-		if total > maxStructSources {
-			s.d.Files = append(s.d.Files, File{Path: s.strs.idx[p], Note: fmt.Sprintf("%s: not embedded: the page holds %d MB of sources already", p, maxStructSources>>20)})
-			continue
-		}
-		f := readSource(finder, s.o.Sources.Replace, p, s.strs.idx[p])
-		total += len(f.Text)
-		s.d.Files = append(s.d.Files, f)
 	}
+	return files
 }

@@ -9,7 +9,6 @@ import (
 
 	"bloop/atomicfile"
 	"bloop/golden"
-	"bloop/structfile"
 	"bloop/view"
 )
 
@@ -61,12 +60,7 @@ func runDiff(args []string) int {
 	fs.alias("j", "jobs")
 	htmlOut := fs.String("html", "", "also write the diff as one self-contained HTML page (both trees side by side, the sources) to `file`")
 	proc := fs.String("proc", "", "--html: only the procedures whose name matches the regular expression `re`")
-	var sourceDirs, repl multiFlag
-	fs.Var(&sourceDirs, "I", "--html: also look for sources in `dir`; dir/* searches its tree by base name (repeatable)")
-	fs.alias("I", "include")
-	fs.alias("I", "source-dir")
-	fs.Var(&repl, "R", "--html: look for sources whose path starts with `old=new`'s old under new instead (repeatable; \\= is a literal =)")
-	fs.alias("R", "replace-path")
+	sources := pageSourceFlags(fs)
 	operands, code, ok := fs.parse(args)
 	if !ok {
 		return code
@@ -75,7 +69,7 @@ func runDiff(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	page, err := diffPageOptions(*htmlOut, *proc, sourceDirs, repl)
+	page, err := diffPageOptions(*htmlOut, *proc, sources)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
 		return 2
@@ -161,7 +155,7 @@ type diffPage struct {
 // diffPageOptions reads the flags of --html; nil without it. --proc
 // alone is an error (it chooses what the page shows); -I and -R alone
 // are ignored, as bloop report ignores them without --html.
-func diffPageOptions(out, proc string, dirs, repl []string) (*diffPage, error) {
+func diffPageOptions(out, proc string, sources func() (view.Options, error)) (*diffPage, error) {
 	if out == "" {
 		if proc != "" {
 			return nil, fmt.Errorf("--proc chooses the procedures of the HTML page: use it with --html")
@@ -169,9 +163,8 @@ func diffPageOptions(out, proc string, dirs, repl []string) (*diffPage, error) {
 		return nil, nil
 	}
 	p := &diffPage{out: out}
-	p.o.Sources.SourceDirs = dirs
 	var err error
-	if p.o.Sources.Replace, err = viewReplacements(repl); err != nil {
+	if p.o.Sources, err = sources(); err != nil {
 		return nil, err
 	}
 	if proc != "" {
@@ -185,17 +178,23 @@ func diffPageOptions(out, proc string, dirs, repl []string) (*diffPage, error) {
 	return p, nil
 }
 
-// viewReplacements reads -R's old=new pairs as the pages take them.
-func viewReplacements(repl []string) ([]view.Replacement, error) {
-	var out []view.Replacement
-	for _, r := range repl {
-		rp, err := structfile.ParseReplacement(r)
+// pageSourceFlags declares -I and -R, where an HTML page (bloop report
+// --html, bloop diff --html) looks for the sources it embeds, and returns
+// what reads them once fs is parsed.
+func pageSourceFlags(fs *flagSet) func() (view.Options, error) {
+	var dirs, repl multiFlag
+	fs.Var(&dirs, "I", "--html: also look for sources in `dir`; dir/* searches its tree by base name (repeatable)")
+	fs.alias("I", "include")
+	fs.alias("I", "source-dir")
+	fs.Var(&repl, "R", "--html: look for sources whose path starts with `old=new`'s old under new instead (repeatable; \\= is a literal =)")
+	fs.alias("R", "replace-path")
+	return func() (view.Options, error) {
+		rs, err := parseReplacements(repl)
 		if err != nil {
-			return nil, fmt.Errorf("-R: %w", err)
+			return view.Options{}, fmt.Errorf("-R: %w", err)
 		}
-		out = append(out, view.Replacement{Old: rp.Old, New: rp.New})
+		return view.Options{SourceDirs: dirs, Replace: rs}, nil
 	}
-	return out, nil
 }
 
 // pageMaxScopes bounds the pages bloop writes (0: view's default); tests

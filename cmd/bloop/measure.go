@@ -78,13 +78,10 @@ func structMeasurements(f *structFlags, opt structfile.Options, dir string) int 
 // and their extension: structure files to structs/, which hpcprof reads
 // (JSON ones as .json, which it does not pick up), pages to html/.
 func measOutput(opt structfile.Options, dir string) (out, ext string) {
-	switch {
-	case opt.Writer != nil:
-		return filepath.Join(dir, "html"), ".html"
-	case opt.JSON:
-		return meas.StructsDir(dir), ".json"
+	if opt.Writer != nil {
+		return filepath.Join(dir, "html"), outputExt(opt)
 	}
-	return meas.StructsDir(dir), ".hpcstruct"
+	return meas.StructsDir(dir), outputExt(opt)
 }
 
 // measurementJobs reads a measurement directory and makes one job per

@@ -31,12 +31,8 @@ func runReport(args []string) int {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the report to `file`")
 	event := fs.String("event", "", "perf.data, measurement directory: the `event` (metric) the views show (default: the first)")
 	htmlOut := fs.String("html", "", "also write the report as one self-contained HTML page (flame graph, the three views, sources) to `file`")
-	var structs, debugDirs, moduleDirs, sourceDirs, repl multiFlag
-	fs.Var(&sourceDirs, "I", "--html: also look for sources in `dir`; dir/* searches its tree by base name (repeatable)")
-	fs.alias("I", "include")
-	fs.alias("I", "source-dir")
-	fs.Var(&repl, "R", "--html: look for sources whose path starts with `old=new`'s old under new instead (repeatable; \\= is a literal =)")
-	fs.alias("R", "replace-path")
+	var structs, debugDirs, moduleDirs multiFlag
+	sources := pageSourceFlags(fs)
 	fs.Var(&moduleDirs, "module-dir", "`dir` holding modules by base name: for a perf.data file's module whose recorded path has another build-id, a measurement directory's module no longer at its recorded path (repeatable)")
 	fs.Var(&structs, "struct", "structure `file` (bloop struct or hpcstruct) to use for the module whose code it matches (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
@@ -60,9 +56,8 @@ func runReport(args []string) int {
 		fmt.Fprintf(os.Stderr, "bloop: unknown view %q (want top-down, bottom-up or flat)\n", *viewName)
 		return 1
 	}
-	vo := view.Options{SourceDirs: sourceDirs}
-	var err error
-	if vo.Replace, err = viewReplacements(repl); err != nil {
+	vo, err := sources()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 2
 	}

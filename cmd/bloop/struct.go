@@ -163,14 +163,22 @@ func (f *structFlags) options() (structfile.Options, error) {
 		return o, fmt.Errorf("unknown --compat %q (want hpcstruct)", *f.compat)
 	}
 	o.Pipeline.GPUCFG = bool(f.gpucfg)
-	for _, r := range f.repl {
+	o.Replace, err = parseReplacements(f.repl)
+	return o, err
+}
+
+// parseReplacements reads -R's old=new pairs, for bloop struct's paths
+// and the pages' sources alike.
+func parseReplacements(repl []string) ([]structfile.Replacement, error) {
+	var out []structfile.Replacement
+	for _, r := range repl {
 		rp, err := structfile.ParseReplacement(r)
 		if err != nil {
-			return o, err
+			return nil, err
 		}
-		o.Replace = append(o.Replace, rp)
+		out = append(out, rp)
 	}
-	return o, nil
+	return out, nil
 }
 
 // openCache returns the cache the flags ask for, nil for none: the local

@@ -492,12 +492,7 @@
     }
     performance.mark('bloop:tree');
     bloop.page = page;
-    requestAnimationFrame(function () {
-      setTimeout(function () {
-        performance.mark('bloop:painted');
-        document.documentElement.dataset.ready = Math.round(performance.now());
-      }, 0);
-    });
+    bloop.ready();
   };
 
   bloop.startDiff();

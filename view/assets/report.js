@@ -179,15 +179,7 @@
     if (hot >= 0) ctx.select(flat.scope[hot]);
     performance.mark('bloop:source');
     bloop.page = { ctx: ctx, flame: flame, tables: tables, source: source };
-    // Ready (for tests and the time-to-first-render measure) once the
-    // first frame is painted.
-    requestAnimationFrame(function () {
-      performance.mark('bloop:frame');
-      setTimeout(function () {
-        performance.mark('bloop:painted');
-        document.documentElement.dataset.ready = Math.round(performance.now());
-      }, 0);
-    });
+    bloop.ready();
   };
 
   bloop.startReport();

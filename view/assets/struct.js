@@ -166,12 +166,7 @@
     tree.render();
     performance.mark('bloop:tree');
     bloop.page = { model: m, tree: tree, source: source, kinds: bloop.SKINDS };
-    requestAnimationFrame(function () {
-      setTimeout(function () {
-        performance.mark('bloop:painted');
-        document.documentElement.dataset.ready = Math.round(performance.now());
-      }, 0);
-    });
+    bloop.ready();
   };
 
   bloop.startStruct();
