@@ -3,8 +3,6 @@ package pipeline
 import (
 	"fmt"
 
-	"bloop/cfg"
-	"bloop/havlak"
 	"bloop/isa"
 	"bloop/loader"
 )
@@ -62,20 +60,3 @@ func NoControlFlow(img *loader.Image, opt Options) bool {
 
 // gpuDevice is the device hpcstruct names in its call sites.
 func gpuDevice(img *loader.Image) string { return fmt.Sprintf("NVIDIA sm_%d", img.SM) }
-
-// gpuGraph builds procedure fn's graph and loop forest with the cubin's
-// instruction set; nil without error when there is none.
-func (pl *plan) gpuGraph(fn *loader.Func) (*cfg.Graph, *havlak.Forest, error) {
-	if pl.gpu == nil {
-		return nil, nil, nil
-	}
-	g, err := cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, cfg.Options{Arch: pl.gpu})
-	if err != nil {
-		return nil, nil, err
-	}
-	succs := g.Succs()
-	if pl.compat {
-		succs = g.DyninstSuccs()
-	}
-	return g, havlak.Find(len(g.Blocks), g.Entry, succs), nil
-}

@@ -268,10 +268,17 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if fn.PLT {
 		return nil, nil, nil
 	}
+	opt := pl.cfgOptions()
 	if pl.img.Arch == loader.CUDA {
-		return pl.gpuGraph(fn)
+		if pl.gpu == nil {
+			return nil, nil, nil // no graph of this GPU code (gpucfg.go)
+		}
+		// The generation's instruction set bound to the cubin, as
+		// hpcstruct --gpucfg reads nvdisasm's graph: no noreturn
+		// inference, tail calls or Dyninst decoding.
+		opt = cfg.Options{Arch: pl.gpu}
 	}
-	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, pl.cfgOptions())
+	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, opt)
 	if errors.Is(err, cfg.ErrArch) || errors.Is(err, cfg.ErrDyninstEntry) {
 		// Statements and inlined code still, no loops. An entry Dyninst
 		// 12.3 does not decode leaves its parse empty (compat mode).
