@@ -337,7 +337,8 @@ func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
 	note := func(kind string, err error) {
 		probs = append(probs, &Problem{Func: fn.Name, Addr: fn.Addr, Kind: kind, Err: err})
 	}
-	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Hpcstruct: pl.compat}
+	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Hpcstruct: pl.compat,
+		BodyLines: pl.img.Arch.IsAMDGPU()} // clang's AMD GPU branches have line 0
 	if pl.gpu != nil && pl.bounds == nil {
 		in.Device = gpuDevice(pl.img) // the DWARF engine's (HasCalls)
 	}
