@@ -187,7 +187,6 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	}
 	sweeps := map[region]bitset{}
 	chain := isa.TableReach(ar) // how far back jump tables are looked for
-	callData := isa.CallData(ar)
 	to := isa.Targets{
 		// The procedure may jump into its own extent and the regions it
 		// continues into (a .cold part).
@@ -301,8 +300,12 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 			}
 			if in.Kind == isa.Invalid {
 				// Right after a call, bytes that do not decode say the
-				// callee does not return (isa.CallData): not undecodable code.
-				if sinceCall > callData {
+				// callee does not return: ppc64 puts the traceback table
+				// after a last call to a noreturn procedure and the nop
+				// that would restore the TOC pointer; the other sets get
+				// the same allowance, for the padding compilers put after
+				// such calls. Not undecodable code.
+				if sinceCall > 1 {
 					g.Undecodable += in.Len
 				}
 				break

@@ -3,8 +3,8 @@ package isa
 // What an instruction set's ABI adds to the loader's and cfg's work
 // beyond decoding: where its PLT stubs are and how they are laid out, its
 // table of contents, its local entries, how far back a jump table's
-// setup lies, and the data compilers put after calls. Each is an
-// optional interface with the default the other sets have.
+// setup lies, and the instruction after a call that is the call's. Each
+// is an optional interface with the default the other sets have.
 
 // PLTLayout is the layout of an executable .plt: the lazy-binding
 // trampoline before the stubs (PLT0: 16 bytes on x86-64, 8 instructions
@@ -69,25 +69,6 @@ func TableReach(a Arch) int {
 
 func (arm64) tableReach() int   { return 64 }
 func (ppc64le) tableReach() int { return 64 }
-
-// callDataer is implemented by the instruction sets that explain data
-// after a call (callDataAfter, see CallData).
-type callDataer interface{ callData() int }
-
-// CallData is how many instructions may follow a call before bytes that
-// do not decode, which then say the callee does not return rather than
-// that the code cannot be read: on ppc64 the traceback table follows the
-// last call of a procedure to one that does not return, after the nop
-// that would restore the TOC pointer (1); the others keep the same
-// allowance, for the padding compilers put after such calls.
-func CallData(a Arch) int {
-	if c, ok := a.(callDataer); ok {
-		return c.callData()
-	}
-	return 1
-}
-
-func (ppc64le) callData() int { return 1 }
 
 // callSlotter is implemented by the instruction sets whose calls are
 // followed by an instruction that belongs to them.

@@ -200,7 +200,8 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 		}
 		return
 	}
-	for _, r := range ppcWrites(x, name) {
+	ws, n := ppcWrites(x, name)
+	for _, r := range ws[:n] {
 		switch r {
 		case ppc64asm.R1:
 			op.Frame = SPUnknown // stdux r1,r1,rN (alloca), or any other
@@ -219,25 +220,25 @@ func ppcFrame(x ppc64asm.Inst, op *FrameOp) {
 	}
 }
 
-// ppcWrites lists the general registers x may write: the first operand of
-// everything but stores, compares, traps and moves to special registers,
-// and the base register of the update forms.
-func ppcWrites(x ppc64asm.Inst, name string) []ppc64asm.Reg {
-	var out []ppc64asm.Reg
+// ppcWrites lists the general registers x may write, the first n of out:
+// the first operand of everything but stores, compares, traps and moves to
+// special registers, and the base register of the update forms. (An array,
+// not a slice: Frame runs on every instruction of a sweep.)
+func ppcWrites(x ppc64asm.Inst, name string) (out [2]ppc64asm.Reg, n int) {
 	store := strings.HasPrefix(name, "st")
 	if r, ok := x.Args[0].(ppc64asm.Reg); ok && !store && !strings.HasPrefix(name, "cmp") &&
 		!strings.HasPrefix(name, "mt") && !strings.HasPrefix(name, "t") && !strings.HasPrefix(name, "dcb") && !strings.HasPrefix(name, "icb") {
-		out = append(out, r)
+		out[n], n = r, n+1
 	}
 	if (store || strings.HasPrefix(name, "l")) && (strings.HasSuffix(name, "u") || strings.HasSuffix(name, "ux")) {
 		for _, a := range x.Args[1:] {
 			if r, ok := a.(ppc64asm.Reg); ok {
-				out = append(out, r) // the updated base (stdu's, lwzux's)
+				out[n], n = r, n+1 // the updated base (stdu's, lwzux's)
 				break
 			}
 		}
 	}
-	return out
+	return out, n
 }
 
 // GlobalEntry returns the global entry of the procedure a call to target

@@ -19,20 +19,16 @@ type sweepTabler interface {
 	sweepTable(mem Memory, insts []SweepInst, i int, lo, hi uint64) []uint64
 }
 
-// sweepPath is how many instructions before an indirect jump the other
-// sets' jump-table readers get (as cfg gives them, see TableReach).
-const sweepPath = 64
-
 // SweepTable resolves the jump table of the indirect jump insts[i] of a
 // linear sweep of [lo, hi), whose targets must lie in [lo, hi): x86-64's
 // own reader, else the instruction set's JumpTable on the instructions
-// before the jump (exact on fixed-width sets, where the sweep decodes
-// what runs).
+// before the jump, as many as cfg gives it (TableReach; exact on
+// fixed-width sets, where the sweep decodes what runs).
 func SweepTable(a Arch, mem Memory, insts []SweepInst, i int, lo, hi uint64) []uint64 {
 	if st, ok := a.(sweepTabler); ok {
 		return st.sweepTable(mem, insts, i, lo, hi)
 	}
-	from := max(0, i-sweepPath)
+	from := max(0, i-TableReach(a))
 	path := make([]Inst, 0, i+1-from)
 	for _, in := range insts[from : i+1] {
 		path = append(path, Inst{Addr: in.Addr, Len: int(in.Op.Len), Kind: in.Op.Flow, Target: in.Op.Target})

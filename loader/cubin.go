@@ -81,14 +81,14 @@ func openCubin(path string, f io.ReaderAt, hdr []byte) (*cubin, error) {
 		}
 	}
 	c.indirect = indirectTargets(ef, base)
-	syms, symPatches, err := layoutSymbols(ef, base)
+	syms, values, symPatches, err := layoutSymbols(ef, base)
 	if err != nil {
 		// The kernels are known by their symbols alone.
 		return nil, errorf(path, "bad cubin: symbol table: %v", err)
 	}
 	ps = append(ps, symPatches...)
-	c.calls = absoluteCalls(ef, base, syms)
-	relPatches, skipped := debugRelocations(ef, f, syms)
+	c.calls = absoluteCalls(ef, base, syms, values)
+	relPatches, skipped := debugRelocations(ef, f, values)
 	ps = append(ps, relPatches...)
 	view, dropped := newOverlay(f, ps)
 	if n := skipped + dropped; n > 0 {
@@ -120,16 +120,17 @@ func cudaSM(hdr []byte) (int, error) {
 }
 
 // layoutSymbols moves every symbol defined in a laid-out section with it,
-// returning each symbol's address by index in the symbol table (for the
-// relocations) and the patches to .symtab.
-func layoutSymbols(ef *elf.File, base []uint64) ([]uint64, []patch, error) {
+// returning the symbol table (as ef.Symbols gives it, without entry 0),
+// each symbol's address by index in the table (for the relocations) and
+// the patches to .symtab.
+func layoutSymbols(ef *elf.File, base []uint64) ([]elf.Symbol, []uint64, []patch, error) {
 	symtab := ef.SectionByType(elf.SHT_SYMTAB)
 	if symtab == nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	syms, err := ef.Symbols()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	values := make([]uint64, len(syms)+1) // Symbols drops entry 0
 	var ps []patch
@@ -142,7 +143,7 @@ func layoutSymbols(ef *elf.File, base []uint64) ([]uint64, []patch, error) {
 		off := int64(symtab.Offset) + int64(i+1)*symSize64 + symValue
 		ps = append(ps, patch{off, le64(values[i+1])})
 	}
-	return values, ps, nil
+	return syms, values, ps, nil
 }
 
 // NVIDIA's relocation types for data (R_NV_32, R_NV_64 and their G
@@ -173,39 +174,30 @@ func debugRelocations(ef *elf.File, f io.ReaderAt, syms []uint64) (ps []patch, s
 			skipped++
 			continue
 		}
-		entsize := 16
-		if r.Type == elf.SHT_RELA {
-			entsize = 24
-		}
-		for e := data; len(e) >= entsize; e = e[entsize:] {
-			off := binary.LittleEndian.Uint64(e)
-			info := binary.LittleEndian.Uint64(e[8:])
-			sym, typ := info>>32, uint32(info)
+		eachReloc(r.Type, data, func(e rela) {
 			width := uint64(0)
-			switch typ {
+			switch e.typ {
 			case rNV32, rNVG32:
 				width = 4
 			case rNV64, rNVG64:
 				width = 8
 			}
-			if width == 0 || sym >= uint64(len(syms)) || off > target.Size || target.Size-off < width {
+			if width == 0 || int(e.sym) >= len(syms) || e.off > target.Size || target.Size-e.off < width {
 				skipped++
-				continue
+				return
 			}
-			at := int64(target.Offset + off)
-			var addend uint64
-			if r.Type == elf.SHT_RELA {
-				addend = binary.LittleEndian.Uint64(e[16:])
-			} else {
+			at := int64(target.Offset + e.off)
+			addend := e.addend
+			if r.Type == elf.SHT_REL {
 				var in [8]byte
 				if _, err := f.ReadAt(in[:width], at); err != nil {
 					skipped++
-					continue
+					return
 				}
 				addend = binary.LittleEndian.Uint64(in[:])
 			}
-			ps = append(ps, patch{at, le64(syms[sym] + addend)[:width]})
-		}
+			ps = append(ps, patch{at, le64(syms[e.sym] + addend)[:width]})
+		})
 	}
 	return ps, skipped
 }

@@ -68,14 +68,11 @@ func indirectTargets(ef *elf.File, base []uint64) map[uint64][]uint64 {
 // absoluteCalls reads the targets of a cubin's absolute calls (CALL.ABS,
 // JCAL), which the linker leaves to a relocation of the instruction: by
 // the instruction's address as laid out, the laid-out entry of the
-// function the relocation names (values: every symbol's laid-out value by
-// symbol-table index). Calls to functions outside the cubin (vprintf)
-// name an undefined symbol and have none.
-func absoluteCalls(ef *elf.File, base, values []uint64) map[uint64]uint64 {
-	syms, err := ef.Symbols()
-	if err != nil {
-		return nil
-	}
+// function the relocation names (syms: the symbol table, without entry 0;
+// values: every symbol's laid-out value by symbol-table index). Calls to
+// functions outside the cubin (vprintf) name an undefined symbol and have
+// none.
+func absoluteCalls(ef *elf.File, base []uint64, syms []elf.Symbol, values []uint64) map[uint64]uint64 {
 	var out map[uint64]uint64
 	for _, r := range ef.Sections {
 		if r.Type != elf.SHT_REL && r.Type != elf.SHT_RELA || int(r.Info) >= len(base) || base[r.Info] == 0 {
@@ -88,28 +85,22 @@ func absoluteCalls(ef *elf.File, base, values []uint64) map[uint64]uint64 {
 		if err != nil {
 			continue
 		}
-		entsize := 16
-		if r.Type == elf.SHT_RELA {
-			entsize = 24
-		}
-		for e := data; len(e) >= entsize; e = e[entsize:] {
-			off := binary.LittleEndian.Uint64(e)
-			sym := binary.LittleEndian.Uint64(e[8:]) >> 32
-			if sym == 0 || sym > uint64(len(syms)) || sym >= uint64(len(values)) {
-				continue
+		eachReloc(r.Type, data, func(e rela) {
+			if e.sym == 0 || int(e.sym) > len(syms) || int(e.sym) >= len(values) {
+				return
 			}
-			s := syms[sym-1] // Symbols drops entry 0
+			s := syms[e.sym-1] // Symbols drops entry 0
 			if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Section == elf.SHN_UNDEF {
-				continue
+				return
 			}
-			if r.Type == elf.SHT_RELA && binary.LittleEndian.Uint64(e[16:]) != 0 {
-				continue // an address inside a function (a return address), no call
+			if e.addend != 0 {
+				return // an address inside a function (a return address), no call
 			}
 			if out == nil {
 				out = map[uint64]uint64{}
 			}
-			out[base[r.Info]+off] = values[sym]
-		}
+			out[base[r.Info]+e.off] = values[e.sym]
+		})
 	}
 	return out
 }

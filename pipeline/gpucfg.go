@@ -3,8 +3,6 @@ package pipeline
 import (
 	"fmt"
 
-	"bloop/cfg"
-	"bloop/havlak"
 	"bloop/isa"
 	"bloop/loader"
 )
@@ -24,7 +22,7 @@ import (
 // the mode builds no graph of GPU code, or for a generation bloop does not
 // decode.
 func gpuArch(img *loader.Image, opt Options) isa.Arch {
-	if img.Arch != loader.CUDA || opt.Compat && !opt.GPUCFG {
+	if !buildsGPU(img, opt) {
 		return nil
 	}
 	procs := make([][2]uint64, 0, len(img.Funcs))
@@ -42,11 +40,16 @@ func HasCalls(img *loader.Image, opt Options) bool {
 	return analysesGPU(img, opt) && engineFor(img, opt) != Heuristic
 }
 
+// buildsGPU reports whether img is a cubin whose graphs opt would build:
+// in the default mode, or in compat mode with GPUCFG.
+func buildsGPU(img *loader.Image, opt Options) bool {
+	return img.Arch == loader.CUDA && (!opt.Compat || opt.GPUCFG)
+}
+
 // analysesGPU reports whether img is a cubin whose control flow opt
-// analyses: of a generation bloop decodes, in the default mode or with
-// GPUCFG.
+// analyses: one whose graphs it builds, of a generation bloop decodes.
 func analysesGPU(img *loader.Image, opt Options) bool {
-	return img.Arch == loader.CUDA && !(opt.Compat && !opt.GPUCFG) && isa.ForGeneration(img.Machine, img.SM) != nil
+	return buildsGPU(img, opt) && isa.ForGeneration(img.Machine, img.SM) != nil
 }
 
 // NoControlFlow reports whether img's code goes without the control-flow
@@ -55,27 +58,10 @@ func analysesGPU(img *loader.Image, opt Options) bool {
 // GPUCFG needs none, as hpcstruct makes none.
 func NoControlFlow(img *loader.Image, opt Options) bool {
 	if img.Arch == loader.CUDA {
-		return !(opt.Compat && !opt.GPUCFG) && !analysesGPU(img, opt)
+		return buildsGPU(img, opt) && !analysesGPU(img, opt)
 	}
 	return isa.For(img.Machine) == nil
 }
 
 // gpuDevice is the device hpcstruct names in its call sites.
 func gpuDevice(img *loader.Image) string { return fmt.Sprintf("NVIDIA sm_%d", img.SM) }
-
-// gpuGraph builds procedure fn's graph and loop forest with the cubin's
-// instruction set; nil without error when there is none.
-func (pl *plan) gpuGraph(fn *loader.Func) (*cfg.Graph, *havlak.Forest, error) {
-	if pl.gpu == nil {
-		return nil, nil, nil
-	}
-	g, err := cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, cfg.Options{Arch: pl.gpu})
-	if err != nil {
-		return nil, nil, err
-	}
-	succs := g.Succs()
-	if pl.compat {
-		succs = g.DyninstSuccs()
-	}
-	return g, havlak.Find(len(g.Blocks), g.Entry, succs), nil
-}

@@ -268,10 +268,17 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if fn.PLT {
 		return nil, nil, nil
 	}
+	opt := pl.cfgOptions()
 	if pl.img.Arch == loader.CUDA {
-		return pl.gpuGraph(fn)
+		if pl.gpu == nil {
+			return nil, nil, nil // no graph of this GPU code (gpucfg.go)
+		}
+		// The generation's instruction set bound to the cubin, as
+		// hpcstruct --gpucfg reads nvdisasm's graph: no noreturn
+		// inference, tail calls or Dyninst decoding.
+		opt = cfg.Options{Arch: pl.gpu}
 	}
-	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, pl.cfgOptions())
+	g, err = cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, opt)
 	if errors.Is(err, cfg.ErrArch) || errors.Is(err, cfg.ErrDyninstEntry) {
 		// Statements and inlined code still, no loops. An entry Dyninst
 		// 12.3 does not decode leaves its parse empty (compat mode).
@@ -330,7 +337,8 @@ func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
 	note := func(kind string, err error) {
 		probs = append(probs, &Problem{Func: fn.Name, Addr: fn.Addr, Kind: kind, Err: err})
 	}
-	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Hpcstruct: pl.compat}
+	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Hpcstruct: pl.compat,
+		BodyLines: pl.img.Arch.IsAMDGPU()} // clang's AMD GPU branches have line 0
 	if pl.gpu != nil && pl.bounds == nil {
 		in.Device = gpuDevice(pl.img) // the DWARF engine's (HasCalls)
 	}

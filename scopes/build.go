@@ -44,6 +44,11 @@ type Input struct {
 	// CFG: each call to a procedure's entry is a call site (C) of it
 	// rather than a statement, as hpcstruct --gpucfg writes them.
 	Device string
+	// BodyLines: the compiler writes no line on branches (clang for AMD
+	// GPUs writes line 0 on every one), so a loop whose exit conditions
+	// have no line takes its header line from its own code (bodyLine).
+	// hpcstruct writes 0 there: not with Hpcstruct.
+	BodyLines bool
 }
 
 // inlKey identifies an inlined call within its parent context, as hpcstruct
@@ -494,7 +499,7 @@ func (b *builder) header(l *havlak.Loop, parent []*inlKey) header {
 			best, found = k, true
 		}
 	}
-	if best.line == 0 && !b.in.Hpcstruct && b.in.Img.Arch.IsAMDGPU() {
+	if best.line == 0 && !b.in.Hpcstruct && b.in.BodyLines {
 		best = b.bodyLine(l, abs)
 	}
 	if best.line == 0 {
@@ -617,11 +622,11 @@ func better(a, b stmtKey) bool {
 }
 
 // bodyLine is the smallest line of l's own code in context abs. It is the
-// header line of an AMD GPU loop whose exit conditions have none: clang
-// writes line 0 on every AMD GPU branch, where the code of a loop starts
-// with its loop statement's compare or increment. (On CPUs the exit
-// conditions' line, or none, is what measures most accurate, and hpcstruct
-// writes 0 in both cases.)
+// header line of a loop whose exit conditions have none where branches
+// carry no line (Input.BodyLines: clang writes line 0 on every AMD GPU
+// branch), where the code of a loop starts with its loop statement's
+// compare or increment. (On CPUs the exit conditions' line, or none, is
+// what measures most accurate, and hpcstruct writes 0 in both cases.)
 func (b *builder) bodyLine(l *havlak.Loop, abs []*inlKey) stmtKey {
 	var best stmtKey
 	for _, v := range l.Nodes {

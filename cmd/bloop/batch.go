@@ -131,7 +131,7 @@ func reportBatch(f *structFlags, b *batch, outs []structfile.Outcome) int {
 			code = 1
 			continue
 		}
-		reportResult(f, j.Bin, o.Result)
+		reportResult(f, j.Bin, o.Result, j.Opt.Pipeline)
 		if *f.verbose {
 			fmt.Fprintf(os.Stderr, "bloop: %s -> %s (%s)\n", j.Path, j.Dest, howWritten(&o, true))
 		}

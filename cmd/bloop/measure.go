@@ -126,7 +126,7 @@ func reportModules(f *structFlags, d *meas.Dir, jobs []structfile.Job, outs []st
 			code = 1
 			continue
 		}
-		reportResult(f, jobs[i].Bin, o.Result)
+		reportResult(f, jobs[i].Bin, o.Result, jobs[i].Opt.Pipeline)
 		if *f.quiet {
 			continue
 		}

@@ -362,7 +362,7 @@ func structBinary(f *structFlags, opt structfile.Options, bin string) int {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", o.Err)
 		code = 1
 	} else {
-		reportWritten(f, bin, dest, o.Result, t0)
+		reportWritten(f, bin, dest, o.Result, opt.Pipeline, t0)
 	}
 	if err := writeManifest(f, jobs, outs, nil); err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
@@ -372,8 +372,8 @@ func structBinary(f *structFlags, opt structfile.Options, bin string) int {
 }
 
 // reportWritten says what a single binary's run did.
-func reportWritten(f *structFlags, bin, dest string, r *structfile.Result, t0 time.Time) {
-	reportResult(f, bin, r)
+func reportWritten(f *structFlags, bin, dest string, r *structfile.Result, popt pipeline.Options, t0 time.Time) {
+	reportResult(f, bin, r, popt)
 	if *f.timing {
 		fmt.Fprintf(os.Stderr, "load      %8.3fs\nanalyze   %8.3fs (and write)\ntotal     %8.3fs\npeak RSS  %8.1f MiB\n",
 			r.Load.Seconds(), r.Analyze.Seconds(), time.Since(t0).Seconds(), peakRSSMiB())
@@ -390,8 +390,8 @@ func reportWritten(f *structFlags, bin, dest string, r *structfile.Result, t0 ti
 // reportResult prints a run's warnings and, under -v, its problems and
 // counts. A file from the cache comes with the warnings and corrupt data
 // of its input; the analysis's problems and counts were shown when it was
-// made.
-func reportResult(f *structFlags, bin string, r *structfile.Result) {
+// made. popt are the options the file was made with.
+func reportResult(f *structFlags, bin string, r *structfile.Result, popt pipeline.Options) {
 	// What the input is like is said on every run, from the cache too.
 	for _, w := range r.Warnings {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
@@ -406,7 +406,7 @@ func reportResult(f *structFlags, bin string, r *structfile.Result) {
 	}
 	// Cubins get no loops from hpcstruct either without --gpucfg; with it
 	// and in the default mode, a generation bloop does not decode gets none.
-	if popt, _ := f.options(); pipeline.NoControlFlow(img, popt.Pipeline) {
+	if pipeline.NoControlFlow(img, popt) {
 		arch := string(img.Arch)
 		if img.Arch == loader.CUDA {
 			arch = fmt.Sprintf("%s sm_%d", arch, img.SM)
