@@ -135,20 +135,41 @@ func Read(name string) (*Profile, error) {
 	return p, nil
 }
 
-// ReadLoadMap reads only the load map of the .hpcrun file name.
+// ReadLoadMap reads only the load map of the .hpcrun file name: its
+// first bytes, its footer and the section the footer places the map in,
+// not the file (a thread's profile can be megabytes; a measurement
+// directory holds one per thread).
 func ReadLoadMap(name string) ([]LoadModule, error) {
-	data, err := os.ReadFile(name)
+	file, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	f, err := parseFooter(data)
+	defer file.Close()
+	st, err := file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	head := make([]byte, min(size, int64(headSize)))
+	foot := make([]byte, min(size, footerSize))
+	_, err = file.ReadAt(head, 0)
 	if err == nil {
-		var lms []LoadModule
-		lms, err = parseLoadMap(f.section(data, secLoadMap))
-		if err == nil {
-			return lms, nil
+		_, err = file.ReadAt(foot, size-int64(len(foot)))
+	}
+	var f *footer
+	if err == nil {
+		f, err = footerOf(head, foot, size)
+	}
+	if err == nil {
+		lo, hi := f[2*secLoadMap], f[2*secLoadMap+1]
+		b := make([]byte, hi-lo)
+		if _, err = file.ReadAt(b, int64(lo)); err == nil {
+			var lms []LoadModule
+			if lms, err = parseLoadMap(b); err == nil {
+				return lms, nil
+			}
 		}
-		err = fmt.Errorf("load map at %#x: %w", f[secLoadMap*2], err)
+		err = fmt.Errorf("load map at %#x: %w", lo, err)
 	}
 	return nil, fmt.Errorf("%s: %w", name, err)
 }

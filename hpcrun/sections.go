@@ -32,22 +32,31 @@ type footer [footerWords]uint64
 
 func (f *footer) section(data []byte, i int) []byte { return data[f[2*i]:f[2*i+1]] }
 
+// headSize is the file's start the footer is checked with: the magic,
+// the version and the endianness byte.
+const headSize = len(Magic) + 6
+
 func parseFooter(data []byte) (*footer, error) {
-	if len(data) < len(Magic)+6 || string(data[:len(Magic)]) != Magic {
+	return footerOf(data[:min(len(data), headSize)], data[max(len(data)-footerSize, 0):], int64(len(data)))
+}
+
+// footerOf reads the footer of a file of size bytes from its first
+// headSize bytes and its last footerSize (all of a shorter file).
+func footerOf(head, foot []byte, size int64) (*footer, error) {
+	if len(head) < headSize || string(head[:len(Magic)]) != Magic {
 		return nil, fmt.Errorf("not an hpcrun profile")
 	}
-	if len(data) < len(Magic)+6+footerSize {
+	if size < int64(headSize+footerSize) {
 		return nil, fmt.Errorf("truncated hpcrun profile (no footer)")
 	}
 	var f footer
-	foot := data[len(data)-footerSize:]
 	for i := range f {
 		f[i] = binary.BigEndian.Uint64(foot[8*i:])
 	}
 	if f[footerWords-1] != footerMagic {
-		return nil, fmt.Errorf("hpcrun profile version %q: no footer (unfinished or truncated file?)", data[len(Magic):len(Magic)+5])
+		return nil, fmt.Errorf("hpcrun profile version %q: no footer (unfinished or truncated file?)", head[len(Magic):len(Magic)+5])
 	}
-	limit := uint64(len(data) - footerSize)
+	limit := uint64(size - footerSize)
 	for i := 0; i < numSections; i++ {
 		if lo, hi := f[2*i], f[2*i+1]; lo > hi || hi > limit {
 			return nil, fmt.Errorf("section %d bounds [%#x, %#x) outside the file", i, lo, hi)

@@ -25,7 +25,7 @@ func FuzzFile(f *testing.F) {
 	}
 	events := twoEvents()
 	recs := bytes.Join(someRecords(), nil)
-	f.Add(perfFile(events, recs, map[int][]byte{FeatCmdline: cmdlineFeature("perf", "record"),
+	f.Add(LayoutFile(events, recs, map[int][]byte{FeatCmdline: CmdlineFeature("perf", "record"),
 		FeatEventDesc: eventDescFeature(events...), FeatBuildID: buildIDRecord(RecordHeaderBuildID, 7, []byte{1}, "/x")}))
 	f.Add(pipeStream(attrRecord(events[0]), attrRecord(events[1]), nameRecord(11, "a"), recs,
 		append(rec(RecordHeaderTracingData, 0, w(u32(8), u32(0))), make([]byte, 8)...)))

@@ -62,10 +62,10 @@ func formatAll(t *testing.T, data []byte) (*File, []string) {
 func TestHandMadeFile(t *testing.T) {
 	events := twoEvents()
 	named := []*Event{{Name: "cycles:u", Attr: events[0].Attr, IDs: events[0].IDs}, {Name: "instructions:u", Attr: events[1].Attr, IDs: events[1].IDs}}
-	data := perfFile(events, bytes.Join(someRecords(), nil), map[int][]byte{
-		FeatCmdline:   cmdlineFeature("perf", "record", "-e", "cycles:u,instructions:u"),
+	data := LayoutFile(events, bytes.Join(someRecords(), nil), map[int][]byte{
+		FeatCmdline:   CmdlineFeature("perf", "record", "-e", "cycles:u,instructions:u"),
 		FeatEventDesc: eventDescFeature(named...),
-		FeatHostname:  perfString("box"),
+		FeatHostname:  HeaderString("box"),
 		FeatNrCPUs:    w(u32(4), u32(2)),
 		FeatBuildID:   buildIDRecord(RecordHeaderBuildID, 7, []byte{1, 2, 3, 4}, "/bin/prog"),
 	})
@@ -96,7 +96,7 @@ func TestStream(t *testing.T) {
 	tracing := append(rec(RecordHeaderTracingData, 0, w(u32(16), u32(0))), bytes.Repeat([]byte{0xee}, 16)...)
 	aux := append(rec(RecordAuxtrace, 0, w(24, 0, 0, u32(0), u32(7), u32(0), u32(0))), bytes.Repeat([]byte{0xaa}, 24)...)
 	stream := pipeStream(attrRecord(events[0]), attrRecord(events[1]),
-		featureRecord(FeatCmdline, cmdlineFeature("perf", "record", "-o", "-")),
+		featureRecord(FeatCmdline, CmdlineFeature("perf", "record", "-o", "-")),
 		featureRecord(FeatTracingData, []byte("ignored")),
 		tracing, recs[0], nameRecord(11, "cycles:u"), nameRecord(21, "instructions:u"), recs[1], recs[2], aux, recs[3],
 		buildIDRecord(RecordHeaderBuildID, 7, []byte{9, 9}, "/bin/prog"), recs[4])
@@ -149,13 +149,13 @@ func TestCompressed(t *testing.T) {
 		}
 	}
 	data = append(data, rec(RecordFinishedRound, 0, nil)...)
-	file := perfFile(events, data, map[int][]byte{FeatCompressed: w(u32(0), u32(compressZstd), u32(1), u32(3), u32(1<<16))})
+	file := LayoutFile(events, data, map[int][]byte{FeatCompressed: w(u32(0), u32(compressZstd), u32(1), u32(3), u32(1<<16))})
 	_, lines := formatAll(t, file)
 	want := append(slices.Clone(wantLines), "type 68 misc=0x0 body=0 bytes")
 	if !slices.Equal(lines, want) {
 		t.Errorf("records\n got %q\nwant %q", lines, want)
 	}
-	noFeature := perfFile(events, data, nil)
+	noFeature := LayoutFile(events, data, nil)
 	f, err := NewFile(bytes.NewReader(noFeature), int64(len(noFeature)), "x.data")
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestIsPerfData(t *testing.T) {
 // file and what is wrong, where.
 func TestFileErrors(t *testing.T) {
 	events := twoEvents()
-	good := perfFile(events, bytes.Join(someRecords(), nil), map[int][]byte{FeatCmdline: cmdlineFeature("perf")})
+	good := LayoutFile(events, bytes.Join(someRecords(), nil), map[int][]byte{FeatCmdline: CmdlineFeature("perf")})
 	set := func(b []byte, off int, v uint64) []byte {
 		b = slices.Clone(b)
 		binary.LittleEndian.PutUint64(b[off:], v)
@@ -203,12 +203,12 @@ func TestFileErrors(t *testing.T) {
 		{"ids beyond the end", set(good, fileHeaderSize+AttrSizeVer8, 1<<20), "the ids of attribute 0"},
 		{"feature table beyond the end", set(good, 48, uint64(len(good)-dataOff)), "the feature table"},
 		{"unfinished", append(set(set(good[:dataOff+8], 48, 0), 72, 0), make([]byte, 32)...), "perf record did not finish writing this file"},
-		{"two events, no place for ids", perfFile([]*Event{{Attr: Attr{SampleType: SampleIP}, IDs: []uint64{1}}, {Attr: Attr{SampleType: SampleIP}, IDs: []uint64{2}}}, nil, nil), "cannot be told apart"},
-		{"feature section", perfFile(events, nil, map[int][]byte{FeatCmdline: w(u32(1 << 30))}), "feature cmdline: 1073741824 entries at byte 4"},
-		{"short record", perfFile(events, rec(RecordSample, 0, nil)[:4], nil), "4 stray bytes at offset"},
-		{"record of 4 bytes", perfFile(events, w(u32(9), uint16(0), uint16(4)), nil), "record of 4 bytes (type 9)"},
-		{"record past the data", perfFile(events, w(u32(9), uint16(0), uint16(64)), nil), "record of 64 bytes (type 9)"},
-		{"bad sample", perfFile(events, rec(RecordSample, 0, w(99)), nil), "record at offset 0x1b8: malformed perf data: SAMPLE record has event id 99"},
+		{"two events, no place for ids", LayoutFile([]*Event{{Attr: Attr{SampleType: SampleIP}, IDs: []uint64{1}}, {Attr: Attr{SampleType: SampleIP}, IDs: []uint64{2}}}, nil, nil), "cannot be told apart"},
+		{"feature section", LayoutFile(events, nil, map[int][]byte{FeatCmdline: w(u32(1 << 30))}), "feature cmdline: 1073741824 entries at byte 4"},
+		{"short record", LayoutFile(events, rec(RecordSample, 0, nil)[:4], nil), "4 stray bytes at offset"},
+		{"record of 4 bytes", LayoutFile(events, w(u32(9), uint16(0), uint16(4)), nil), "record of 4 bytes (type 9)"},
+		{"record past the data", LayoutFile(events, w(u32(9), uint16(0), uint16(64)), nil), "record of 64 bytes (type 9)"},
+		{"bad sample", LayoutFile(events, rec(RecordSample, 0, w(99)), nil), "record at offset 0x1b8: malformed perf data: SAMPLE record has event id 99"},
 		{"stream without events", pipeStream(rec(RecordSample, 0, w(1))), "without event attributes"},
 		{"truncated stream", pipeStream(attrRecord(events[0]), attrRecord(events[1]), someRecords()[2][:20]), "record of 48 bytes (type 9) at offset"},
 		{"auxtrace past the end", pipeStream(attrRecord(events[0]), someRecords()[2], rec(RecordAuxtrace, 0, w(1000))), "1000 bytes of data after the record"},

@@ -182,13 +182,32 @@ func (p *Profile) bindMeasStructures(dir string, mods []*Module) {
 	}
 }
 
-// measPath is a node's place in the trees: its scopes (outermost first)
-// and frames (innermost first), and whether the path is complete.
+// measPath is a node's place in the trees: its own frame and scopes
+// below its parent's, and whether the path is complete. A node's whole
+// path is put together only where it has values (path), so the nodes
+// share their ancestors' instead of each holding a copy.
 type measPath struct {
-	scopes  []*Elem
-	frames  []Frame
+	parent  *measPath
+	frame   Frame   // the node's instruction; no Mod: a placeholder
+	scopes  []*Elem // the node's own scopes, outermost first
 	partial bool
 	err     error
+}
+
+// path puts mp's scopes (outermost first) and frames (innermost first)
+// together, into the buffers given.
+func (mp *measPath) path(scopes []*Elem, frames []Frame, chain []*measPath) ([]*Elem, []Frame, []*measPath) {
+	scopes, frames, chain = scopes[:0], frames[:0], chain[:0]
+	for a := mp; a != nil; a = a.parent {
+		chain = append(chain, a)
+		if a.frame.Mod != nil {
+			frames = append(frames, a.frame)
+		}
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		scopes = append(scopes, chain[i].scopes...)
+	}
+	return scopes, frames, chain
 }
 
 // addThread files one profile's values in the trees.
@@ -204,6 +223,12 @@ func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Mod
 		}
 		paths[n.ID] = p.measNode(n, parent, mods)
 	}
+	var (
+		scopes []*Elem
+		frames []Frame
+		chain  []*measPath
+		at     *measPath // the node scopes and frames are of
+	)
 	for _, v := range hp.Values {
 		ev := events[v.Metric]
 		if ev < 0 {
@@ -222,18 +247,22 @@ func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Mod
 			}
 			continue
 		}
+		if mp != at { // the values are grouped by node
+			scopes, frames, chain = mp.path(scopes, frames, chain)
+			at = mp
+		}
 		p.Samples++
 		p.EventSamples[ev]++
 		p.EventTotals[ev] += wi
 		if mp.partial {
 			p.Meas.Partial[ev] += wi
 		}
-		p.insert(tid, mp.scopes, ev, wi)
+		p.insert(tid, scopes, ev, wi)
 		out := Complete
 		if mp.partial {
 			out = Failed
 		}
-		p.pprof.add(tid, mp.frames, out, p.scopesOf, ev, wi)
+		p.pprof.add(tid, frames, out, p.scopesOf, ev, wi)
 	}
 	if bad > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %d values at nodes that cannot be placed (%s): not in the report", label, bad, firstBad))
@@ -242,22 +271,19 @@ func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Mod
 
 // measNode places one node below its parent's path.
 func (p *Profile) measNode(n hpcrun.Node, parent *measPath, mods map[uint16]*Module) *measPath {
-	mp := &measPath{}
-	if parent != nil {
-		if parent.err != nil {
-			return parent
-		}
-		*mp = measPath{scopes: parent.scopes, frames: parent.frames, partial: parent.partial}
+	if parent != nil && parent.err != nil {
+		return parent
 	}
+	mp := &measPath{parent: parent, partial: parent != nil && parent.partial}
 	if n.Module == 0 {
 		switch name := n.Placeholder(); name {
 		case hpcrun.RootPrimary, hpcrun.FenceMain, hpcrun.FenceThread:
 			// The roots and thread entries: the tree's root itself.
 		case hpcrun.RootPartial:
 			mp.partial = true
-			mp.scopes = with(mp.scopes, partial)
+			mp.scopes = []*Elem{partial}
 		default:
-			mp.scopes = with(mp.scopes, p.placeholder(name))
+			mp.scopes = []*Elem{p.placeholder(name)}
 		}
 		return mp
 	}
@@ -265,9 +291,8 @@ func (p *Profile) measNode(n hpcrun.Node, parent *measPath, mods map[uint16]*Mod
 	if m == nil {
 		return &measPath{err: fmt.Errorf("node %d in module %d, not in the load map", n.ID, n.Module)}
 	}
-	f := Frame{Mod: m, Addr: n.Offset, PC: n.Offset}
-	mp.frames = append([]Frame{f}, mp.frames...)
-	mp.scopes = append(mp.scopes[:len(mp.scopes):len(mp.scopes)], p.scopesOf(f)...)
+	mp.frame = Frame{Mod: m, Addr: n.Offset, PC: n.Offset}
+	mp.scopes = p.scopesOf(mp.frame)
 	return mp
 }
 

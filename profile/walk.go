@@ -118,19 +118,16 @@ func (sp *space) unwindFrames(s *sample.Sample, mem unwind.Memory) (frames []Fra
 func (sp *space) fpUnwind(s *sample.Sample) Outcome {
 	mem := stackMemory(s, nil)
 	f := unwind.Frame{PC: s.IP, SP: s.SP, BP: s.BP}
-	if mod, addr, ok := sp.lookup(s.Pid, f.PC, s.Time); ok && isEntry(mod, addr) {
+	first, addr, ok := sp.lookup(s.Pid, f.PC, s.Time) // the sampled module: its instruction set's frame chain
+	if ok && isEntry(first, addr) {
 		return Complete
-	}
-	var first *Module // the sampled module: its instruction set's frame chain
-	if mod, _, ok := sp.lookup(s.Pid, f.PC, s.Time); ok {
-		first = mod
 	}
 	for depth := 0; depth < maxDepth; depth++ {
 		next, err := fpStep(first, f, mem)
 		switch {
 		case errors.Is(err, unwind.ErrTruncated) && nearStack(s, f) && f.BP-f.SP < maxStackSpan:
 			return Truncated
-		case err == nil && next.PC == 0 && first != nil && nullChain(first, next, mem):
+		case err == nil && next.PC == 0 && nullChain(first, next, mem):
 			return Complete // ppc64's outermost frame, as in unwindFrames
 		case err != nil || next.PC == 0:
 			return Failed
@@ -267,10 +264,8 @@ func (sp *space) sigreturnAt(s *sample.Sample, pc uint64) bool {
 // whose ABI has no frame pointer, the back chain: [SP] is the caller's
 // SP, the return address is in its LR save word at +16.
 func fpStep(m *Module, f unwind.Frame, mem unwind.Memory) (unwind.Frame, error) {
-	if m != nil && m.Img != nil {
-		if fr, ok := isa.For(m.Img.Machine).(isa.Framer); ok && fr.ABI().BackChain {
-			return unwind.BackChainStep(f, mem)
-		}
+	if backChain(m) {
+		return unwind.BackChainStep(f, mem)
 	}
 	if f.BP < f.SP {
 		return unwind.Frame{}, unwind.ErrBadFrame
@@ -282,15 +277,18 @@ func fpStep(m *Module, f unwind.Frame, mem unwind.Memory) (unwind.Frame, error) 
 // nullChain reports whether the caller's frame next, under m's ABI, holds
 // the null back chain that marks the outermost frame.
 func nullChain(m *Module, next unwind.Frame, mem unwind.Memory) bool {
-	if m.Img == nil {
-		return false
-	}
-	fr, ok := isa.For(m.Img.Machine).(isa.Framer)
-	if !ok || !fr.ABI().BackChain {
+	if !backChain(m) {
 		return false
 	}
 	w, ok := mem(next.SP)
 	return ok && w == 0
+}
+
+// backChain reports whether m's frames are chained by the back chain
+// (ppc64's ABI) rather than by frame pointers; m may be nil (a PC in no
+// module).
+func backChain(m *Module) bool {
+	return m != nil && m.Unw != nil && m.Unw.ABI().BackChain
 }
 
 // maxStackSpan is how far above the sampled SP a frame may plausibly lie
@@ -358,7 +356,10 @@ func aboutToStart(m *Module, addr uint64) bool {
 	}
 	ar := isa.For(m.Img.Machine)
 	fr, ok := ar.(isa.Framer)
-	if !ok || len(fr.ClearFP()) == 0 || !bytes.Contains(m.Img.Bytes(addr-48, addr), fr.ClearFP()) {
+	if !ok {
+		return false
+	}
+	if clearFP := fr.ClearFP(); len(clearFP) == 0 || !bytes.Contains(m.Img.Bytes(addr-48, addr), clearFP) {
 		return false
 	}
 	for a, i := addr, 0; i < 3; i++ {
@@ -401,11 +402,15 @@ func isRoot(m *Module, addr uint64) bool {
 	// frame pointer.
 	ar := isa.For(m.Img.Machine)
 	fr, ok := ar.(isa.Framer)
-	if !ok || addr < 48 || len(fr.ClearFP()) == 0 {
+	if !ok || addr < 48 {
+		return false
+	}
+	clearFP := fr.ClearFP()
+	if len(clearFP) == 0 {
 		return false
 	}
 	if call, ok := isa.CallBefore(ar, m.Img, addr+1); !ok || call.Kind != isa.IndirectCall || call.Len != 2 && ar.Align() == 1 {
 		return false
 	}
-	return bytes.Contains(m.Img.Bytes(addr-48, addr), fr.ClearFP())
+	return bytes.Contains(m.Img.Bytes(addr-48, addr), clearFP)
 }

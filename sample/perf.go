@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 
 	"bloop/perfevent"
@@ -23,15 +24,45 @@ type BuildID struct {
 	ID   []byte
 }
 
-// perfRegs are the perf register numbers (each architecture's
-// perf_regs.h) of the registers the unwinder starts from, by perf's name
-// of the recording machine (uname -m, HEADER_ARCH), for perf.data files of
-// any host; -1: none. di is x86-64's rdi (vfork's return address while
-// it is in the kernel), lr the link register.
-var perfRegs = map[string]struct{ ip, sp, bp, di, lr int }{
+// regNums are the perf register numbers (each architecture's
+// perf_regs.h) of the registers the unwinder starts from; -1: none. di is
+// x86-64's rdi (vfork's return address while it is in the kernel), lr the
+// link register.
+type regNums struct{ ip, sp, bp, di, lr int }
+
+// perfRegs are the register numbers by perf's name of the recording
+// machine (uname -m, HEADER_ARCH): of a perf.data file of any host, and
+// of this host's own recordings (hostArch).
+var perfRegs = map[string]regNums{
 	"x86_64":  {ip: 8, sp: 7, bp: 6, di: 5, lr: -1},
 	"aarch64": {ip: 32, sp: 31, bp: 29, di: -1, lr: 30},
 	"ppc64le": {ip: 32, sp: 1, bp: 31, di: -1, lr: 36},
+}
+
+// mask is the register mask (sample_regs_user) that selects r's registers.
+func (r regNums) mask() uint64 {
+	var m uint64
+	for _, n := range []int{r.ip, r.sp, r.bp, r.di, r.lr} {
+		if n >= 0 {
+			m |= 1 << n
+		}
+	}
+	return m
+}
+
+// read sets s's IP, SP, BP, DI and LR from a register block written for
+// mask, when IP, SP and BP are in it (reporting whether they are).
+func (r regNums) read(mask uint64, regs []uint64, s *Sample) bool {
+	bp, ok1 := regAt(mask, regs, r.bp)
+	sp, ok2 := regAt(mask, regs, r.sp)
+	ip, ok3 := regAt(mask, regs, r.ip)
+	if !ok1 || !ok2 || !ok3 {
+		return false
+	}
+	s.BP, s.SP, s.IP = bp, sp, ip
+	s.DI, s.HasDI = regAt(mask, regs, r.di)
+	s.LR, s.HasLR = regAt(mask, regs, r.lr)
+	return true
 }
 
 // IsPerfFile reports whether the file at path is perf's (by its first
@@ -87,10 +118,7 @@ func ScanPerf(path string, f func(any) error) error {
 			}
 		}
 	}
-	conv := perfConverter{file: pf, arch: pf.Features.Arch}
-	if conv.arch == "" {
-		conv.arch = "x86_64" // files without HEADER_ARCH: perf's default
-	}
+	conv := newPerfConverter(pf)
 	if err := pf.Records(func(r perfevent.Record) error { return conv.record(r, f) }); err != nil {
 		return err
 	}
@@ -123,10 +151,22 @@ func perfMeta(pf *perfevent.File) Meta {
 
 // perfConverter turns a perf.data file's records into a recording's.
 type perfConverter struct {
-	file  *perfevent.File
-	arch  string // perf's name of the recording machine (perfRegs)
-	s     Sample
-	chain []uint64
+	file *perfevent.File
+	// regs are the register numbers of the recording machine, known
+	// (regsOK) for the machines in perfRegs.
+	regs   regNums
+	regsOK bool
+	s      Sample
+	chain  []uint64
+}
+
+func newPerfConverter(pf *perfevent.File) *perfConverter {
+	arch := pf.Features.Arch
+	if arch == "" {
+		arch = "x86_64" // files without HEADER_ARCH: perf's default
+	}
+	regs, ok := perfRegs[arch]
+	return &perfConverter{file: pf, regs: regs, regsOK: ok}
 }
 
 func (c *perfConverter) record(r perfevent.Record, f func(any) error) error {
@@ -174,20 +214,13 @@ func (c *perfConverter) sample(r *perfevent.Sample) *Sample {
 	if r.Event.Attr.SampleType&perfevent.SamplePeriod == 0 {
 		s.Period = r.Event.Attr.SamplePeriod // a fixed period (perf record -c)
 	}
-	regs, known := perfRegs[c.arch]
-	if !known || r.RegsABI == 0 {
+	if !c.regsOK || r.RegsABI == 0 || r.Event.Attr.SampleType&perfevent.SampleStackUser == 0 {
 		return s
 	}
-	mask := r.Event.Attr.SampleRegsUser
-	bp, ok1 := regAt(mask, r.Regs, regs.bp)
-	sp, ok2 := regAt(mask, r.Regs, regs.sp)
-	ip, ok3 := regAt(mask, r.Regs, regs.ip)
-	if ok1 && ok2 && ok3 && r.Event.Attr.SampleType&perfevent.SampleStackUser != 0 {
-		// The unwinder starts from the user registers, below the
-		// kernel's frames of a sample taken in the kernel.
-		s.BP, s.SP, s.IP, s.NoRegs = bp, sp, ip, false
-		s.DI, s.HasDI = regAt(mask, r.Regs, regs.di)
-		s.LR, s.HasLR = regAt(mask, r.Regs, regs.lr)
+	// The unwinder starts from the user registers, below the kernel's
+	// frames of a sample taken in the kernel.
+	if c.regs.read(r.Event.Attr.SampleRegsUser, r.Regs, s) {
+		s.NoRegs = false
 		s.StackSize, s.Stack = uint32(min(r.StackSize, 1<<31)), r.Stack
 	}
 	return s
@@ -211,12 +244,7 @@ func regAt(mask uint64, regs []uint64, reg int) (uint64, bool) {
 	if reg < 0 || reg > 63 || mask&(1<<reg) == 0 {
 		return 0, false
 	}
-	i := 0
-	for b := 0; b < reg; b++ {
-		if mask&(1<<b) != 0 {
-			i++
-		}
-	}
+	i := bits.OnesCount64(mask & (1<<reg - 1))
 	if i >= len(regs) {
 		return 0, false
 	}
@@ -261,9 +289,6 @@ func ScanAnyReader(data []byte, f func(any) error) error {
 	if err := f(perfMeta(pf)); err != nil {
 		return err
 	}
-	conv := perfConverter{file: pf, arch: pf.Features.Arch}
-	if conv.arch == "" {
-		conv.arch = "x86_64"
-	}
+	conv := newPerfConverter(pf)
 	return pf.Records(func(r perfevent.Record) error { return conv.record(r, f) })
 }

@@ -270,9 +270,7 @@ func (c *converter) sample(r *perfevent.Sample) {
 	}
 	s := &c.s
 	s.Pid, s.Tid, s.Time = r.Pid, r.Tid, r.Time
-	var regs [nUserRegs]uint64
-	copy(regs[:], r.Regs)
-	userRegs(regs, s)
+	hostRegs.read(userRegsMask, r.Regs, s)
 	s.StackSize, s.Stack = uint32(r.StackSize), r.Stack
 	if r.StackSize > 0 && uint64(len(r.Stack)) == r.StackSize {
 		c.st.FullStacks++

@@ -81,14 +81,14 @@ func TestRecordExitCode(t *testing.T) {
 func kernelSample(tid uint32, sp uint64, size, dyn int) []byte {
 	le := binary.LittleEndian
 	b := make([]byte, 32, 32+8*nUserRegs+8+size+8)
-	le.PutUint64(b, 0x401000)              // ip
-	le.PutUint32(b[8:], 1)                 // pid
-	le.PutUint32(b[12:], tid)              // tid
-	le.PutUint64(b[16:], 1)                // time
-	le.PutUint64(b[24:], 2)                // abi: 64-bit
-	b = le.AppendUint64(b, sp)             // bp
-	b = le.AppendUint64(b, sp)             // sp
-	b = le.AppendUint64(b, 0x401000)       // ip
+	le.PutUint64(b, 0x401000) // ip
+	le.PutUint32(b[8:], 1)    // pid
+	le.PutUint32(b[12:], tid) // tid
+	le.PutUint64(b[16:], 1)   // time
+	le.PutUint64(b[24:], 2)   // abi: 64-bit
+	for range nUserRegs {
+		b = le.AppendUint64(b, sp) // the user registers (SP for all will do)
+	}
 	b = le.AppendUint64(b, uint64(size))   // stack size
 	b = append(b, make([]byte, size)...)   // stack
 	return le.AppendUint64(b, uint64(dyn)) // dyn size

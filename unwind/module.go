@@ -65,6 +65,10 @@ func NewModule(img *loader.Image) *Module {
 	return m
 }
 
+// ABI is the frame conventions of the module's instruction set (the zero
+// value for one the unwinder does not know yet).
+func (m *Module) ABI() isa.FrameABI { return m.abi }
+
 // Procs returns the procedure bounds, sorted by address.
 func (m *Module) Procs() []Proc {
 	m.boundsOnce.Do(m.computeBounds)

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"bloop/perfevent"
@@ -32,7 +31,8 @@ type PerfSample struct {
 // registers regMask and the user stack, recorded on a machine perf calls
 // arch (HEADER_ARCH: x86_64, aarch64, ppc64le), with the mappings and
 // samples given, as the files perf writes are laid out (perf's
-// tools/perf/Documentation/perf.data-file-format.txt).
+// tools/perf/Documentation/perf.data-file-format.txt; the layout is
+// perfevent's).
 func PerfData(t testing.TB, arch string, regMask uint64, mmaps []PerfMmap, samples []PerfSample) string {
 	t.Helper()
 	le := binary.LittleEndian
@@ -71,41 +71,10 @@ func PerfData(t testing.TB, arch string, regMask uint64, mmaps []PerfMmap, sampl
 		b = le.AppendUint64(b, uint64(len(s.Stack)))
 		data = append(data, rec(perfevent.RecordSample, b)...)
 	}
-	perfString := func(s string) []byte {
-		n := (len(s) + 8) &^ 7
-		return append(append(le.AppendUint32(nil, uint32(n)), s...), make([]byte, n-len(s))...)
-	}
-	features := map[int][]byte{
-		perfevent.FeatArch:    perfString(arch),
-		perfevent.FeatCmdline: append(le.AppendUint32(nil, 2), append(perfString("perf"), perfString("record")...)...),
-	}
-	// The header, the attribute with its ids section (none), the data, the
-	// feature table and sections.
-	const headerSize, attrEntry = 104, perfevent.AttrSizeVer8 + 16
-	attrs := perfevent.AppendAttr(nil, attr)
-	attrs = le.AppendUint64(le.AppendUint64(attrs, headerSize+attrEntry), 0)
-	dataOff := uint64(headerSize + attrEntry)
-	h := append([]byte(perfevent.Magic), make([]byte, headerSize-8)...)
-	le.PutUint64(h[8:], headerSize)
-	le.PutUint64(h[16:], attrEntry)
-	le.PutUint64(h[24:], headerSize)
-	le.PutUint64(h[32:], attrEntry)
-	le.PutUint64(h[40:], dataOff)
-	le.PutUint64(h[48:], uint64(len(data)))
-	var feats []int
-	for id := range features {
-		feats = append(feats, id)
-		h[72+id/8] |= 1 << (id % 8)
-	}
-	slices.Sort(feats)
-	out := append(append(h, attrs...), data...)
-	sectionOff := uint64(len(out) + 16*len(feats))
-	var table, sections []byte
-	for _, id := range feats {
-		table = le.AppendUint64(le.AppendUint64(table, sectionOff+uint64(len(sections))), uint64(len(features[id])))
-		sections = append(sections, features[id]...)
-	}
-	out = append(append(out, table...), sections...)
+	out := perfevent.LayoutFile([]*perfevent.Event{{Attr: attr}}, data, map[int][]byte{
+		perfevent.FeatArch:    perfevent.HeaderString(arch),
+		perfevent.FeatCmdline: perfevent.CmdlineFeature("perf", "record"),
+	})
 	path := filepath.Join(t.TempDir(), "perf.data")
 	if err := os.WriteFile(path, out, 0o600); err != nil {
 		t.Fatal(err)
