@@ -17,13 +17,20 @@ var readsOnly = map[x86asm.Op]bool{
 	x86asm.PTEST: true, x86asm.PREFETCHT0: true, x86asm.PREFETCHNTA: true,
 }
 
+// The byte strings are shared, not made per call: the unwinder asks for
+// them per frame. Callers only read them.
+var (
+	amd64ClearFP = []byte{0x31, 0xed}
+	amd64Fill    = []byte{0xcc, 0x90}
+)
+
 // ClearFP is xor %ebp,%ebp.
-func (amd64) ClearFP() []byte { return []byte{0x31, 0xed} }
+func (amd64) ClearFP() []byte { return amd64ClearFP }
 
 // ABI: the return address is pushed by the call; the lazy-binding
 // trampoline runs with the relocation index pushed above it.
 func (amd64) ABI() FrameABI {
-	return FrameABI{EntryCFA: 8, PLT0CFA: 16, FrameRecord: true, Fill: []byte{0xcc, 0x90}}
+	return FrameABI{EntryCFA: 8, PLT0CFA: 16, FrameRecord: true, Fill: amd64Fill}
 }
 
 // Frame classifies the instruction at addr by its effect on the frame

@@ -26,8 +26,11 @@ const (
 	a64BtiJC   = 0xd50324df
 )
 
+// arm64ClearFP is shared, not made per call (the unwinder asks per frame).
+var arm64ClearFP = []byte{0x1d, 0x00, 0x80, 0xd2}
+
 // ClearFP is mov x29, #0 (movz), which _start and clone's child run.
-func (arm64) ClearFP() []byte { return []byte{0x1d, 0x00, 0x80, 0xd2} }
+func (arm64) ClearFP() []byte { return arm64ClearFP }
 
 // ABI: the return address in x30; gcc and clang describe the CFA from SP
 // and keep x29's frame record for the frame-pointer chain; user addresses

@@ -97,6 +97,7 @@ type Framer interface {
 	// ClearFP is the instruction that zeroes the frame pointer, the
 	// ABI's mark of the outermost frame (_start, clone); nil where the
 	// ABI marks it otherwise (ppc64's null back chain).
+	// The slice is shared: callers must not modify it.
 	ClearFP() []byte
 	ABI() FrameABI
 }
