@@ -24,8 +24,9 @@ type jsonDoc struct {
 }
 
 type jsonModule struct {
-	Path  string     `json:"path"`
-	Files []jsonFile `json:"files"`
+	Path     string     `json:"path"`
+	HasCalls bool       `json:"has_calls"`
+	Files    []jsonFile `json:"files"`
 }
 
 type jsonFile struct {
@@ -42,6 +43,8 @@ type jsonScope struct {
 	Entry    *string         `json:"entry"`
 	Ranges   [][]string      `json:"ranges"` // not [2]string: that would pad or cut silently
 	Inline   string          `json:"inline"`
+	Target   *string         `json:"target"`
+	Device   string          `json:"device"`
 	Children []*jsonScope    `json:"children"`
 }
 
@@ -138,7 +141,11 @@ func (b *jsonBuilder) node(tag string, attrs ...Attr) *Node {
 
 func (b *jsonBuilder) module(m jsonModule, where string) (*Node, error) {
 	b.id = 2
-	lm := b.node("LM", Attr{"n", m.Path}, Attr{"has-calls", "0"}, Attr{"v", "{}"})
+	calls := "0"
+	if m.HasCalls {
+		calls = "1"
+	}
+	lm := b.node("LM", Attr{"n", m.Path}, Attr{"has-calls", calls}, Attr{"v", "{}"})
 	for i, f := range m.Files {
 		fn := b.node("F", Attr{"n", f.Name})
 		for j, p := range f.Procs {
@@ -188,14 +195,18 @@ func checkScope(s *jsonScope, parent string, depth int) error {
 	switch {
 	case s == nil:
 		return errors.New("scope is null")
-	case s.Kind != "P" && s.Kind != "A" && s.Kind != "L" && s.Kind != "S":
-		return fmt.Errorf("kind %q, want P, A, L or S", s.Kind)
+	case s.Kind != "P" && s.Kind != "A" && s.Kind != "L" && s.Kind != "S" && s.Kind != "C":
+		return fmt.Errorf("kind %q, want P, A, L, S or C", s.Kind)
 	case !containsWord(allowedChildren[parent], s.Kind):
 		return fmt.Errorf("kind %s is not allowed inside %s", s.Kind, parent)
 	case depth > maxDepth:
 		return fmt.Errorf("scopes nested deeper than %d", maxDepth)
-	case s.Ranges != nil && s.Kind != "S":
-		return fmt.Errorf("%s scope with \"ranges\" (only S has them)", s.Kind)
+	case s.Ranges != nil && s.Kind != "S" && s.Kind != "C":
+		return fmt.Errorf("%s scope with \"ranges\" (only S and C have them)", s.Kind)
+	case (s.Target != nil || s.Device != "") && s.Kind != "C":
+		return fmt.Errorf("%s scope with \"target\" or \"device\" (only C has them)", s.Kind)
+	case s.Kind == "C" && s.Device == "":
+		return fmt.Errorf("%s scope without %q", s.Kind, "device")
 	case s.Entry != nil && s.Kind != "P" && s.Kind != "L":
 		return fmt.Errorf("%s scope with \"entry\" (only P and L have one)", s.Kind)
 	case s.Inline != "" && s.Kind != "A":
@@ -242,6 +253,18 @@ func (b *jsonBuilder) element(s *jsonScope) (*Node, error) {
 	v, err := rangesAttr(s.Ranges)
 	if err != nil {
 		return nil, err
+	}
+	if s.Kind == "C" {
+		// As scopes.XMLWriter writes a call site: l v t d.
+		attrs := append(l, Attr{"v", v})
+		if s.Target != nil {
+			t, err := parseAddr(*s.Target)
+			if err != nil {
+				return nil, fmt.Errorf("target: %w", err)
+			}
+			attrs = append(attrs, Attr{"t", formatAddr(t)})
+		}
+		return b.node("C", append(attrs, Attr{"d", s.Device})...), nil
 	}
 	return b.node("S", append(l, Attr{"v", v})...), nil
 }
@@ -297,12 +320,12 @@ func jsonWording(kind string, e *attrError) string {
 // jsonField is the field of a scope of kind that gives attribute key.
 func jsonField(kind, key string) string {
 	if key == "v" {
-		if kind == "S" {
+		if kind == "S" || kind == "C" {
 			return "ranges"
 		}
 		return "entry"
 	}
-	return map[string]string{"l": "line", "n": "name", "ln": "link_name", "f": "file"}[key]
+	return map[string]string{"l": "line", "n": "name", "ln": "link_name", "f": "file", "t": "target", "d": "device"}[key]
 }
 
 // jsonAt is an error about the scope at where, a path in the document

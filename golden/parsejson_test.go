@@ -82,6 +82,30 @@ func TestParseJSONSmall(t *testing.T) {
 	}
 }
 
+// TestParseJSONCallSite: a C scope and has_calls become the XML's C
+// element (l v t d, in that order) and has-calls="1".
+func TestParseJSONCallSite(t *testing.T) {
+	const xml = `<HPCToolkitStructure i="0" version="4.9" n=""><LM i="2" n="k.cubin" has-calls="1" v="{}"><F i="3" n="k.cu">` +
+		`<P i="4" n="k" l="3" v="{[0x100-0x101)}"><S i="5" l="3" v="{[0x100-0x110)}"/>` +
+		`<C i="6" l="4" v="{[0x110-0x120)}" t="0x200" d="NVIDIA sm_70"/><C i="7" l="5" v="{[0x120-0x130)}" d="NVIDIA sm_70"/></P></F></LM></HPCToolkitStructure>`
+	const js = `{"version": 1, "modules": [{"path": "k.cubin", "name": "k.cubin", "has_calls": true, "files": [{"name": "k.cu", "procs": [` +
+		`{"kind": "P", "name": "k", "line": 3, "entry": "0x100", "children": [` +
+		`{"kind": "S", "line": 3, "ranges": [["0x100", "0x110"]]},` +
+		`{"kind": "C", "line": 4, "ranges": [["0x110", "0x120"]], "target": "0x200", "device": "NVIDIA sm_70"},` +
+		`{"kind": "C", "line": 5, "ranges": [["0x120", "0x130"]], "device": "NVIDIA sm_70"}]}]}]}]}`
+	x, err := Parse(strings.NewReader(xml), "k.hpcstruct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := Parse(strings.NewReader(js), "k.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := sameTree(x.Root, j.Root, ""); d != "" {
+		t.Errorf("JSON and XML trees differ: %s", d)
+	}
+}
+
 // TestParseJSONModules: several modules become several LM, as in the XML
 // (each numbered from 2, as the XML writer does), and Diff sees the
 // procedures of all of them; no modules is an empty document.
@@ -130,7 +154,11 @@ func TestParseJSONErrors(t *testing.T) {
 		{"modules-type", `{"version": 1, "modules": {}}`, "modules is a JSON object, want array"},
 		{"line-float", doc(`{"kind": "S", "line": 1.5}`), at + `.children[0]: S scope "line": "1.5": want a decimal integer from 0 to 4294967295`},
 		{"null-scope", doc(`null`), at + ".children[0]: scope is null"},
-		{"kind", doc(`{"kind": "C", "line": 1}`), at + `.children[0]: kind "C", want P, A, L or S`},
+		{"kind", doc(`{"kind": "X", "line": 1}`), at + `.children[0]: kind "X", want P, A, L, S or C`},
+		{"C-no-device", doc(`{"kind": "C", "line": 1, "ranges": [["0x10", "0x20"]]}`), `C scope without "device"`},
+		{"target-on-S", doc(`{"kind": "S", "line": 1, "ranges": [["0x10", "0x20"]], "target": "0x40"}`), `S scope with "target" or "device"`},
+		{"C-target", doc(`{"kind": "C", "line": 1, "ranges": [["0x10", "0x20"]], "target": "40", "device": "NVIDIA sm_70"}`), `target: address "40"`},
+		{"C-in-A-call", doc(`{"kind": "C", "line": 1, "ranges": [["0x10", "0x20"]], "device": "d", "children": [{"kind": "S", "line": 1}]}`), "kind S is not allowed inside C"},
 		{"no-kind", doc(`{"line": 1}`), `kind "", want`},
 		{"S-in-S", doc(`{"kind": "S", "line": 1, "children": [{"kind": "S", "line": 2}]}`), at + ".children[0].children[0]: kind S is not allowed inside S"},
 		{"P-in-L", doc(`{"kind": "L", "line": 1, "children": [{"kind": "P", "line": 2}]}`), "kind P is not allowed inside L"},

@@ -9,9 +9,14 @@ import (
 
 // The JSON form is the same tree as the XML. Schema (version 1):
 //
-//	{"version":1,"modules":[{"path":..,"name":..,"files":[{"name":..,"procs":[scope..]}]}]}
-//	scope: {"kind":"P|A|L|S","name"?,"link_name"?,"file"?,"line","lines"?:[lo,hi],
-//	        "entry"?:"0x..","ranges"?:[["0x..","0x.."]],"inline"?:"call|callee|guard|alien","children"?:[..]}
+//	{"version":1,"modules":[{"path":..,"name":..,"has_calls"?:true,"files":[{"name":..,"procs":[scope..]}]}]}
+//	scope: {"kind":"P|A|L|S|C","name"?,"link_name"?,"file"?,"line","lines"?:[lo,hi],
+//	        "entry"?:"0x..","ranges"?:[["0x..","0x.."]],"inline"?:"call|callee|guard|alien",
+//	        "target"?:"0x..","device"?:..,"children"?:[..]}
+//
+// A C scope is a call site of GPU code analysed with a CFG (XML C, in a
+// module with has_calls): one call instruction, its callee's address and
+// the device.
 //
 // "lines" is the inclusive range of source lines of the statements under a
 // scope (P, A, L) that are in the scope's own file (a P's is its file's
@@ -28,6 +33,8 @@ type jsonScope struct {
 	Entry    string       `json:"entry,omitempty"`
 	Ranges   [][2]string  `json:"ranges,omitempty"`
 	Inline   string       `json:"inline,omitempty"`
+	Target   string       `json:"target,omitempty"`
+	Device   string       `json:"device,omitempty"`
 	Children []*jsonScope `json:"children,omitempty"`
 }
 
@@ -36,6 +43,10 @@ type jsonScope struct {
 // encoding/json gives the whole document (one space a level), so no tree
 // of the whole image is held. Procedures must arrive grouped by file.
 type JSONWriter struct {
+	// HasCalls, set before a module begins, marks its call sites analysed
+	// (Module.HasCalls): the module's "has_calls".
+	HasCalls bool
+
 	w       *bufio.Writer
 	err     error
 	modules int    // modules begun
@@ -85,6 +96,9 @@ func (j *JSONWriter) BeginModule(path, name string) {
 	j.w.WriteString("{\n   \"path\": \"" + EscapeJSON(path) + "\"")
 	j.w.WriteString(",\n   \"name\": ")
 	j.marshal(name, 3)
+	if j.HasCalls {
+		j.w.WriteString(",\n   \"has_calls\": true")
+	}
 	j.w.WriteString(",\n   \"files\": ")
 	j.files, j.inFile = 0, false
 }
@@ -146,6 +160,7 @@ func (j *JSONWriter) Close() error {
 func WriteJSON(w io.Writer, mods []*Module) error {
 	j := NewJSONWriter(w)
 	for _, m := range mods {
+		j.HasCalls = m.HasCalls
 		j.BeginModule(m.Path, m.Name)
 		for _, f := range m.Files {
 			for _, p := range f.Procs {
@@ -183,6 +198,9 @@ func toJSON(s *Scope, file string) *jsonScope {
 		j.Kind, j.File, j.Entry = "L", s.File, hex(s.Entry)
 	case Stmt:
 		j.Kind = "S"
+		if s.Call != nil {
+			j.Kind, j.Target, j.Device = "C", hex(s.Call.Target), s.Call.Device
+		}
 		for _, r := range s.Ranges {
 			j.Ranges = append(j.Ranges, [2]string{hex(r.Lo), hex(r.Hi)})
 		}

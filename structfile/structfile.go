@@ -111,7 +111,10 @@ func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 	case opt.JSON:
 		sw = scopes.NewJSONWriter(w)
 	}
-	if x, ok := sw.(*scopes.XMLWriter); ok {
+	switch x := sw.(type) {
+	case *scopes.XMLWriter:
+		x.HasCalls = pipeline.HasCalls(img, popt)
+	case *scopes.JSONWriter:
 		x.HasCalls = pipeline.HasCalls(img, popt)
 	}
 	sw.BeginModule(path, img.Name)

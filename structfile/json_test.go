@@ -1,0 +1,89 @@
+package structfile
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bloop/golden"
+	"bloop/internal/schematest"
+	"bloop/pipeline"
+	"bloop/schema"
+)
+
+// gpucfgCubins are the cubins hpcstruct --gpucfg yes was run on
+// (../shared/hpctoolkit-cuda/struct/*+gpucfg.hpcstruct), found in
+// hpctoolkit-cuda or hpctoolkit-tests.
+func gpucfgCubins(t *testing.T) []string {
+	refs, _ := filepath.Glob("../../shared/hpctoolkit-cuda/struct/*+gpucfg.hpcstruct")
+	var bins []string
+	for _, ref := range refs {
+		name := strings.TrimSuffix(filepath.Base(ref), "+gpucfg.hpcstruct")
+		for _, dir := range []string{"../../shared/hpctoolkit-cuda", "../../shared/hpctoolkit-tests"} {
+			if b := filepath.Join(dir, "bin", name); fileExists(b) {
+				bins = append(bins, b)
+				break
+			}
+		}
+	}
+	if len(bins) == 0 {
+		t.Skip("no ../shared cubins with --gpucfg references")
+	}
+	return bins
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// TestJSONCallSites: with --gpucfg, a cubin's JSON holds what its XML
+// holds, call sites (C, with callee and device) and has-calls included:
+// read back, the two are the same tree, and the JSON is valid under the
+// structure schema. The JSON once wrote the call sites as statements.
+func TestJSONCallSites(t *testing.T) {
+	calls := 0
+	for _, bin := range gpucfgCubins(t) {
+		t.Run(filepath.Base(bin), func(t *testing.T) {
+			opt := Options{Pipeline: pipeline.Options{Compat: true, GPUCFG: true, Workers: 1}}
+			var xb, jb bytes.Buffer
+			if _, err := Write(bin, opt, &xb); err != nil {
+				t.Fatal(err)
+			}
+			opt.JSON = true
+			if _, err := Write(bin, opt, &jb); err != nil {
+				t.Fatal(err)
+			}
+			x, err := golden.Parse(bytes.NewReader(xb.Bytes()), bin+".hpcstruct")
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, err := golden.Parse(bytes.NewReader(jb.Bytes()), bin+".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, ds := golden.Equal(x, j); !ok {
+				t.Errorf("XML and JSON differ: %v", ds)
+			}
+			if r := golden.Diff(x, j, golden.DiffOptions{Addresses: true}); !r.Equal() {
+				t.Errorf("Diff(XML, JSON) = %+v", r.Summary)
+			}
+			if err := schematest.ValidateJSON(schema.Structure, jb.Bytes()); err != nil {
+				t.Errorf("JSON not valid: %v", err)
+			}
+			n := bytes.Count(xb.Bytes(), []byte("<C "))
+			if got := bytes.Count(jb.Bytes(), []byte(`"kind": "C"`)); got != n {
+				t.Errorf("%d call sites in the JSON, %d in the XML", got, n)
+			}
+			if bytes.Contains(xb.Bytes(), []byte(`has-calls="1"`)) != bytes.Contains(jb.Bytes(), []byte(`"has_calls": true`)) {
+				t.Errorf("has-calls differs between XML and JSON")
+			}
+			calls += n
+		})
+	}
+	if calls == 0 {
+		t.Errorf("no call site in any cubin: the test compares nothing of them")
+	}
+}
