@@ -62,7 +62,7 @@ func TestReadLoadMapReal(t *testing.T) {
 // with the structure file names it wrote.
 func TestChosenAsHPCStruct(t *testing.T) {
 	realProfile(t)
-	d, err := Read(filepath.Join(sample, "measurements"))
+	d, err := Read(filepath.Join(sample, "measurements"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestRules(t *testing.T) {
 	})
 	write("p-2.hpcrun", []hpcrun.LoadModule{{ID: 1, Path: bin, Flags: 1}, {ID: 2, Path: bin2, Flags: 1}})
 	os.WriteFile(filepath.Join(dir, "p-3.hpcrun"), []byte("HPCRUN-profile____04.00b garbage"), 0o644)
-	d, err := Read(dir)
+	d, err := Read(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,39 @@ func TestRules(t *testing.T) {
 	if len(d.Skipped) != 2 || len(d.Warnings) != 1 {
 		t.Errorf("skipped %v, warnings %v; want 2 skipped (gone, empty) and 1 warning (p-3)", d.Skipped, d.Warnings)
 	}
-	if _, err := Read(t.TempDir()); err == nil {
+	if _, err := Read(t.TempDir(), ""); err == nil {
 		t.Error("a directory without profiles is accepted")
+	}
+}
+
+// TestLocateSysroot: a module under the sysroot is read from there, even
+// when this machine has a file at the recorded path (another build);
+// otherwise the recorded path, then the vdso copy.
+func TestLocateSysroot(t *testing.T) {
+	dir, sysroot := t.TempDir(), t.TempDir()
+	local := filepath.Join(t.TempDir(), "lib", "x.so") // exists here and under the sysroot
+	only := filepath.Join(t.TempDir(), "y.so")         // exists here only
+	for _, p := range []string{local, only, filepath.Join(sysroot, local), filepath.Join(sysroot, "/opt/app/z")} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), 0o644)
+	}
+	os.MkdirAll(filepath.Join(sysroot, "/opt/app/empty"), 0o755)
+	tests := []struct {
+		sysroot, path, want string
+		ok                  bool
+	}{
+		{sysroot, local, filepath.Join(sysroot, local), true},
+		{"", local, local, true},
+		{sysroot, only, only, true},
+		{sysroot, "/opt/app/z", filepath.Join(sysroot, "/opt/app/z"), true},
+		{"", "/opt/app/z", "", false},
+		{sysroot, "/opt/app/empty", "", false}, // a directory is no module
+		{sysroot, "relative/z", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := Locate(dir, tt.sysroot, tt.path)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("Locate(%q, %q) = %q, %v; want %q, %v", tt.sysroot, tt.path, got, ok, tt.want, tt.ok)
+		}
 	}
 }

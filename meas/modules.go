@@ -76,7 +76,10 @@ func Profiles(dir string) ([]string, error) {
 // path once. Two modules with one base name both get a structure file
 // (hpcstruct skips the second); files that no longer exist are skipped
 // with their reason.
-func Read(dir string) (*Dir, error) {
+//
+// sysroot, when not "", holds the recording machine's files: a module is
+// read from sysroot plus its recorded path when that exists (Locate).
+func Read(dir, sysroot string) (*Dir, error) {
 	ps, err := Profiles(dir)
 	if err != nil {
 		return nil, err
@@ -113,10 +116,14 @@ func Read(dir string) (*Dir, error) {
 		if n := names[base]; n > 1 {
 			out = base + "-" + strconv.Itoa(n) + ".hpcstruct"
 		}
-		file, ok := Locate(dir, p)
+		file, ok := Locate(dir, sysroot, p)
 		d.Chosen = append(d.Chosen, Module{Path: p, File: file, Out: out})
 		if !ok {
-			d.Skipped = append(d.Skipped, Skipped{p, "no longer exists (or is empty)"})
+			why := "no longer exists (or is empty)"
+			if sysroot != "" {
+				why = "neither under " + sysroot + " nor at its path (or empty)"
+			}
+			d.Skipped = append(d.Skipped, Skipped{p, why})
 			continue
 		}
 		d.Modules = append(d.Modules, d.Chosen[len(d.Chosen)-1])
@@ -124,11 +131,19 @@ func Read(dir string) (*Dir, error) {
 	return d, nil
 }
 
-// Locate finds the binary of a recorded path: the path itself, or for a
-// vdso copy recorded under the measurement directory's old name, the copy
-// in its vdso/ now.
-func Locate(dir, p string) (string, bool) {
-	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+// Locate finds the binary of a recorded path: sysroot plus the path when
+// sysroot is given and that file exists (a measurement taken on another
+// machine, its files copied under sysroot: this machine's own file at the
+// path may be another build), else the path itself, or for a vdso copy
+// recorded under the measurement directory's old name, the copy in its
+// vdso/ now.
+func Locate(dir, sysroot, p string) (string, bool) {
+	if sysroot != "" && filepath.IsAbs(p) {
+		if alt := filepath.Join(sysroot, p); regularNonEmpty(alt) {
+			return alt, true
+		}
+	}
+	if regularNonEmpty(p) {
 		return p, true
 	}
 	if filepath.Ext(p) == ".vdso" && filepath.Base(filepath.Dir(p)) == "vdso" {
@@ -155,4 +170,9 @@ func StructFiles(dir string) []string {
 		}
 	}
 	return fs
+}
+
+func regularNonEmpty(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Size() > 0
 }

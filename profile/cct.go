@@ -10,13 +10,11 @@ package profile
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"bloop/cache"
 	"bloop/golden"
-	"bloop/loader"
 	"bloop/sample"
 	"bloop/scopes"
 )
@@ -195,12 +193,7 @@ func Build(path string, opt Options) (*Profile, error) {
 		}
 		lms = append(lms, indexDoc(doc)...)
 	}
-	debugDirs := opt.DebugDirs
-	if opt.Sysroot != "" {
-		// The recording machine's separate debug files (-dbgsym packages).
-		debugDirs = append(debugDirs[:len(debugDirs):len(debugDirs)], filepath.Join(opt.Sysroot, "usr/lib/debug"))
-	}
-	sp := newSpace(loader.Options{DebugDirs: debugDirs})
+	sp := newSpaceFor(opt)
 	p.sp = sp
 	defer sp.close()
 	// Pass 1: everything but the samples (mappings come before the samples
@@ -236,7 +229,6 @@ func Build(path string, opt Options) (*Profile, error) {
 	if err := p.selectEvent(path, opt.Event); err != nil {
 		return nil, err
 	}
-	sp.moduleDirs, sp.sysroot = opt.ModuleDirs, opt.Sysroot
 	// Replay mappings and forks in time order: a child process inherits
 	// the mappings its parent had when it forked.
 	sort.SliceStable(forks, func(i, j int) bool { return forks[i].Time < forks[j].Time })

@@ -12,7 +12,6 @@ import (
 
 	"bloop/golden"
 	"bloop/hpcrun"
-	"bloop/loader"
 	"bloop/meas"
 )
 
@@ -51,8 +50,7 @@ func buildMeasurements(dir string, opt Options) (*Profile, error) {
 	}
 	p := newProfile(opt)
 	p.Meas = &MeasInfo{Dir: dir}
-	sp := newSpace(loader.Options{DebugDirs: opt.DebugDirs})
-	sp.moduleDirs = opt.ModuleDirs
+	sp := newSpaceFor(opt)
 	p.sp = sp
 	defer sp.close()
 	var profs []*hpcrun.Profile
@@ -135,7 +133,7 @@ func measModules(sp *space, dir string, hp *hpcrun.Profile) map[uint16]*Module {
 			continue
 		}
 		if _, ok := sp.mods[lm.Path]; !ok {
-			if file, ok := meas.Locate(dir, lm.Path); ok {
+			if file, ok := meas.Locate(dir, sp.sysroot, lm.Path); ok {
 				sp.files[lm.Path] = file
 			} else if alt := sp.inModuleDirs(lm.Path, fileExists); alt != "" {
 				sp.files[lm.Path] = alt

@@ -39,6 +39,19 @@ type mapping struct {
 }
 
 // space holds the address spaces of the recorded processes and the
+// newSpaceFor is the space of a report under opt: its debug directories,
+// and with a sysroot the recording machine's files and separate debug
+// files (-dbgsym packages) under it.
+func newSpaceFor(opt Options) *space {
+	debugDirs := opt.DebugDirs
+	if opt.Sysroot != "" {
+		debugDirs = append(debugDirs[:len(debugDirs):len(debugDirs)], filepath.Join(opt.Sysroot, "usr/lib/debug"))
+	}
+	sp := newSpace(loader.Options{DebugDirs: debugDirs})
+	sp.moduleDirs, sp.sysroot = opt.ModuleDirs, opt.Sysroot
+	return sp
+}
+
 // modules they map.
 type space struct {
 	opt     loader.Options

@@ -51,7 +51,7 @@ func structBatch(f *structFlags, opt structfile.Options, set *inputs.Set, shard 
 			return 2
 		}
 	}
-	b := makeBatch(opt, set, shard, outDir)
+	b := makeBatch(opt, set, shard, outDir, *f.sysroot)
 	c := f.openCache()
 	bar := progress.Start("bloop", *f.quiet)
 	var done, bad atomic.Int32
@@ -89,7 +89,7 @@ func batchPhase(done, total, bad int) string {
 // makeBatch turns the inputs of shard into jobs. Output names are made
 // from every input, before sharding, so that a shard writes what the
 // whole run would.
-func makeBatch(opt structfile.Options, set *inputs.Set, shard inputs.Shard, outDir string) *batch {
+func makeBatch(opt structfile.Options, set *inputs.Set, shard inputs.Shard, outDir, sysroot string) *batch {
 	names := inputs.OutputNames(set.Inputs, outputExt(opt))
 	b := &batch{}
 	for i, in := range set.Inputs {
@@ -98,7 +98,7 @@ func makeBatch(opt structfile.Options, set *inputs.Set, shard inputs.Shard, outD
 		}
 		if in.Kind == inputs.Measurements {
 			out, ext := measOutput(opt, in.Path)
-			_, jobs, err := measurementJobs(opt, in.Path, out, ext)
+			_, jobs, err := measurementJobs(opt, in.Path, sysroot, out, ext)
 			if err != nil {
 				b.failed = append(b.failed, structfile.Record{Version: structfile.ManifestVersion, Path: in.Path,
 					Operand: in.Operand, Rel: in.Rel, Outcome: structfile.OutcomeFailed, Reason: err.Error()})

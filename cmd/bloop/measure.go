@@ -47,7 +47,7 @@ func structMeasurements(f *structFlags, opt structfile.Options, dir string) int 
 	if pages && *f.out != "" {
 		out = *f.out
 	}
-	d, jobs, err := measurementJobs(opt, dir, out, ext)
+	d, jobs, err := measurementJobs(opt, dir, *f.sysroot, out, ext)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
@@ -85,10 +85,11 @@ func measOutput(opt structfile.Options, dir string) (out, ext string) {
 }
 
 // measurementJobs reads a measurement directory and makes one job per
-// module it flagged, writing out/<name>.hpcstruct (structs/ for hpcprof),
-// or with another ext out/<name>.ext. Its warnings are printed.
-func measurementJobs(opt structfile.Options, dir, out, ext string) (*meas.Dir, []structfile.Job, error) {
-	d, err := meas.Read(dir)
+// module it flagged (read from sysroot when there: meas.Locate), writing
+// out/<name>.hpcstruct (structs/ for hpcprof), or with another ext
+// out/<name>.ext. Its warnings are printed.
+func measurementJobs(opt structfile.Options, dir, sysroot, out, ext string) (*meas.Dir, []structfile.Job, error) {
+	d, err := meas.Read(dir, sysroot)
 	if err != nil {
 		if !meas.IsMeasurementDir(dir) {
 			err = fmt.Errorf("%s is a directory but not an hpcrun measurement directory (no .hpcrun profiles in it)", dir)

@@ -157,3 +157,73 @@ func TestReportMeasurementDir(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasurementDirSysroot: the real measurement as hpcrun wrote it
+// (prog recorded at /opt/demo/prog, not on this machine), its binary
+// copied under a sysroot as from the recording machine. Without
+// --sysroot prog is skipped; with it bloop struct writes hpcstruct's own
+// structs/prog.hpcstruct, the module named by its recorded path, and
+// bloop report of the directory finds prog's loop and inlined call.
+func TestMeasurementDirSysroot(t *testing.T) {
+	profs, _ := filepath.Glob(filepath.Join(measSample, "measurements", "*.hpcrun"))
+	if len(profs) != 1 {
+		t.Skip("../shared/hpcrun-meas missing")
+	}
+	if _, err := os.Stat("/opt/demo/prog"); err == nil {
+		t.Skip("/opt/demo/prog exists on this machine")
+	}
+	dir := filepath.Join(t.TempDir(), "m")
+	os.MkdirAll(dir, 0o755)
+	data, err := os.ReadFile(profs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, filepath.Base(profs[0])), data, 0o644)
+	sysroot := t.TempDir()
+	prog, err := os.ReadFile(filepath.Join(measSample, "prog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(sysroot, "opt/demo"), 0o755)
+	os.WriteFile(filepath.Join(sysroot, "opt/demo/prog"), prog, 0o755)
+	structs := meas.StructsDir(dir)
+
+	if code := runStruct([]string{"-q", "--nocache", "--compat", "hpcstruct", dir}); code != 0 {
+		t.Fatalf("without --sysroot: exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(structs, "prog.hpcstruct")); err == nil {
+		t.Fatal("without --sysroot, prog (not on this machine) was analysed")
+	}
+	_, out, _ := captured(t, runReport, "--min", "0", "--nocache", dir)
+	if strings.Contains(out, "loop at prog.c:10") {
+		t.Errorf("report without --sysroot found prog's loop: prog is not on this machine")
+	}
+	if code := runStruct([]string{"-q", "--nocache", "--compat", "hpcstruct", "--sysroot", sysroot, dir}); code != 0 {
+		t.Fatalf("--sysroot: exit %d", code)
+	}
+	got, err := golden.ParseFile(filepath.Join(structs, "prog.hpcstruct"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := golden.ParseFile(filepath.Join(measSample, "hpcstruct-output", "structs", "prog.hpcstruct"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if eq, diffs := golden.Equal(ref, got); !eq {
+		t.Errorf("structs/prog.hpcstruct differs from hpcstruct's: %v", diffs)
+	}
+	if lm := got.Root.Children[0]; lm.Value("n") != "/opt/demo/prog" {
+		t.Errorf("LM n=%q, want the recorded /opt/demo/prog", lm.Value("n"))
+	}
+
+	os.RemoveAll(structs) // the report analyses prog itself, not the file just written
+	code, out, errs := captured(t, runReport, "--min", "0", "--nocache", "--sysroot", sysroot, dir)
+	if code != 0 {
+		t.Fatalf("report --sysroot: exit %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{"[inlined] kernel (called at prog.c:16)", "loop at prog.c:10"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report --sysroot lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -77,6 +77,7 @@ type structFlags struct {
 	compat, cpuProfile, memProf *string
 	gpucfg                      yesNo
 	filesFrom, manifest, shard  *string
+	sysroot                     *string
 	sourceDirs, debugDirs, repl multiFlag
 }
 
@@ -119,6 +120,7 @@ func newStructFlags() *structFlags {
 	f.manifest = fs.String("manifest", "", "write a JSON Lines record per input to `file` (- for stdout; schema/manifest-v1.json)")
 	f.shard = fs.String("shard", "", "analyse only shard `K/N` of the inputs (by a hash of each input's path below its operand)")
 	fs.Var(&f.debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
+	f.sysroot = fs.String("sysroot", "", "measurement directories: read each module from `dir` plus its recorded path when there, and separate debug files from dir/usr/lib/debug (the recording machine's files)")
 	return f
 }
 
@@ -143,6 +145,9 @@ func (f *structFlags) options() (structfile.Options, error) {
 		return o, fmt.Errorf("--proc chooses the procedures of an HTML page: use it with --format html")
 	}
 	o.Load = loader.Options{DebugDirs: f.debugDirs, Workers: *f.jobs}
+	if *f.sysroot != "" {
+		o.Load.DebugDirs = append(o.Load.DebugDirs[:len(o.Load.DebugDirs):len(o.Load.DebugDirs)], filepath.Join(*f.sysroot, "usr/lib/debug"))
+	}
 	o.Pipeline = pipeline.Options{Workers: *f.jobs, SourceDirs: f.sourceDirs}
 	var err error
 	if o.Pipeline.Engine, err = pipeline.ParseEngine(*f.inline); err != nil {
