@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -68,6 +69,16 @@ func TestAMDGPULoops(t *testing.T) {
 			if compat {
 				continue
 			}
+			// Every procedure has a line: its entry's, at its declaration
+			// or the first statement after it; the declaration's where
+			// clang's line-0 row at the entry (-O2, -O3) hides it.
+			for _, p := range findAll(doc.Root, "P") {
+				fname, line := p.Value("ln"), 0
+				fmt.Sscan(p.Value("l"), &line)
+				if decl := declLine(t, filepath.Join(src, strings.Split(name, "-")[0]+".cl"), fname); line < decl || line > decl+2 {
+					t.Errorf("%s: P %s l=%d, want its declaration's line %d or the next two", name, fname, line, decl)
+				}
+			}
 			for _, l := range findAll(doc.Root, "L") {
 				f, line := l.Value("f"), 0
 				fmt.Sscan(l.Value("l"), &line)
@@ -78,6 +89,23 @@ func TestAMDGPULoops(t *testing.T) {
 			}
 		}
 	}
+}
+
+// declLine is the line of path where function name is declared: the
+// first that has name followed by "(" after a space.
+func declLine(t *testing.T, path, name string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, " "+name+"(") {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s: no declaration of %s", path, name)
+	return 0
 }
 
 // amdgpuStructure is bloop's structure of bin under opt, parsed; a

@@ -60,6 +60,13 @@ func procLine(img *loader.Image, fn *loader.Func, sub *loader.Subprogram, compat
 			file = r.File
 		}
 	}
+	if line == 0 && !compat && sub != nil && sub.DeclLine > 0 && (file == "" || file == sub.DeclFile) {
+		// The entry's row says line 0 (clang's AMD GPU kernels at -O2:
+		// the declaration's row and a line-0 row at the same address, the
+		// second winning): the DWARF declaration is what the binary says
+		// of the procedure's line. hpcstruct writes 0.
+		line, file = sub.DeclLine, sub.DeclFile
+	}
 	if file == "" && sub != nil {
 		file = sub.DeclFile
 	}
