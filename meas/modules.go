@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"bloop/hpcrun"
+	"bloop/loader"
 )
 
 // Module is a load module to analyse.
@@ -138,10 +139,8 @@ func Read(dir, sysroot string) (*Dir, error) {
 // recorded under the measurement directory's old name, the copy in its
 // vdso/ now.
 func Locate(dir, sysroot, p string) (string, bool) {
-	if sysroot != "" && filepath.IsAbs(p) {
-		if alt := filepath.Join(sysroot, p); regularNonEmpty(alt) {
-			return alt, true
-		}
+	if alt, ok := loader.InSysroot(sysroot, p); ok {
+		return alt, true
 	}
 	if regularNonEmpty(p) {
 		return p, true

@@ -39,19 +39,6 @@ type mapping struct {
 }
 
 // space holds the address spaces of the recorded processes and the
-// newSpaceFor is the space of a report under opt: its debug directories,
-// and with a sysroot the recording machine's files and separate debug
-// files (-dbgsym packages) under it.
-func newSpaceFor(opt Options) *space {
-	debugDirs := opt.DebugDirs
-	if opt.Sysroot != "" {
-		debugDirs = append(debugDirs[:len(debugDirs):len(debugDirs)], filepath.Join(opt.Sysroot, "usr/lib/debug"))
-	}
-	sp := newSpace(loader.Options{DebugDirs: debugDirs})
-	sp.moduleDirs, sp.sysroot = opt.ModuleDirs, opt.Sysroot
-	return sp
-}
-
 // modules they map.
 type space struct {
 	opt     loader.Options
@@ -79,6 +66,15 @@ func newSpace(opt loader.Options) *space {
 		buildIDs: map[string][]byte{}, files: map[string]string{}}
 }
 
+// newSpaceFor is the space of a report under opt: its debug directories
+// and module directories, and with a sysroot the recording machine's
+// files and separate debug files under it.
+func newSpaceFor(opt Options) *space {
+	sp := newSpace(loader.Options{DebugDirs: loader.SysrootDebugDirs(opt.DebugDirs, opt.Sysroot)})
+	sp.moduleDirs, sp.sysroot = opt.ModuleDirs, opt.Sysroot
+	return sp
+}
+
 // module opens (once) the module mapped from path.
 func (s *space) module(path string) *Module {
 	if m, ok := s.mods[path]; ok {
@@ -90,10 +86,8 @@ func (s *space) module(path string) *Module {
 	file := path
 	if f, ok := s.files[path]; ok {
 		file = f
-	} else if s.sysroot != "" && filepath.IsAbs(path) {
-		if alt := filepath.Join(s.sysroot, path); fileExists(alt) {
-			file = alt
-		}
+	} else if alt, ok := loader.InSysroot(s.sysroot, path); ok {
+		file = alt
 	}
 	if data, ok := s.blobs[path]; ok {
 		// A module without a file (the vdso): analyse the stored image.

@@ -144,10 +144,7 @@ func (f *structFlags) options() (structfile.Options, error) {
 	} else if *f.proc != "" {
 		return o, fmt.Errorf("--proc chooses the procedures of an HTML page: use it with --format html")
 	}
-	o.Load = loader.Options{DebugDirs: f.debugDirs, Workers: *f.jobs}
-	if *f.sysroot != "" {
-		o.Load.DebugDirs = append(o.Load.DebugDirs[:len(o.Load.DebugDirs):len(o.Load.DebugDirs)], filepath.Join(*f.sysroot, "usr/lib/debug"))
-	}
+	o.Load = loader.Options{DebugDirs: loader.SysrootDebugDirs(f.debugDirs, *f.sysroot), Workers: *f.jobs}
 	o.Pipeline = pipeline.Options{Workers: *f.jobs, SourceDirs: f.sourceDirs}
 	var err error
 	if o.Pipeline.Engine, err = pipeline.ParseEngine(*f.inline); err != nil {
