@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"bloop/golden"
+	"bloop/internal/sharedrefs"
 	"bloop/loader"
 	"bloop/scopes"
 )
@@ -78,22 +79,11 @@ func refCases(t *testing.T) []refCase {
 // its cubin from hpctoolkit-cuda or hpctoolkit-tests.
 func gpucfgCases() []refCase {
 	var cases []refCase
-	refs, _ := filepath.Glob("../../shared/hpctoolkit-cuda/struct/*+gpucfg.hpcstruct")
-	for _, ref := range refs {
-		name := strings.TrimSuffix(filepath.Base(ref), "+gpucfg.hpcstruct")
-		for _, dir := range []string{"../../shared/hpctoolkit-cuda", "../../shared/hpctoolkit-tests"} {
-			if bin := filepath.Join(dir, "bin", name); fileExists(bin) {
-				cases = append(cases, refCase{bin, ref, true})
-				break
-			}
-		}
+	bins, refs := sharedrefs.GPUCFG("../../shared")
+	for i := range bins {
+		cases = append(cases, refCase{bins[i], refs[i], true})
 	}
 	return cases
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // structure is `bloop struct --compat hpcstruct`'s output for bin.

@@ -2,42 +2,15 @@ package structfile
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"bloop/golden"
 	"bloop/internal/schematest"
+	"bloop/internal/sharedrefs"
 	"bloop/pipeline"
 	"bloop/schema"
 )
-
-// gpucfgCubins are the cubins hpcstruct --gpucfg yes was run on
-// (../shared/hpctoolkit-cuda/struct/*+gpucfg.hpcstruct), found in
-// hpctoolkit-cuda or hpctoolkit-tests.
-func gpucfgCubins(t *testing.T) []string {
-	refs, _ := filepath.Glob("../../shared/hpctoolkit-cuda/struct/*+gpucfg.hpcstruct")
-	var bins []string
-	for _, ref := range refs {
-		name := strings.TrimSuffix(filepath.Base(ref), "+gpucfg.hpcstruct")
-		for _, dir := range []string{"../../shared/hpctoolkit-cuda", "../../shared/hpctoolkit-tests"} {
-			if b := filepath.Join(dir, "bin", name); fileExists(b) {
-				bins = append(bins, b)
-				break
-			}
-		}
-	}
-	if len(bins) == 0 {
-		t.Skip("no ../shared cubins with --gpucfg references")
-	}
-	return bins
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
 
 // TestJSONCallSites: with --gpucfg, a cubin's JSON holds what its XML
 // holds, call sites (C, with callee and device) and has-calls included:
@@ -45,7 +18,11 @@ func fileExists(p string) bool {
 // structure schema. The JSON once wrote the call sites as statements.
 func TestJSONCallSites(t *testing.T) {
 	calls := 0
-	for _, bin := range gpucfgCubins(t) {
+	bins, _ := sharedrefs.GPUCFG("../../shared")
+	if len(bins) == 0 {
+		t.Skip("no ../shared cubins with --gpucfg references")
+	}
+	for _, bin := range bins {
 		t.Run(filepath.Base(bin), func(t *testing.T) {
 			opt := Options{Pipeline: pipeline.Options{Compat: true, GPUCFG: true, Workers: 1}}
 			var xb, jb bytes.Buffer

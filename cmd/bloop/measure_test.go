@@ -98,6 +98,14 @@ func TestStructMeasurementDir(t *testing.T) {
 	}
 	// The compat file is hpcstruct's own output for prog, but for the
 	// module path.
+	hpcstructsProg(t, dir)
+}
+
+// hpcstructsProg checks that dir's structs/prog.hpcstruct is real
+// hpcstruct's for the sample's prog (golden.Equal: ids and the module
+// path aside), and returns it.
+func hpcstructsProg(t *testing.T, dir string) *golden.Doc {
+	t.Helper()
 	got, err := golden.ParseFile(filepath.Join(meas.StructsDir(dir), "prog.hpcstruct"))
 	if err != nil {
 		t.Fatal(err)
@@ -107,8 +115,9 @@ func TestStructMeasurementDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	if eq, diffs := golden.Equal(ref, got); !eq {
-		t.Errorf("compat structs/prog.hpcstruct differs from hpcstruct's: %v", diffs)
+		t.Errorf("structs/prog.hpcstruct differs from hpcstruct's: %v", diffs)
 	}
+	return got
 }
 
 // TestStructMeasurementDirErrors checks the one-line refusals.
@@ -201,17 +210,7 @@ func TestMeasurementDirSysroot(t *testing.T) {
 	if code := runStruct([]string{"-q", "--nocache", "--compat", "hpcstruct", "--sysroot", sysroot, dir}); code != 0 {
 		t.Fatalf("--sysroot: exit %d", code)
 	}
-	got, err := golden.ParseFile(filepath.Join(structs, "prog.hpcstruct"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := golden.ParseFile(filepath.Join(measSample, "hpcstruct-output", "structs", "prog.hpcstruct"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if eq, diffs := golden.Equal(ref, got); !eq {
-		t.Errorf("structs/prog.hpcstruct differs from hpcstruct's: %v", diffs)
-	}
+	got := hpcstructsProg(t, dir)
 	if lm := got.Root.Children[0]; lm.Value("n") != "/opt/demo/prog" {
 		t.Errorf("LM n=%q, want the recorded /opt/demo/prog", lm.Value("n"))
 	}
