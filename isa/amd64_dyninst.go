@@ -109,13 +109,14 @@ func vexFields(b []byte) (mmap, pp, op byte, evex, ok bool) {
 // Dyninst12Undecodable reports whether Dyninst 12.3's decoder fails on the
 // instruction at the start of b, one bloop decodes (isa.DyninstDecoder):
 // a VEX or EVEX instruction whose path through its tables ends in an
-// illegal entry (dyninst12Holes, dyninst12EVEXHoles), or one of an opcode
-// map it has no table for.
+// illegal entry (dyninst12Holes, dyninst12EVEXHoles), one of an opcode
+// map it has no table for, or a legacy one of the illegal rows of the
+// 0F groups (dyninst12GroupHole).
 func (amd64) Dyninst12Undecodable(b []byte) bool {
 	mmap, pp, op, evex, ok := vexFields(b)
 	switch {
 	case !ok:
-		return false
+		return dyninst12GroupHole(b)
 	case mmap < 1 || mmap > 3:
 		return true
 	}
@@ -164,4 +165,51 @@ func (amd64) Dyninst12NoReturnSyscall(mem Memory, before iter.Seq[Inst], sc Inst
 func isEAX(a x86asm.Arg) bool {
 	r, ok := a.(x86asm.Reg)
 	return ok && regFamily(r) == x86asm.RAX
+}
+
+// dyninst12GroupHole reports whether b starts with a legacy instruction of
+// the two-byte opcode groups that Dyninst 12.3's tables leave illegal. Its
+// groups 7 (0F 01) and 9 (0F C7) are indexed by ModRM.reg alone, whatever
+// the mod and the mandatory prefix, and group 15 (0F AE) by reg and
+// whether mod is 11, so one illegal row stands for every instruction
+// Intel later put there:
+//
+//	0F 01 /5       rdpkru, wrpkru, serialize, saveprevssp, rstorssp, ...
+//	0F C7 /0 /2 /5 /7   xsaves; rdseed and rdpid (mod 11), vmptrst
+//	0F AE /0-/4 mod 11  rdfsbase, rdgsbase, wrfsbase, wrgsbase
+//
+// (rdrand, 0F C7 /6, has a row: libstdc++'s __x86_rdrand keeps its retry
+// loop in hpcstruct's output, and __x86_rdseed, identical but for rdseed,
+// has none.)
+func dyninst12GroupHole(b []byte) bool {
+	i := 0
+	for i < len(b) && i < 4 && isLegacyPrefix(b[i]) {
+		i++
+	}
+	if i < len(b) && b[i]&0xf0 == 0x40 { // REX
+		i++
+	}
+	if len(b) < i+3 || b[i] != 0x0f {
+		return false
+	}
+	op, mod, reg := b[i+1], b[i+2]>>6, (b[i+2]>>3)&7
+	switch op {
+	case 0x01:
+		return reg == 5
+	case 0xc7:
+		return reg == 0 || reg == 2 || reg == 5 || reg == 7
+	case 0xae:
+		return mod == 3 && reg <= 4
+	}
+	return false
+}
+
+// isLegacyPrefix reports whether c is a legacy prefix: operand and
+// address size, lock, rep, and segment overrides.
+func isLegacyPrefix(c byte) bool {
+	switch c {
+	case 0x66, 0x67, 0xf0, 0xf2, 0xf3, 0x26, 0x2e, 0x36, 0x3e, 0x64, 0x65:
+		return true
+	}
+	return false
 }

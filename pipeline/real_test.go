@@ -71,6 +71,11 @@ type realCase struct {
 //     cause                                   libstdc++  libgsl  example
 //     rdseed not decoded by Dyninst: no back edge    41       -  __x86_rdseed 0xfb6ae
 //
+//     (the rdseed loop: Dyninst 12.3's table has no row for 0F C7 /7, so
+//     its block ends before rdseed and the retry loop has no back edge;
+//     compat mode now follows the illegal rows of groups 7, 9 and 15,
+//     isa.dyninst12GroupHole: 0 bytes left.)
+//
 //     Where hpcstruct puts a loop among the inlined scopes and which line
 //     its header gets is its findLoopHeader rule, which compat mode now
 //     follows (scopes/locate.go): libgsl's 14,037 loop bytes (11,357 of a
@@ -227,8 +232,8 @@ type realCase struct {
 //	re_compile_internal.cold: claimed by its parent's ja      5
 var realCases = []realCase{
 	{"/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30", "../../shared/hpcstruct-real/libstdc++.so.6.0.30.hpcstruct",
-		"4ab8ef0cdee0f9b3900d2b90425bb328b39cfccb", 0.999833, 40,
-		map[string]uint64{"loop": 41, "procedure": 134, "alien": 41}, nil},
+		"4ab8ef0cdee0f9b3900d2b90425bb328b39cfccb", 0.999865, 36,
+		map[string]uint64{"procedure": 134, "alien": 41}, nil},
 	{"/usr/lib/x86_64-linux-gnu/libgsl.so.27", "../../shared/hpcstruct-real/libgsl.so.27.hpcstruct",
 		"a6c5261a1af7a903879da759adfab7fb4398effc", 1.0, 0,
 		map[string]uint64{}, nil},
