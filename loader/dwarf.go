@@ -24,6 +24,13 @@ type Subprogram struct {
 	// DW_AT_name base name when that is another unit, else nil. Dyninst
 	// 12.3 reads DW_AT_call_file against it (see DyninstCallSite).
 	NamesakeFiles []string
+	// DyninstDeclNames are the linkage names Dyninst 12.3's DWARF walk
+	// adds to this procedure's function from the subprogram declarations
+	// below its entry, abstract origin and specification (a member of a
+	// local class: once_flag::_Prepare_execution's constructor in
+	// libstdc++ gets its lambda's destructor's name). Read only with
+	// Options.DyninstDeclNames.
+	DyninstDeclNames []string
 	// File0Unknown is set when Dyninst's table for this unit's call files
 	// holds "Unknown file" at index 0 (see DyninstCallSite).
 	File0Unknown bool
@@ -264,6 +271,7 @@ func (q *unitQueue) work(img *Image, opt Options) {
 		q.mu.Unlock()
 		w := newUnitWalk(img, j.d)
 		w.noDesc = opt.SkipDescriptors
+		w.declNames = opt.DyninstDeclNames
 		if opt.RawFileNames {
 			w.real = &q.real
 		}

@@ -135,6 +135,8 @@ type Options struct {
 	// after the one the context names when that row is not the call's own
 	// code (see seqReader.site). Without it the call site is that row.
 	DyninstLineSites bool
+	// DyninstDeclNames reads Subprogram.DyninstDeclNames.
+	DyninstDeclNames bool
 }
 
 // Error is a problem with an input file; it names the file.

@@ -35,9 +35,12 @@ type unitWalk struct {
 	real   *realPaths // Options.RawFileNames: raw line programs, names spelled by real
 	// whole returns the index over all of .debug_info when d, an index over
 	// the part that had arrived, lacks the unit a reference points into.
-	whole   func() *dwarfscan.Data
-	seek    *dwarfscan.Reader
-	entries [maxDeclDepth + 1]dwarfscan.Entry
+	whole func() *dwarfscan.Data
+	seek  *dwarfscan.Reader
+	nest  *dwarfscan.Reader // reads the trees below procedures (dyninstDeclNames)
+	// declNames collects Subprogram.DyninstDeclNames (Options.DyninstDeclNames).
+	declNames bool
+	entries   [maxDeclDepth + 1]dwarfscan.Entry
 	// chain holds the entries being read by fillDecl, by depth: a
 	// reference back to one of them closes a cycle.
 	chain [maxDeclDepth + 1]uint64
@@ -192,7 +195,7 @@ func (w *unitWalk) decl(off uint64, depth int, from uint64) *Callee {
 	if w.d.UnitOf(off) < 0 && w.whole != nil {
 		// The same units and more: what was read stays as it was.
 		w.d, w.whole = w.whole(), nil
-		w.seek = w.d.Reader()
+		w.seek, w.nest = w.d.Reader(), nil
 	}
 	if w.seek.Seek(off) != nil || w.seek.Next(e) != nil || e.Tag == 0 {
 		w.bad.add(CorruptBadRef, ".debug_info", from)
@@ -457,6 +460,9 @@ func (w *unitWalk) subprogram(u *dwarfscan.Unit, ui int, e *dwarfscan.Entry, top
 		d.HasCode = true
 	}
 	sp := &Subprogram{Name: di.Name, LinkName: di.LinkName, DeclFile: di.DeclFile, DeclLine: di.DeclLine, Ranges: rs, Parent: top.sub, Offset: e.Offset, Desc: d}
+	if w.declNames {
+		sp.DyninstDeclNames = w.dyninstDeclNames(e)
+	}
 	sp.EntryPC = w.entryPC(u, e, rs)
 	if u.StmtList >= 0 {
 		sp.lineUnit = uint64(u.StmtList) + 1

@@ -133,6 +133,7 @@ func Open(path string, lopt loader.Options, opt Options) (*loader.Image, error) 
 	lopt.DyninstPLTNames = opt.Compat
 	lopt.DyninstStubs = opt.Compat
 	lopt.DyninstLineSites = opt.Compat
+	lopt.DyninstDeclNames = opt.Compat
 	img, err := loader.Open(path, lopt)
 	if err != nil || !lopt.SkipDescriptors || engineFor(img, opt) != Heuristic {
 		return img, err

@@ -156,8 +156,9 @@ func (n *Names) foundName(img *loader.Image, fn *loader.Func) (pretty, link stri
 
 // dwarfAlias is the name Dyninst's DWARF walk adds to the symbols of the
 // procedure starting at fn (hpcstruct then picks the longest of them all,
-// as for the symbols): the linkage name of the subprogram whose lowest
-// range starts there, else its DW_AT_name. Dyninst refuses a name
+// as for the symbols): the longest of the linkage name of the subprogram
+// whose lowest range starts there, else its DW_AT_name, and the names of
+// the declarations below it (loader.Subprogram.DyninstDeclNames). Dyninst refuses a name
 // contained in a symbol's name, and a DW_AT_name contained in a symbol's
 // demangled name, so "operator()" never names a lambda, while gcc's
 // spelling of a template instance with local types (which has no linkage
@@ -171,18 +172,31 @@ func (n *Names) dwarfAlias(fn *loader.Func, sub *loader.Subprogram) (string, boo
 	if name == "" {
 		name, mangled = sub.Name, false
 	}
-	if name == "" {
-		return "", false
+	best := ""
+	if name != "" && !n.refused(fn, name, mangled) {
+		best = name
 	}
+	for _, d := range sub.DyninstDeclNames {
+		if !n.refused(fn, d, true) && longerName(d, best) {
+			best = d
+		}
+	}
+	return best, best != ""
+}
+
+// refused reports whether Dyninst refuses name as one more name of fn's
+// function: a symbol's name contains it, or, for a DW_AT_name, a symbol's
+// demangled name does.
+func (n *Names) refused(fn *loader.Func, name string, mangled bool) bool {
 	for _, a := range fn.Aliases {
 		if strings.Contains(a, name) {
-			return "", false
+			return true
 		}
 		if d, _ := n.demangle(a); !mangled && strings.Contains(d, name) {
-			return "", false
+			return true
 		}
 	}
-	return name, true
+	return false
 }
 
 // dwarfNameWins reports whether the default output names a procedure by

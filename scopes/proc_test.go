@@ -268,3 +268,37 @@ func TestProcFile(t *testing.T) {
 		}
 	}
 }
+
+// TestDWARFAliasDeclNames: with DWARF aliases (compat mode) a procedure's
+// names also include the linkage names Dyninst's DWARF walk adds from the
+// declarations below its abstract origin (loader.Subprogram.
+// DyninstDeclNames), and the longest name wins (libstdc++'s
+// once_flag::_Prepare_execution constructor at 0xbad6c); a name a symbol
+// contains is refused, and the default mode keeps the symbol.
+func TestDWARFAliasDeclNames(t *testing.T) {
+	const (
+		c1   = "_ZN4OnceIiEC1Ei"
+		c2   = "_ZN4OnceIiEC2Ei"
+		dtor = "_ZZN4OnceIiEC4EiEN5GuardD4Ev"
+	)
+	img := &loader.Image{Name: "prog", DyninstExec: true}
+	fn := &loader.Func{Name: c1, Aliases: []string{c1, c2}, Addr: 0x1148, End: 0x1180}
+	at := []loader.Range{{Lo: 0x1148, Hi: 0x1180}}
+	compat, plain := &Names{Hpcstruct: true, DWARFAliases: true}, &Names{}
+	for _, c := range []struct {
+		names *Names
+		decls []string
+		link  string
+	}{
+		{compat, []string{"_ZZN4OnceIiEC4EiENUlvE_C4Ev", dtor}, dtor},
+		{compat, nil, c1},
+		{compat, []string{"N4OnceIiEC1Ei"}, c1}, // contained in a symbol
+		{plain, []string{dtor}, c1},
+	} {
+		sub := &loader.Subprogram{LinkName: c2, Ranges: at, DyninstDeclNames: c.decls}
+		pretty, link := c.names.procName(img, fn, sub)
+		if link != c.link {
+			t.Errorf("%v, %q: link %q (%q), want %q", c.names.DWARFAliases, c.decls, link, pretty, c.link)
+		}
+	}
+}
