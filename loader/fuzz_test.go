@@ -59,7 +59,8 @@ func FuzzOpen(f *testing.F) {
 		// A hang fails with every goroutine's stack.
 		defer fuzzing.Watchdog("Open", 10*time.Second)()
 		cerr := Check(path)
-		img, err := Open(path, Options{Workers: 2, DebugDirs: []string{dir}})
+		// DyninstDeclNames walks the trees below abstract origins too.
+		img, err := Open(path, Options{Workers: 2, DebugDirs: []string{dir}, DyninstDeclNames: true})
 		if cerr != nil && err == nil {
 			t.Errorf("Check refuses (%v), Open accepts", cerr)
 		}
@@ -123,7 +124,7 @@ func TestOpenMutants(t *testing.T) {
 			if err := os.WriteFile(path, m, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			img, err := Open(path, Options{Workers: 2})
+			img, err := Open(path, Options{Workers: 2, DyninstDeclNames: i%2 == 0})
 			if err != nil {
 				if _, ok := err.(*Error); !ok {
 					t.Errorf("error %v is not a loader.Error naming the file", err)
