@@ -59,6 +59,17 @@ func procLine(img *loader.Image, fn *loader.Func, sub *loader.Subprogram, compat
 		if r.Line != 0 || compat {
 			file = r.File
 		}
+	} else if compat {
+		// No row covers the entry (gcc's .cold parts start with the
+		// landing pad's code, outside every sequence): hpcstruct takes the
+		// line of the procedure's first row, which puts the lines before
+		// it under <inline> guards (libstdc++'s operator new(nothrow)
+		// .cold: 51, its line-50 code guarded).
+		if i := img.Lines.Search(fn.Addr); i < img.Lines.Len() {
+			if r := img.Lines.Row(i); r.Addr < fn.End {
+				line, file = r.Line, r.File
+			}
+		}
 	}
 	if line == 0 && !compat && sub != nil && sub.DeclLine > 0 && (file == "" || file == sub.DeclFile) {
 		// The entry's row says line 0 (clang's AMD GPU kernels at -O2:

@@ -302,3 +302,35 @@ func TestDWARFAliasDeclNames(t *testing.T) {
 		}
 	}
 }
+
+// TestProcLineNoRow: where no line row covers a procedure's entry (gcc's
+// .cold parts), hpcstruct gives it the line of its first row inside it
+// (libstdc++'s operator new(nothrow) .cold: 51); an entry row of line 0
+// stays 0, a row past the procedure's end is not its, and the default
+// mode keeps 0.
+func TestProcLineNoRow(t *testing.T) {
+	img := &loader.Image{Name: "prog", Lines: loader.NewLineTable([]loader.LineRow{
+		{Addr: 0x105, End: 0x10a, File: "/src/new_opnt.cc", Line: 51},
+		{Addr: 0x10a, End: 0x111, File: "/src/new_opnt.cc", Line: 50},
+		{Addr: 0x120, End: 0x128, File: "/src/a.c", Line: 0},
+		{Addr: 0x128, End: 0x130, File: "/src/a.c", Line: 9},
+		{Addr: 0x200, End: 0x208, File: "/src/b.c", Line: 7},
+	})}
+	for _, tc := range []struct {
+		name     string
+		lo, hi   uint64
+		compat   bool
+		line     int
+		wantFile string
+	}{
+		{"no row at the entry, hpcstruct", 0x100, 0x111, true, 51, "/src/new_opnt.cc"},
+		{"no row at the entry", 0x100, 0x111, false, 0, "[prog]"},
+		{"a line-0 row at the entry, hpcstruct", 0x120, 0x130, true, 0, "/src/a.c"},
+		{"the first row is past the end, hpcstruct", 0x180, 0x190, true, 0, "[prog]"},
+	} {
+		line, file := procLine(img, &loader.Func{Addr: tc.lo, End: tc.hi}, nil, tc.compat)
+		if line != tc.line || file != tc.wantFile {
+			t.Errorf("%s: %d %s, want %d %s", tc.name, line, file, tc.line, tc.wantFile)
+		}
+	}
+}
