@@ -123,7 +123,8 @@ type realCase struct {
 //     operator new/new[] .cold 0xb780c.., __verbose_terminate_handler.cold
 //     0xb7bf7), whose entry no line-table row covers (the landing pad's
 //     code before the first row of the part's sequence). hpcstruct then
-//     gives the procedure the line of its first row (51, 43, 82), and the
+//     gives the procedure the line its getProcLineMap finds probing the
+//     addresses after the entry (51, 43, 82), and the
 //     lines before it (50, 42, 75 and 80) go under <inline> guards of the
 //     procedure's own file. Compat mode does the same (scopes.procLine),
 //     which also put right __vsyslog_internal.cold's P line in libc.so.6

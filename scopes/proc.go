@@ -60,15 +60,8 @@ func procLine(img *loader.Image, fn *loader.Func, sub *loader.Subprogram, compat
 			file = r.File
 		}
 	} else if compat {
-		// No row covers the entry (gcc's .cold parts start with the
-		// landing pad's code, outside every sequence): hpcstruct takes the
-		// line of the procedure's first row, which puts the lines before
-		// it under <inline> guards (libstdc++'s operator new(nothrow)
-		// .cold: 51, its line-50 code guarded).
-		if i := img.Lines.Search(fn.Addr); i < img.Lines.Len() {
-			if r := img.Lines.Row(i); r.Addr < fn.End {
-				line, file = r.Line, r.File
-			}
+		if r, ok := probeProcLine(img.Lines, fn.Addr, fn.End); ok {
+			line, file = r.Line, r.File
 		}
 	}
 	if line == 0 && !compat && sub != nil && sub.DeclLine > 0 && (file == "" || file == sub.DeclFile) {
@@ -85,6 +78,40 @@ func procLine(img *loader.Image, fn *loader.Func, sub *loader.Subprogram, compat
 		file = "[" + img.Name + "]"
 	}
 	return line, file
+}
+
+// probeProcLine is the row hpcstruct's getProcLineMap finds for a
+// procedure whose entry no row covers (gcc's .cold parts start with a
+// landing pad's code, outside every sequence): it probes the addresses
+// after the entry 2 bytes apart, doubling the step every 8 misses, within
+// the procedure and its first 800 bytes, and once a probe hits after a
+// step over 2 it starts again from the last miss at step 2. The line it
+// finds puts the procedure's lower lines under <inline> guards
+// (libstdc++'s operator new(nothrow) .cold: 51, its line-50 code guarded).
+func probeProcLine(lines *loader.LineTable, vma, end uint64) (loader.LineRow, bool) {
+	const initStep, maxTries = 2, 8
+	end = min(end, vma+800)
+	step, tries := uint64(initStep), 0
+	for {
+		next := vma + step
+		if next >= end {
+			return loader.LineRow{}, false
+		}
+		r, ok := lines.Lookup(next)
+		ok = ok && r.File != "" // hpcstruct wants a file with any line
+		tries++
+		switch {
+		case ok && step <= initStep:
+			return r, true
+		case ok:
+			step, tries = initStep, 0
+		default:
+			vma = next
+			if tries >= maxTries {
+				step, tries = step*2, 0
+			}
+		}
+	}
 }
 
 // procName gives hpcstruct's pretty name and link name of a procedure.

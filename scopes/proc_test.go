@@ -304,10 +304,10 @@ func TestDWARFAliasDeclNames(t *testing.T) {
 }
 
 // TestProcLineNoRow: where no line row covers a procedure's entry (gcc's
-// .cold parts), hpcstruct gives it the line of its first row inside it
-// (libstdc++'s operator new(nothrow) .cold: 51); an entry row of line 0
-// stays 0, a row past the procedure's end is not its, and the default
-// mode keeps 0.
+// .cold parts), hpcstruct probes the addresses after it (getProcLineMap)
+// and takes the line of the first probe a row covers (libstdc++'s operator
+// new(nothrow) .cold: 51); an entry row of line 0 stays 0, a row past the
+// procedure's end is not its, and the default mode keeps 0.
 func TestProcLineNoRow(t *testing.T) {
 	img := &loader.Image{Name: "prog", Lines: loader.NewLineTable([]loader.LineRow{
 		{Addr: 0x105, End: 0x10a, File: "/src/new_opnt.cc", Line: 51},
@@ -315,6 +315,13 @@ func TestProcLineNoRow(t *testing.T) {
 		{Addr: 0x120, End: 0x128, File: "/src/a.c", Line: 0},
 		{Addr: 0x128, End: 0x130, File: "/src/a.c", Line: 9},
 		{Addr: 0x200, End: 0x208, File: "/src/b.c", Line: 7},
+		// Probed 2 bytes apart: the one-byte row at 0x303 is stepped over.
+		{Addr: 0x303, End: 0x304, File: "/src/c.c", Line: 10},
+		{Addr: 0x304, End: 0x310, File: "/src/c.c", Line: 11},
+		// After 8 misses the step doubles: the row at +18 is stepped
+		// over, the hit at +48 is searched again at step 2.
+		{Addr: 0x412, End: 0x413, File: "/src/d.c", Line: 5},
+		{Addr: 0x42f, End: 0x440, File: "/src/d.c", Line: 30},
 	})}
 	for _, tc := range []struct {
 		name     string
@@ -327,6 +334,8 @@ func TestProcLineNoRow(t *testing.T) {
 		{"no row at the entry", 0x100, 0x111, false, 0, "[prog]"},
 		{"a line-0 row at the entry, hpcstruct", 0x120, 0x130, true, 0, "/src/a.c"},
 		{"the first row is past the end, hpcstruct", 0x180, 0x190, true, 0, "[prog]"},
+		{"a one-byte row between probes, hpcstruct", 0x300, 0x310, true, 11, "/src/c.c"},
+		{"a row the doubled step skips, hpcstruct", 0x400, 0x440, true, 30, "/src/d.c"},
 	} {
 		line, file := procLine(img, &loader.Func{Addr: tc.lo, End: tc.hi}, nil, tc.compat)
 		if line != tc.line || file != tc.wantFile {
