@@ -10,12 +10,15 @@
 #   memory     over the memory bound
 #   crash      anything else: a panic, a signal, an error that is not one line
 # then the files of every outcome but ok, and the slowest files.
-# Usage: scripts/sweep.sh [-t SECONDS] [-m MB] [-j PARALLEL] [-o RESULTS.tsv] DIR...
+# Usage: scripts/sweep.sh [-c] [-t SECONDS] [-m MB] [-j PARALLEL] [-o RESULTS.tsv] DIR...
+#   -c  in compat mode (--compat hpcstruct): Dyninst's decoding, names and
+#       parse, which the default mode never runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tmax=60 mmax=4096 par=$(nproc) results=""
-while getopts t:m:j:o: opt; do
+tmax=60 mmax=4096 par=$(nproc) results="" mode=""
+while getopts ct:m:j:o: opt; do
   case $opt in
+    c) mode="--compat hpcstruct" ;;
     t) tmax=$OPTARG ;;
     m) mmax=$OPTARG ;;
     j) par=$OPTARG ;;
@@ -24,7 +27,8 @@ while getopts t:m:j:o: opt; do
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: scripts/sweep.sh [-t SECONDS] [-m MB] [-j PARALLEL] [-o RESULTS.tsv] DIR..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: scripts/sweep.sh [-c] [-t SECONDS] [-m MB] [-j PARALLEL] [-o RESULTS.tsv] DIR..." >&2; exit 2; }
+export SWEEP_MODE=$mode
 work=$(mktemp -d)
 # A stopped sweep stops its workers too, and two sweeps do not share a
 # binary.
@@ -43,7 +47,7 @@ one() {
   # the peak resident size that time(1) reports.
   set +e
   ( ulimit -v $((mmax * 1024 * 4)); exec /usr/bin/time -f "%e %M" -o "$out" \
-      timeout -k 5 "$tmax" "$work/bloop" struct --nocache -j1 -v -o /dev/null "$f" ) 2>"$err" >/dev/null
+      timeout -k 5 "$tmax" "$work/bloop" struct $SWEEP_MODE --nocache -j1 -v -o /dev/null "$f" ) 2>"$err" >/dev/null
   rc=$?
   set -e
   read -r secs kb < <(tail -1 "$out" 2>/dev/null || echo "0 0") || true
