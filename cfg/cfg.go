@@ -196,7 +196,10 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 		},
 		Start: func(t uint64) bool {
 			r, ok := regionOf(t, false)
-			return ok && sweep(ar, img, r, sweeps).has(t-r.lo)
+			// A region that starts at t (code no procedure starts at,
+			// compat mode's continuation) starts an instruction there;
+			// sweeping it for each such t would be quadratic.
+			return ok && (t == r.lo || sweep(ar, img, r, sweeps).has(t-r.lo))
 		},
 		Dyninst: opt.DyninstTables,
 	}
