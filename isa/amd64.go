@@ -68,15 +68,8 @@ func isEndbr(b []byte) bool {
 //	0f c7 /7 mod=11 rdseed (libstdc++'s __x86_rdseed)
 //	66|f2|f3 0f ae /6 mod=11  tpause, umwait, umonitor (vmlinux's delay_halt_tpause)
 func unknownToX86asm(b []byte) int {
-	n := 0
-	for n < len(b) && n < 4 && (b[n] == 0x66 || b[n] == 0xf2 || b[n] == 0xf3) {
-		n++
-	}
-	prefixed := n > 0
-	if n < len(b) && b[n]&0xf0 == 0x40 { // REX
-		n++
-	}
-	if len(b) < n+3 || b[n] != 0x0f {
+	n, prefixed, ok := twoByteOpcode(b, isMandatoryPrefix)
+	if !ok {
 		return 0
 	}
 	op, modrm := b[n+1], b[n+2]
@@ -89,6 +82,25 @@ func unknownToX86asm(b []byte) int {
 	}
 	return n + 3
 }
+
+// twoByteOpcode finds a legacy two-byte (0F) instruction with its ModRM
+// at the start of b: up to 4 prefixes skip accepts, an optional REX, then
+// 0F at n, its opcode at n+1 and ModRM at n+2; prefixed reports whether a
+// prefix came first.
+func twoByteOpcode(b []byte, skip func(byte) bool) (n int, prefixed, ok bool) {
+	for n < len(b) && n < 4 && skip(b[n]) {
+		n++
+	}
+	prefixed = n > 0
+	if n < len(b) && b[n]&0xf0 == 0x40 { // REX
+		n++
+	}
+	return n, prefixed, len(b) >= n+3 && b[n] == 0x0f
+}
+
+// isMandatoryPrefix reports whether c is one of the prefixes that select
+// an SSE-era instruction (66, F2, F3).
+func isMandatoryPrefix(c byte) bool { return c == 0x66 || c == 0xf2 || c == 0xf3 }
 
 // vexLen returns the length of a VEX-encoded instruction (c4/c5 prefix),
 // or 0: prefix, opcode, ModRM with SIB and displacement, and the imm8 of

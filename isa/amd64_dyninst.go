@@ -182,14 +182,8 @@ func isEAX(a x86asm.Arg) bool {
 // loop in hpcstruct's output, and __x86_rdseed, identical but for rdseed,
 // has none.)
 func dyninst12GroupHole(b []byte) bool {
-	i := 0
-	for i < len(b) && i < 4 && isLegacyPrefix(b[i]) {
-		i++
-	}
-	if i < len(b) && b[i]&0xf0 == 0x40 { // REX
-		i++
-	}
-	if len(b) < i+3 || b[i] != 0x0f {
+	i, _, ok := twoByteOpcode(b, isLegacyPrefix)
+	if !ok {
 		return false
 	}
 	op, mod, reg := b[i+1], b[i+2]>>6, (b[i+2]>>3)&7

@@ -20,18 +20,13 @@ const maxNestDepth = 64
 func (w *unitWalk) dyninstDeclNames(e *dwarfscan.Entry) []string {
 	// Below the entry itself nothing is added: its children are walked
 	// after its parse has marked the function parsed, and a declaration
-	// met then leaves before naming it.
-	var roots []uint64
-	// fillDecl has counted bad references already.
-	if o, ok := e.Ref(dwarfscan.AttrAbstractOrigin); ok {
-		roots = append(roots, o)
-	}
-	if o, ok := e.Ref(dwarfscan.AttrSpecification); ok {
-		roots = append(roots, o)
-	}
+	// met then leaves before naming it. fillDecl has counted bad
+	// references already.
 	var names []string
-	for _, off := range roots {
-		names = w.declNamesBelow(off, names)
+	for _, a := range []dwarfscan.Attr{dwarfscan.AttrAbstractOrigin, dwarfscan.AttrSpecification} {
+		if off, ok := e.Ref(a); ok {
+			names = w.declNamesBelow(off, names)
+		}
 	}
 	return names
 }
@@ -39,10 +34,7 @@ func (w *unitWalk) dyninstDeclNames(e *dwarfscan.Entry) []string {
 // declNamesBelow appends the linkage names of the code-less subprograms in
 // the tree below the entry at off, not descending into those with code.
 func (w *unitWalk) declNamesBelow(off uint64, names []string) []string {
-	if w.d.UnitOf(off) < 0 && w.whole != nil {
-		w.d, w.whole = w.whole(), nil
-		w.seek, w.nest = w.d.Reader(), nil
-	}
+	w.cover(off)
 	if w.nest == nil {
 		w.nest = w.d.Reader()
 	}

@@ -25,11 +25,11 @@ type Subprogram struct {
 	// 12.3 reads DW_AT_call_file against it (see DyninstCallSite).
 	NamesakeFiles []string
 	// DyninstDeclNames are the linkage names Dyninst 12.3's DWARF walk
-	// adds to this procedure's function from the subprogram declarations
-	// below its entry, abstract origin and specification (a member of a
-	// local class: once_flag::_Prepare_execution's constructor in
-	// libstdc++ gets its lambda's destructor's name). Read only with
-	// Options.DyninstDeclNames.
+	// adds to this procedure's function from the code-less subprogram
+	// declarations below its abstract origin and specification, not below
+	// its own entry (a member of a local class: once_flag::
+	// _Prepare_execution's constructor in libstdc++ gets its lambda's
+	// destructor's name). Read only with Options.DyninstDeclNames.
 	DyninstDeclNames []string
 	// File0Unknown is set when Dyninst's table for this unit's call files
 	// holds "Unknown file" at index 0 (see DyninstCallSite).

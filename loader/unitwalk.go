@@ -192,11 +192,7 @@ func (w *unitWalk) decl(off uint64, depth int, from uint64) *Callee {
 		return di
 	}
 	e := &w.entries[depth]
-	if w.d.UnitOf(off) < 0 && w.whole != nil {
-		// The same units and more: what was read stays as it was.
-		w.d, w.whole = w.whole(), nil
-		w.seek, w.nest = w.d.Reader(), nil
-	}
+	w.cover(off)
 	if w.seek.Seek(off) != nil || w.seek.Next(e) != nil || e.Tag == 0 {
 		w.bad.add(CorruptBadRef, ".debug_info", from)
 		return di
@@ -255,6 +251,16 @@ func (w *unitWalk) fillDecl(di *Callee, e *dwarfscan.Entry, ui, depth int) {
 			// the file to the declaration it specifies.
 			di.DeclFile = up.DeclFile
 		}
+	}
+}
+
+// cover makes w.d the index over all of .debug_info when the part that
+// had arrived lacks the unit holding off. The same units and more: what
+// was read stays as it was; the readers start over on the new index.
+func (w *unitWalk) cover(off uint64) {
+	if w.d.UnitOf(off) < 0 && w.whole != nil {
+		w.d, w.whole = w.whole(), nil
+		w.seek, w.nest = w.d.Reader(), nil
 	}
 }
 
