@@ -31,9 +31,19 @@ import (
 // statuses a procedure found later can change), so the procedures are
 // found in rounds, each parsing the image with those found so far.
 func dyninstProcedures(img *loader.Image, workers int) *procs.Table {
+	return discoverProcedures(img, workers, newParseMemo())
+}
+
+// discoverProcedures runs the rounds, each reusing what memo kept of the
+// last (nil: none).
+func discoverProcedures(img *loader.Image, workers int, memo *parseMemo) *procs.Table {
 	d := newDiscovery(img)
 	for round := 0; ; round++ {
-		facts := parsePlan(withProcs(img, d.table(true), true), true).dyninstParse(workers)
+		pl := parsePlan(withProcs(img, d.table(true), true), true)
+		if memo != nil {
+			memo.begin(pl)
+		}
+		facts := pl.dyninstParse(workers)
 		// Each round only adds procedures; the bound is for safety.
 		if !d.add(facts) || round == maxParseRounds {
 			t := d.table(false)

@@ -119,17 +119,25 @@ func (pl *plan) dyninstParse(workers int) *parseFacts {
 		// code could not be followed.
 		returns[i] = !pl.noret(fn.Addr)
 	}
+	parses := make([]*memoEntry, n)
+	if pl.memo != nil {
+		for i, fn := range img.Funcs {
+			parses[i] = pl.memo.byEntry[fn.Addr]
+		}
+	}
 	par.For(workers, n, func(i int) {
 		fn := img.Funcs[i]
 		if fn.PLT {
+			parses[i] = nil
 			return
 		}
-		g, err := cfg.Build(img, fn.Addr, fn.Addr, fn.End, pl.cfgOptions())
-		if err != nil {
+		parses[i] = pl.parseShape(i, parses[i], pl.memo != nil)
+		sh := parses[i].shape
+		if sh == nil {
 			return
 		}
-		runsOn[i] = len(g.Continued) > 0
-		s := summarize(g, waitsFor)
+		runsOn[i] = sh.runsOn
+		s := sh.bind(waitsFor)
 		switch {
 		case !s.waits():
 			returns[i] = returns[i] && s.returns(func(int32) bool { return false })
@@ -141,6 +149,13 @@ func (pl *plan) dyninstParse(workers int) *parseFacts {
 			returns[i] = false // until shown to
 		}
 	})
+	if pl.memo != nil {
+		for i, fn := range img.Funcs {
+			if parses[i] != nil {
+				pl.memo.byEntry[fn.Addr] = parses[i]
+			}
+		}
+	}
 	solveReturns(sums, returns)
 	known := func(c int32) bool { return returns[c] }
 	for i, fn := range img.Funcs {
@@ -302,37 +317,5 @@ func (s *retSummary) waits() bool {
 // procedure a call or jump to an address waits for, -1 for none (it
 // returns).
 func summarize(g *cfg.Graph, waitsFor func(uint64) int) *retSummary {
-	n := len(g.Blocks)
-	gate, exit := make([]int32, n), make([]int32, n)
-	var outs []out
-	for b, blk := range g.Blocks {
-		gate[b], exit[b] = -1, exitNone
-		last := blk.Last()
-		switch last.Kind {
-		case isa.Return, isa.CondReturn:
-			exit[b] = exitReturns
-		case isa.IndirectJump:
-			if len(last.Table) == 0 {
-				exit[b] = exitReturns // unresolved: Dyninst's UNKNOWN, taken as returning
-			}
-		case isa.Jump, isa.CondJump:
-			if _, in := g.BlockAt(last.Target); !in {
-				outs = append(outs, out{int32(b), false, last.Target})
-				// a tail call: the procedure returns if its target does
-				if j := waitsFor(last.Target); j >= 0 {
-					exit[b] = int32(j)
-				} else {
-					exit[b] = exitReturns
-				}
-			}
-		case isa.Call:
-			outs = append(outs, out{int32(b), true, last.Target})
-			if len(blk.Succs) > 0 {
-				gate[b] = int32(waitsFor(last.Target))
-			}
-		}
-	}
-	s := newSummary(g.Entry, g.Succs(), gate, exit)
-	s.outs = outs
-	return s
+	return shapeOf(g).bind(waitsFor)
 }

@@ -255,6 +255,13 @@ func continuation(img *loader.Image, compat bool) func(uint64, bool) (uint64, ui
 // parses it and finds that it never returns, which bloop's names stand
 // for.
 func noReturnSet(img *loader.Image, compat bool) func(uint64) bool {
+	set := noReturnAddrs(img, compat)
+	return func(a uint64) bool { return set[a] }
+}
+
+// noReturnAddrs is noReturnSet's set: the entries of the procedures named
+// noreturn.
+func noReturnAddrs(img *loader.Image, compat bool) map[uint64]bool {
 	set := map[uint64]bool{}
 	for _, fn := range img.Funcs {
 		for _, a := range fn.Aliases {
@@ -270,5 +277,5 @@ func noReturnSet(img *loader.Image, compat bool) func(uint64) bool {
 			}
 		}
 	}
-	return func(a uint64) bool { return set[a] }
+	return set
 }

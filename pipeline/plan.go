@@ -32,6 +32,7 @@ type plan struct {
 	compat  bool                      // hpcstruct's tree, its unread call sites included
 	fallOut bool                      // parse through the ends of extents (fallout.go)
 	callers *callTargets              // compat: the procedures direct calls enter
+	memo    *parseMemo                // compat: the parses of earlier rounds of procedure discovery
 	gpu     isa.Arch                  // a cubin's instruction set, when its graphs are built (gpucfg.go)
 }
 

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"slices"
 	"sync"
 
 	"bloop/isa"
@@ -17,6 +18,10 @@ type callTargets struct {
 	img  *loader.Image
 	once sync.Once
 	set  map[uint64]bool
+	// memo, when set, keeps the call targets of each extent swept, for
+	// the next round of procedure discovery (parseMemo), whose image has
+	// the same bytes and mostly the same extents.
+	memo map[loader.Range][]uint64
 }
 
 func (c *callTargets) called(t uint64) bool {
@@ -38,16 +43,33 @@ func (c *callTargets) sweep() {
 		if f.PLT {
 			continue
 		}
-		for a := f.Addr; a < f.End; {
-			b := c.img.Bytes(a, f.End)
-			if len(b) == 0 {
-				break
+		r := loader.Range{Lo: f.Addr, Hi: f.End}
+		ts, ok := c.memo[r]
+		if !ok {
+			ts = callsIn(c.img, ar, r)
+			if c.memo != nil {
+				c.memo[r] = ts
 			}
-			in := ar.Decode(b, a)
-			if in.Kind == isa.Call {
-				c.set[in.Target] = true
-			}
-			a += uint64(max(in.Len, ar.Align()))
+		}
+		for _, t := range ts {
+			c.set[t] = true
 		}
 	}
+}
+
+// callsIn lists the targets of the direct calls a linear sweep of r finds.
+func callsIn(img *loader.Image, ar isa.Arch, r loader.Range) []uint64 {
+	var ts []uint64
+	for a := r.Lo; a < r.Hi; {
+		b := img.Bytes(a, r.Hi)
+		if len(b) == 0 {
+			break
+		}
+		in := ar.Decode(b, a)
+		if in.Kind == isa.Call {
+			ts = append(ts, in.Target)
+		}
+		a += uint64(max(in.Len, ar.Align()))
+	}
+	return slices.Clip(ts)
 }

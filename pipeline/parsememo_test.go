@@ -1,0 +1,207 @@
+package pipeline
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"bloop/cfg"
+	"bloop/loader"
+	"bloop/procs"
+)
+
+// TestParseMemoSameAsFresh: procedure discovery reusing the parses of
+// earlier rounds finds what parsing every round afresh finds (procedures,
+// return statuses, run-ons), and every parse it reuses is the one a fresh
+// build gives, on the corpus of three instruction sets, the
+// hand-built image and stripped system libraries, whose later rounds
+// reuse most parses.
+func TestParseMemoSameAsFresh(t *testing.T) {
+	var bins []string
+	for _, dir := range []string{"bin", "bin-arm64", "bin-ppc64le"} {
+		m, _ := filepath.Glob(filepath.Join("..", "testdata", dir, "*"))
+		for _, p := range m {
+			if filepath.Base(p) != "SHA256SUMS" {
+				bins = append(bins, p)
+			}
+		}
+	}
+	if len(bins) == 0 {
+		t.Fatal("no corpus binaries")
+	}
+	// Stripped libraries take several rounds: their procedures are found
+	// by the calls of the ones found before.
+	rounds := map[string]bool{}
+	for _, p := range []string{"/usr/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/x86_64-linux-gnu/libexpat.so.1", "/usr/lib/x86_64-linux-gnu/libzstd.so.1"} {
+		if _, err := os.Stat(p); err == nil {
+			bins = append(bins, p)
+			rounds[p] = true
+		}
+	}
+	check := func(t *testing.T, img *loader.Image) *parseMemo {
+		memo := newParseMemo()
+		memo.verify = true
+		got := tableString(discoverProcedures(img, 2, memo))
+		want := tableString(discoverProcedures(img, 2, nil))
+		if got != want {
+			t.Errorf("with the memo:\n%s\nafresh:\n%s", got, want)
+		}
+		if n := memo.stale.Load(); n > 0 {
+			t.Errorf("%d reused parses differ from a fresh build", n)
+		}
+		return memo
+	}
+	// A jump into code no symbol covers runs on there until a later round
+	// finds a call to it: then it is a tail call to that procedure, and
+	// the jumping procedure's parse no longer runs on.
+	if memo := check(t, runOnImage()); memo.reused.Load() == 0 {
+		t.Error("run-on image: h's parse not reused in the second round")
+	}
+	// A procedure found in one round runs straight into one the next
+	// round finds: its extent shrinks, and its parse runs on past it.
+	if memo := check(t, shrinkImage()); memo.reused.Load() == 0 {
+		t.Error("shrink image: f's parse not reused")
+	}
+	for _, program := range []bool{false, true} {
+		img := dyninstImage()
+		img.DyninstProgram, img.Entry = program, 0x1050
+		if memo := check(t, img); memo.reused.Load() == 0 {
+			t.Errorf("program %v: f's parse not reused in the second round", program)
+		}
+	}
+	for _, p := range bins {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			img, err := loader.Open(p, loader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if memo := check(t, img); rounds[p] && memo.reused.Load() == 0 {
+				t.Errorf("%s: no parse reused across rounds", p)
+			}
+		})
+	}
+}
+
+// tableString is everything discovery decides, in a stable order.
+func tableString(t *procs.Table) string {
+	s := ""
+	for _, p := range t.Procs {
+		s += fmt.Sprintf("[%x,%x) %s %s\n", p.Lo, p.Hi, p.Source, p.Name())
+	}
+	for _, set := range []map[uint64]bool{t.NoReturn, t.RunsOn} {
+		s += fmt.Sprintf("%x\n", slices.Sorted(maps.Keys(set)))
+	}
+	return s
+}
+
+// TestQueryLogSame: a parse is reused only when every question its build
+// asked gets the answer it got; any other answer, a function gone or no
+// log at all makes it rebuild.
+func TestQueryLogSame(t *testing.T) {
+	log := &queryLog{
+		called:  []boolQuery{{0x10, true}, {0x20, false}},
+		regions: []regionQuery{{0x30, true, extentQuery{0x30, 0x30, 0x40, true}}},
+		foreign: []extentQuery{{0x50, 0x48, 0x60, true}},
+		into:    []extentQuery{{0x70, 0, 0, false}},
+	}
+	answers := func() cfg.Options {
+		return cfg.Options{
+			Called: func(t uint64) bool { return t == 0x10 },
+			Region: func(t uint64, callNext bool) (uint64, uint64, bool) {
+				return t, 0x40, callNext
+			},
+			Foreign:  func(uint64) (uint64, uint64, bool) { return 0x48, 0x60, true },
+			JumpInto: func(uint64) (uint64, uint64, bool) { return 0, 0, false },
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		change func(*cfg.Options)
+		log    *queryLog
+		want   bool
+	}{
+		{"same answers", func(*cfg.Options) {}, log, true},
+		{"a new call target", func(o *cfg.Options) { o.Called = func(uint64) bool { return true } }, log, false},
+		{"code runs on elsewhere", func(o *cfg.Options) {
+			o.Region = func(t uint64, _ bool) (uint64, uint64, bool) { return t, 0x38, true }
+		}, log, false},
+		{"a table enters another procedure", func(o *cfg.Options) {
+			o.Foreign = func(uint64) (uint64, uint64, bool) { return 0x50, 0x60, true }
+		}, log, false},
+		{"a jump lands in a procedure", func(o *cfg.Options) {
+			o.JumpInto = func(uint64) (uint64, uint64, bool) { return 0x68, 0x80, true }
+		}, log, false},
+		{"a function gone", func(o *cfg.Options) { o.Called = nil }, log, false},
+		{"no log", func(*cfg.Options) {}, nil, false},
+		{"an empty log", func(o *cfg.Options) { *o = cfg.Options{} }, &queryLog{}, true},
+	} {
+		opt := answers()
+		c.change(&opt)
+		if got := c.log.same(opt); got != c.want {
+			t.Errorf("%s: same = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestQueryLogWrap: the wrapped functions answer as the originals and
+// record each question once per asking.
+func TestQueryLogWrap(t *testing.T) {
+	var l queryLog
+	opt := l.wrap(cfg.Options{
+		Called:   func(t uint64) bool { return t > 5 },
+		Region:   func(t uint64, next bool) (uint64, uint64, bool) { return t, t + 1, next },
+		Foreign:  func(t uint64) (uint64, uint64, bool) { return t - 1, t + 1, true },
+		JumpInto: func(t uint64) (uint64, uint64, bool) { return 0, 0, false },
+	})
+	if opt.NoReturn != nil || opt.LandingPad != nil {
+		t.Error("wrap made functions the options did not have")
+	}
+	opt.Called(3)
+	opt.Called(9)
+	opt.Region(7, true)
+	opt.Foreign(4)
+	opt.JumpInto(2)
+	want := queryLog{
+		called:  []boolQuery{{3, false}, {9, true}},
+		regions: []regionQuery{{7, true, extentQuery{7, 7, 8, true}}},
+		foreign: []extentQuery{{4, 3, 5, true}},
+		into:    []extentQuery{{2, 0, 0, false}},
+	}
+	if got := fmt.Sprint(l); got != fmt.Sprint(want) {
+		t.Errorf("log %s, want %s", got, fmt.Sprint(want))
+	}
+}
+
+// runOnImage is a .text at 0x1000: f jumps to 0x1020, which no symbol
+// covers; h, at 0x1010, calls it.
+func runOnImage() *loader.Image {
+	text := []byte{0xe9, 0x1b, 0, 0, 0} // 1000 jmp 1020
+	text = append(text, bytes.Repeat([]byte{0xcc}, 11)...)
+	text = append(text, 0xe8, 0x0b, 0, 0, 0, 0xc3) // 1010 call 1020; ret
+	text = append(text, bytes.Repeat([]byte{0xcc}, 10)...)
+	text = append(text, 0xc3) // 1020 ret
+	f := &loader.Func{Name: "f", Aliases: []string{"f"}, Addr: 0x1000, End: 0x1005, Sized: true}
+	h := &loader.Func{Name: "h", Aliases: []string{"h"}, Addr: 0x1010, End: 0x1016, Sized: true}
+	return &loader.Image{Name: "lib.so", Arch: loader.AMD64, Machine: elf.EM_X86_64,
+		Sections: []*loader.Section{{Name: ".text", Addr: 0x1000, Data: text}},
+		Funcs:    []*loader.Func{f, h}, Lines: &loader.LineTable{}}
+}
+
+// shrinkImage is a .text at 0x1000: f calls 0x1020, which no symbol
+// covers; the code there calls 0x1030 and then runs into it through nops.
+func shrinkImage() *loader.Image {
+	text := []byte{0xe8, 0x1b, 0, 0, 0, 0xc3} // 1000 call 1020; ret
+	text = append(text, bytes.Repeat([]byte{0xcc}, 26)...)
+	text = append(text, 0xe8, 0x0b, 0, 0, 0) // 1020 call 1030
+	text = append(text, bytes.Repeat([]byte{0x90}, 11)...)
+	text = append(text, 0xc3) // 1030 ret
+	f := &loader.Func{Name: "f", Aliases: []string{"f"}, Addr: 0x1000, End: 0x1006, Sized: true}
+	return &loader.Image{Name: "lib.so", Arch: loader.AMD64, Machine: elf.EM_X86_64,
+		Sections: []*loader.Section{{Name: ".text", Addr: 0x1000, Data: text}},
+		Funcs:    []*loader.Func{f}, Lines: &loader.LineTable{}}
+}
