@@ -682,18 +682,16 @@ func (g *Graph) Succs() [][]int {
 	return out
 }
 
-// DyninstSuccs returns the successor lists in the order Dyninst's
-// ParseAPI lists a block's targets, which is the order its loop finder
-// (LoopAnalyzer, the WMZC algorithm: one depth-first search) visits them
-// in. With parallel parsing (Dyninst 10 on) an edge joins its source's
-// target list only when its work element leaves the parser's priority
-// queue, which orders elements by kind (fall-through and call
-// fall-through, then a conditional branch's not-taken edge before its
-// taken edge, then direct jumps, then jump-table edges), then by target
-// address. So a conditional branch's fall-through comes first and a jump
-// table's targets ascend. For reducible code the order changes nothing;
-// in an irreducible region it decides which entry the search reaches
-// first, and so which loop encloses which.
+// DyninstSuccs returns the successor lists in the order Dyninst's loop
+// finder (LoopAnalyzer, the WMZC algorithm: one depth-first search)
+// visits them: a conditional branch's fall-through before its taken
+// edge, a jump table's targets by address. ParseAPI keeps a block's
+// out-edges in a std::set<Edge*>, so the true order is that of the edges'
+// heap addresses; this is the order the allocation gave on every
+// hpcstruct reference but one irreducible nest (libc.so.6's
+// rfc3484_sort). For reducible code the order changes nothing; in an
+// irreducible region it decides which entry the search reaches first,
+// and so which loop encloses which.
 func (g *Graph) DyninstSuccs() [][]int {
 	out := make([][]int, len(g.Blocks))
 	for i, b := range g.Blocks {

@@ -110,9 +110,21 @@ type realCase struct {
 //     What is left, none copied: 32 bytes of two
 //     PLT stubs (0xaf540, 0xb6460, time_get<wchar_t>::get_weekday) that have
 //     no procedure in hpcstruct, so the stub before runs on: the only call to
-//     each is a case of an -O0 switch without a bound check (__facet_shims
-//     __time_get<wchar_t>), which Dyninst presumably never parses, and
-//     ParseAPI makes a PLT function only from a call edge. 20 bytes
+//     each is the 'w' case of an -O0 switch without a bound check
+//     (__facet_shims::__time_get<wchar_t>). Dyninst reads the char
+//     instance's table on into the wchar_t one, whose entries then lead
+//     into the middle of the wchar_t function: one, 0x1059d5, decodes to
+//     a jne into the jmp before the 'w' case (0x1059f9, 00 00), and on
+//     into the case. finalize_jump_tables trims the entries that overlap
+//     the next table, and delete_bogus_blocks removes what they reached,
+//     block by block, while a block has no incoming edge but indirect ones
+//     and those from the block being removed: the wchar_t function's own
+//     table edge to its 'w' case is indirect too, so the case goes, with
+//     its call, and clean_bogus_funcs drops the stub no call reaches
+//     (ParseAPI makes a PLT function only from a call edge). hpcstruct
+//     still writes the case's bytes, as gaps. Not followed: it would take
+//     ParseAPI's one graph of every function's blocks, split where their
+//     parses meet, with edge types. 20 bytes
 //     (4 x 5 from 0xbd3ed) of the nothrow operator new/new[]: the .cold part
 //     jumps back to the hot epilogue and Dyninst shares that block, so both
 //     procedures list it. 6 bytes of read_encoded_value_with_base.cold
@@ -236,7 +248,15 @@ type realCase struct {
 //	  Dyninst's 256-entry scan for every such table took
 //	  libc to 99.23%, so its bounds differ elsewhere)          31
 //	rfc3484_sort: an irreducible nest at 0xeed40 that Dyninst's
-//	  loop finder splits into two loops                      41
+//	  loop finder splits into two loops: its search visited
+//	  the je's target 0xeed20 before the fall-through
+//	  0xeed46, where the search order bloop follows
+//	  (cfg.Graph.DyninstSuccs: fall-through first) gives
+//	  one loop headed at 0xeed49. ParseAPI's Block keeps its
+//	  out-edges in a std::set<Edge*>, ordered by the edges'
+//	  heap addresses, which the loop finder (LoopAnalyzer::
+//	  WMZC_DFS) walks in that order: the order comes from
+//	  the allocator, not from the binary              41
 //	re_compile_internal.cold: claimed by its parent's ja      5
 var realCases = []realCase{
 	{"/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30", "../../shared/hpcstruct-real/libstdc++.so.6.0.30.hpcstruct",
