@@ -256,7 +256,9 @@ type realCase struct {
 //	  out-edges in a std::set<Edge*>, ordered by the edges'
 //	  heap addresses, which the loop finder (LoopAnalyzer::
 //	  WMZC_DFS) walks in that order: the order comes from
-//	  the allocator, not from the binary              41
+//	  the allocator, not from the binary (visiting that one
+//	  block's edges the other way round gives hpcstruct's
+//	  procedure exactly)                                 41
 //	re_compile_internal.cold: claimed by its parent's ja      5
 var realCases = []realCase{
 	{"/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30", "../../shared/hpcstruct-real/libstdc++.so.6.0.30.hpcstruct",
