@@ -46,17 +46,6 @@ type out struct {
 	t    uint64
 }
 
-func newSummary(entry int, succs [][]int, gate, exit []int32) *retSummary {
-	s := &retSummary{entry: int32(entry), off: make([]int32, len(succs)+1), gate: gate, exit: exit}
-	for b, ss := range succs {
-		for _, x := range ss {
-			s.to = append(s.to, int32(x))
-		}
-		s.off[b+1] = int32(len(s.to))
-	}
-	return s
-}
-
 // succs are block b's successors.
 func (s *retSummary) succs(b int32) []int32 { return s.to[s.off[b]:s.off[b+1]] }
 

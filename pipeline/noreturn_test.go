@@ -18,7 +18,14 @@ func TestSolveReturns(t *testing.T) {
 	// proc builds a summary: succs per block, the callee each block's call
 	// waits for (-1: none), each block's exit.
 	proc := func(succs [][]int, gate, exit []int32) *retSummary {
-		return newSummary(0, succs, gate, exit)
+		s := &retSummary{off: make([]int32, len(succs)+1), gate: gate, exit: exit}
+		for b, ss := range succs {
+			for _, x := range ss {
+				s.to = append(s.to, int32(x))
+			}
+			s.off[b+1] = int32(len(s.to))
+		}
+		return s
 	}
 	// callThenRet calls c, then returns.
 	callThenRet := func(c int32) *retSummary { return proc([][]int{{1}, nil}, []int32{c, -1}, []int32{N, R}) }
