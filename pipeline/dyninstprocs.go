@@ -48,6 +48,12 @@ func discoverProcedures(img *loader.Image, workers int, memo *parseMemo) *procs.
 		if !d.add(facts) || round == maxParseRounds {
 			t := d.table(false)
 			t.NoReturn, t.RunsOn = facts.noRet, facts.runsOn
+			if memo != nil {
+				// The image Run analyses is this table's: sweep its
+				// procedures now, most of them from the rounds' sweeps.
+				ct := &callTargets{img: withProcs(img, t, true), memo: memo.calls}
+				t.CallTargets = ct.targets()
+			}
 			return t
 		}
 	}

@@ -17,8 +17,9 @@ import (
 
 // TestParseMemoSameAsFresh: procedure discovery reusing the parses of
 // earlier rounds finds what parsing every round afresh finds (procedures,
-// return statuses, run-ons), and every parse it reuses is the one a fresh
-// build gives, on the corpus of three instruction sets, the
+// return statuses, run-ons), every parse it reuses is the one a fresh
+// build gives, and the call targets it hands on to Run are those a fresh
+// sweep of the table's procedures finds, on the corpus of three instruction sets, the
 // hand-built image and stripped system libraries, whose later rounds
 // reuse most parses.
 func TestParseMemoSameAsFresh(t *testing.T) {
@@ -46,10 +47,18 @@ func TestParseMemoSameAsFresh(t *testing.T) {
 	check := func(t *testing.T, img *loader.Image) *parseMemo {
 		memo := newParseMemo()
 		memo.verify = true
-		got := tableString(discoverProcedures(img, 2, memo))
+		tab := discoverProcedures(img, 2, memo)
+		got := tableString(tab)
 		want := tableString(discoverProcedures(img, 2, nil))
 		if got != want {
 			t.Errorf("with the memo:\n%s\nafresh:\n%s", got, want)
+		}
+		// Run's image is the table's: its sweep, done afresh, finds the
+		// call targets discovery hands on.
+		fresh := (&callTargets{img: withProcs(img, tab, true)}).targets()
+		if !maps.Equal(tab.CallTargets, fresh) {
+			t.Errorf("call targets handed on %x, a fresh sweep finds %x",
+				slices.Sorted(maps.Keys(tab.CallTargets)), slices.Sorted(maps.Keys(fresh)))
 		}
 		if n := memo.stale.Load(); n > 0 {
 			t.Errorf("%d reused parses differ from a fresh build", n)

@@ -75,6 +75,9 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 		var facts *parseFacts
 		if t := opt.Procs; t != nil && t.NoReturn != nil {
 			facts = &parseFacts{noRet: t.NoReturn, runsOn: t.RunsOn}
+			if t.CallTargets != nil {
+				pl.callers.preset(t.CallTargets)
+			}
 		} else {
 			facts = pl.dyninstParse(workers)
 		}

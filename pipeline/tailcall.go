@@ -29,8 +29,19 @@ func (c *callTargets) called(t uint64) bool {
 	if f == nil || f.PLT || t != f.Addr && t != f.LocalEntry {
 		return false
 	}
+	return c.targets()[t]
+}
+
+// targets are the image's direct call targets, swept on the first call.
+func (c *callTargets) targets() map[uint64]bool {
 	c.once.Do(c.sweep)
-	return c.set[t]
+	return c.set
+}
+
+// preset gives c the targets found by an earlier sweep of the same
+// procedures (procs.Table.CallTargets).
+func (c *callTargets) preset(set map[uint64]bool) {
+	c.once.Do(func() { c.set = set })
 }
 
 func (c *callTargets) sweep() {

@@ -77,6 +77,10 @@ type Table struct {
 	// procedures found never to return (besides those named so), and of
 	// those whose code may run on past their extent into another's.
 	NoReturn, RunsOn map[uint64]bool
+	// CallTargets, when set, are the targets of the direct calls a linear
+	// sweep of these procedures' code finds (compat mode's discovery
+	// swept them already; cfg.Options.Called asks).
+	CallTargets map[uint64]bool
 }
 
 // Counts returns how many procedures each source found.
