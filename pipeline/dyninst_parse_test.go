@@ -38,7 +38,7 @@ func TestCompatFallOutAfterStub(t *testing.T) {
 			t.Fatal(err)
 		}
 		stub := funcNamed(t, img, "_ZSt28__throw_bad_array_new_lengthv@plt")
-		if got := noReturnSet(img, compat)(stub.Addr); got == compat {
+		if got := noReturnAddrs(img, compat)[stub.Addr]; got == compat {
 			t.Errorf("compat %v: the stub never returns: %v", compat, got)
 		}
 		pl := newPlan(img, Options{Compat: compat}, 1)

@@ -13,9 +13,9 @@ func TestNoReturnLocalEntry(t *testing.T) {
 		{Name: "exit", Aliases: []string{"exit"}, Addr: 0x1000, End: 0x1040, LocalEntry: 0x1008},
 		{Name: "work", Aliases: []string{"work"}, Addr: 0x1040, End: 0x1080, LocalEntry: 0x1048},
 	}}
-	noret := noReturnSet(img, false)
+	noret := noReturnAddrs(img, false)
 	for a, want := range map[uint64]bool{0x1000: true, 0x1008: true, 0x1040: false, 0x1048: false} {
-		if noret(a) != want {
+		if noret[a] != want {
 			t.Errorf("%#x: noreturn %v, want %v", a, !want, want)
 		}
 	}

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"cmp"
 
-	"bloop/cfg"
 	"bloop/isa"
 	"bloop/par"
 )
@@ -22,20 +21,16 @@ import (
 // (the least fixpoint: nothing returns until shown to).
 
 // retSummary is what the return analysis needs of one procedure's graph,
-// compactly: python3.11 has half a million blocks.
+// compactly (python3.11 has half a million blocks): its shape, bound to
+// this round's procedure indices.
 type retSummary struct {
-	entry int32
-	// The successors of block b are to[off[b]:off[b+1]].
-	off, to []int32
+	*procShape
 	// gate[b] is the procedure whose return the fall-through of block
 	// b's call waits for, -1 when none does.
 	gate []int32
 	// exit[b] says block b leaves the procedure returning (exitReturns),
 	// or tail-calls procedure exit[b] (>= 0), or neither (exitNone).
 	exit []int32
-	// outs are the blocks that end in a direct call or a jump out of the
-	// procedure.
-	outs []out
 }
 
 // out is a block that ends in a direct call (call) or a jump out of its
@@ -300,11 +295,4 @@ func (s *retSummary) waits() bool {
 		}
 	}
 	return false
-}
-
-// summarize reads off g what the return analysis needs; waitsFor is the
-// procedure a call or jump to an address waits for, -1 for none (it
-// returns).
-func summarize(g *cfg.Graph, waitsFor func(uint64) int) *retSummary {
-	return shapeOf(g).bind(waitsFor)
 }

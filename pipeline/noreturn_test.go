@@ -18,7 +18,7 @@ func TestSolveReturns(t *testing.T) {
 	// proc builds a summary: succs per block, the callee each block's call
 	// waits for (-1: none), each block's exit.
 	proc := func(succs [][]int, gate, exit []int32) *retSummary {
-		s := &retSummary{off: make([]int32, len(succs)+1), gate: gate, exit: exit}
+		s := &retSummary{procShape: &procShape{off: make([]int32, len(succs)+1)}, gate: gate, exit: exit}
 		for b, ss := range succs {
 			for _, x := range ss {
 				s.to = append(s.to, int32(x))
@@ -120,7 +120,7 @@ func TestSummarize(t *testing.T) {
 		t.Fatal(err)
 	}
 	waits := map[uint64]int{0x1020: 5, 0x1030: 7} // procedures not known to return
-	s := summarize(g, func(t uint64) int {
+	s := shapeOf(g).bind(func(t uint64) int {
 		if j, ok := waits[t]; ok {
 			return j
 		}

@@ -26,7 +26,7 @@ import (
 // the one a fresh build gives, by construction.
 type parseMemo struct {
 	byEntry map[uint64]*memoEntry
-	noRet   map[uint64]bool           // the last round's noReturnAddrs
+	noRet   map[uint64]bool           // the last round's procedures named noreturn (plan.named)
 	calls   map[loader.Range][]uint64 // callTargets.memo
 	reused  atomic.Int64              // parses taken from an earlier round
 
@@ -44,11 +44,10 @@ func newParseMemo() *parseMemo {
 // earlier parse holds.
 func (m *parseMemo) begin(pl *plan) {
 	pl.memo, pl.callers.memo = m, m.calls
-	names := noReturnAddrs(pl.img, true)
-	if m.noRet != nil && !maps.Equal(m.noRet, names) {
+	if m.noRet != nil && !maps.Equal(m.noRet, pl.named) {
 		clear(m.byEntry)
 	}
-	m.noRet = names
+	m.noRet = pl.named
 }
 
 // memoEntry is one procedure's parse: its shape, nil when the build
@@ -204,8 +203,10 @@ type procShape struct {
 	entry   int32
 	off, to []int32 // the successors of block b are to[off[b]:off[b+1]]
 	ends    []uint8 // how block b leaves the procedure (endNone, ...); a jump or call's target is its out's
-	outs    []out
-	runsOn  bool // the parse ran past the extent (cfg.Graph.Continued)
+	// outs are the blocks that end in a direct call or a jump out of the
+	// procedure.
+	outs   []out
+	runsOn bool // the parse ran past the extent (cfg.Graph.Continued)
 }
 
 const (
@@ -280,5 +281,5 @@ func (s *procShape) bind(waitsFor func(uint64) int) *retSummary {
 			gate[o.b] = int32(waitsFor(o.t))
 		}
 	}
-	return &retSummary{entry: s.entry, off: s.off, to: s.to, gate: gate, exit: exit, outs: s.outs}
+	return &retSummary{procShape: s, gate: gate, exit: exit}
 }

@@ -247,20 +247,13 @@ func continuation(img *loader.Image, compat bool) func(uint64, bool) (uint64, ui
 	}
 }
 
-// noReturnSet reports whether a call to an address never returns, by the
-// names of the procedure there. In compat mode a PLT stub's callee is
+// noReturnAddrs are the entries of the procedures whose names say a call
+// to them never returns. In compat mode a PLT stub's callee is
 // known by the names Dyninst 12.3 knows only (procs.DyninstNoReturn): a
 // call through any other stub returns for it, and hpcstruct parses on
 // after it. A procedure of the image is known by both lists: Dyninst
 // parses it and finds that it never returns, which bloop's names stand
 // for.
-func noReturnSet(img *loader.Image, compat bool) func(uint64) bool {
-	set := noReturnAddrs(img, compat)
-	return func(a uint64) bool { return set[a] }
-}
-
-// noReturnAddrs is noReturnSet's set: the entries of the procedures named
-// noreturn.
 func noReturnAddrs(img *loader.Image, compat bool) map[uint64]bool {
 	set := map[uint64]bool{}
 	for _, fn := range img.Funcs {

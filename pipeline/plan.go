@@ -25,7 +25,8 @@ type plan struct {
 	names   *scopes.Names
 	hybrid  *source.Finder    // Hybrid: where sources are looked for
 	bounds  *heuristic.Bounds // Heuristic: procedure regions
-	noret   func(uint64) bool
+	named   map[uint64]bool   // the entries of the procedures named noreturn (noReturnAddrs)
+	noret   func(uint64) bool // whether a call never returns: named, and in compat mode as the parse found
 	region  func(uint64, bool) (uint64, uint64, bool)
 	subs    []*loader.Subprogram      // by index in img.Funcs
 	claimed map[uint64][]loader.Range // entries another procedure's CFG continues into, and the code it parses there
@@ -96,7 +97,8 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 // parses, through the ends of extents wherever code falls through
 // (fallout.go), with its tail calls.
 func parsePlan(img *loader.Image, compat bool) *plan {
-	pl := &plan{img: img, noret: noReturnSet(img, compat), region: continuation(img, compat), compat: compat}
+	named := noReturnAddrs(img, compat)
+	pl := &plan{img: img, named: named, noret: func(a uint64) bool { return named[a] }, region: continuation(img, compat), compat: compat}
 	if compat {
 		pl.fallOut = isa.For(img.Machine) != nil
 		pl.callers = &callTargets{img: img}
