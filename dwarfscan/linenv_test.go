@@ -1,6 +1,7 @@
 package dwarfscan
 
 import (
+	"bloop/internal/testenv"
 	"bytes"
 	"errors"
 	"io"
@@ -172,9 +173,10 @@ func TestLineProgramNVIDIADamaged(t *testing.T) {
 // inlined at the kernel's fourth row (line 60), and its name is the first
 // string of .debug_str.
 func TestLineProgramNVIDIACubin(t *testing.T) {
-	s, _, err := openELF(filepath.Join(cubinDir, "hpctoolkit-cuda/bin/inlines+loops-sm_75-nvcc112-dr"))
+	s, _, err := openELF(testenv.Shared(t, filepath.Join(cubinDir, "hpctoolkit-cuda/bin/inlines+loops-sm_75-nvcc112-dr")))
 	if err != nil {
-		t.Skip("reference cubins not present")
+		t.Fatal(err)
+
 	}
 	_, rows, err := readNV(t, s.Line) // its first program, f4_2's
 	if !errors.Is(err, io.EOF) {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bloop/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,7 +68,7 @@ func TestPinnedAccuracy(t *testing.T) {
 	for _, p := range pinned {
 		path := "../testdata/bin/" + p.bin
 		if _, err := os.Stat(path); err != nil {
-			t.Skip("corpus missing")
+			t.Fatal("corpus missing")
 		}
 		r, err := Binary(path, 2)
 		if err != nil {
@@ -135,6 +136,6 @@ func TestDebianDebugAccuracy(t *testing.T) {
 			filepath.Base(lib), got[0], got[1], 100*r.FileShare(), got[2], 100*r.LoopLine(), r.Loops)
 	}
 	if n == 0 {
-		t.Skip("no -dbg libraries installed")
+		testenv.Absent(t, "no -dbg libraries installed")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"bloop/internal/testenv"
 	"bloop/source"
 )
 
@@ -19,12 +20,14 @@ func TestSourceLoops(t *testing.T) {
 		"stl.cpp":  {20, 41, 49, 55, 60, 70, 71, 92, 95},
 		"nest.f90": {17, 30, 31, 48, 49, 60},
 	}
+	testenv.NeedAny(t, "clang", "clang-14", "clang-15", "clang-16")
 	for src, w := range want {
 		got, err := SourceLoops("../testdata/src/" + src)
 		if err != nil {
-			t.Logf("%s: %v (skipped)", src, err)
+			t.Errorf("%s: %v", src, err)
 			continue
 		}
+
 		if !reflect.DeepEqual(got, w) {
 			t.Errorf("%s: loops at %v, want %v", src, got, w)
 		}
@@ -71,7 +74,7 @@ func TestSourceLoopLines(t *testing.T) {
 	for _, p := range sourcePins {
 		bin := "../testdata/bin/" + p.bin
 		if _, err := os.Stat(bin); err != nil {
-			t.Skip("corpus missing")
+			t.Fatal("corpus missing")
 		}
 		rs, err := SourceEval("../testdata/src/"+p.src, bin, 2)
 		if err != nil {
@@ -98,7 +101,7 @@ func TestHybridBeatsHPCStruct(t *testing.T) {
 	}
 	bin := "../../shared/hpcstruct-refs/bin/nest-gfortran12-O2"
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("reference binaries not present")
+		testenv.Absent(t, "reference binaries not present")
 	}
 	rs, err := SourceEval("../../shared/hpcstruct-refs/src/nest.f90", bin, 2)
 	if err != nil {
@@ -119,14 +122,16 @@ func TestLexicalScanAgreesWithClang(t *testing.T) {
 	srcs, _ := filepath.Glob("../testdata/src/*.c")
 	cpp, _ := filepath.Glob("../testdata/src/*.cpp")
 	if len(srcs) == 0 {
-		t.Skip("corpus missing")
+		t.Fatal("corpus missing")
 	}
+	testenv.NeedAny(t, "clang", "clang-14", "clang-15", "clang-16")
 	f := &source.Finder{}
 	for _, src := range append(srcs, cpp...) {
 		want, err := SourceLoops(src)
 		if err != nil {
-			t.Skipf("%v", err)
+			t.Fatal(err)
 		}
+
 		if got := f.LoopLines(src); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: lexical scan %v, clang %v", filepath.Base(src), got, want)
 		}

@@ -33,7 +33,7 @@ func (s src) bytes(t *testing.T) []byte {
 	}
 	data, err := os.ReadFile(filepath.Join(corpusDir, s.corpus))
 	if err != nil {
-		t.Skipf("corpus structure file missing: %v", err)
+		t.Fatalf("corpus structure file missing: %v", err)
 	}
 	if s.old != "" {
 		if !bytes.Contains(data, []byte(s.old)) {

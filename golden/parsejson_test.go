@@ -223,7 +223,7 @@ func goldenPairs(t testing.TB) []string {
 		}
 	}
 	if len(out) == 0 {
-		t.Skip("no corpus goldens under ../testdata")
+		t.Fatal("no corpus goldens under ../testdata")
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package hpcrun
 
 import (
+	"bloop/internal/testenv"
 	"bytes"
 	"math"
 	"os"
@@ -12,9 +13,10 @@ import (
 var real = filepath.Join("..", "..", "shared", "hpcrun-meas", "measurements", "prog-000000-000-007f0100-4247-0.hpcrun")
 
 func readReal(t testing.TB) []byte {
-	data, err := os.ReadFile(real)
+	data, err := os.ReadFile(testenv.Shared(t, real))
 	if err != nil {
-		t.Skipf("no reference profile: %v", err)
+		t.Fatal(err)
+
 	}
 	return data
 }

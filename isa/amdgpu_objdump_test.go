@@ -1,6 +1,7 @@
 package isa
 
 import (
+	"bloop/internal/testenv"
 	"bufio"
 	"bytes"
 	"encoding/binary"
@@ -15,10 +16,8 @@ import (
 // amdgpuBins are the AMD GPU code objects of ../shared (gfx908 and gfx90a,
 // clang 14 at -O0, -O2, -O3).
 func amdgpuBins(t *testing.T) []string {
-	bins, _ := filepath.Glob("../../shared/hpcstruct-amdgpu/bin/*-gfx*")
-	if len(bins) == 0 {
-		t.Skip("no AMD GPU code objects")
-	}
+	bins := testenv.SharedGlob(t, "../../shared/hpcstruct-amdgpu/bin/*-gfx*")
+
 	return bins
 }
 
@@ -48,10 +47,7 @@ var (
 // test when llvm-objdump is not installed.
 func llvmObjdump(t *testing.T, bin, mcpu string) []llvmInst {
 	t.Helper()
-	tool, err := exec.LookPath("llvm-objdump")
-	if err != nil {
-		t.Skip("llvm-objdump not installed")
-	}
+	tool := testenv.Need(t, "llvm-objdump")
 	out, err := exec.Command(tool, "-d", "--mcpu="+mcpu, bin).Output()
 	if err != nil {
 		t.Fatalf("%s -d --mcpu=%s %s: %v", tool, mcpu, bin, err)

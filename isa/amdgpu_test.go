@@ -1,6 +1,7 @@
 package isa
 
 import (
+	"bloop/internal/testenv"
 	"bufio"
 	"bytes"
 	"debug/elf"
@@ -136,10 +137,7 @@ func amdgpuSamples(n int) [][]byte {
 // crashes on a few SDWA words: a batch it crashes on is split until the
 // samples to blame are found, which are left out (crashed counts them).
 func llvmMC(t *testing.T, mcpu string, samples [][]byte) (lens []int, texts []string, crashed int) {
-	tool, err := exec.LookPath("llvm-mc")
-	if err != nil {
-		t.Skip("llvm-mc not installed")
-	}
+	tool := testenv.Need(t, "llvm-mc")
 	lens, texts = make([]int, len(samples)), make([]string, len(samples))
 	var run func(lo, hi int)
 	run = func(lo, hi int) {

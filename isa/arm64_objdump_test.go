@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/internal/testenv"
 	"bloop/isa"
 )
 
@@ -20,7 +21,8 @@ func aarch64Refs(t *testing.T) []string {
 	corpus, _ := filepath.Glob("../testdata/bin-arm64/*-O[0-9]")
 	bins = append(bins, corpus...)
 	if len(bins) == 0 {
-		t.Skip("no aarch64 binaries")
+		t.Fatal("no aarch64 binaries")
+
 	}
 	return bins
 }
@@ -37,10 +39,7 @@ type objdumpInst struct {
 // objdumpARM64 disassembles every executable section of bin with GNU
 // objdump, or skips the test when the cross objdump is not installed.
 func objdumpARM64(t *testing.T, bin string) []objdumpInst {
-	tool, err := exec.LookPath("aarch64-linux-gnu-objdump")
-	if err != nil {
-		t.Skip("aarch64-linux-gnu-objdump not installed")
-	}
+	tool := testenv.Need(t, "aarch64-linux-gnu-objdump")
 	out, err := exec.Command(tool, "-d", bin).Output()
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)

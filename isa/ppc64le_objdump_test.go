@@ -1,6 +1,7 @@
 package isa
 
 import (
+	"bloop/internal/testenv"
 	"bufio"
 	"bytes"
 	"encoding/hex"
@@ -129,9 +130,7 @@ func objdumpKind(o objdumpInst) (Kind, uint64, bool) {
 // direct jumps, conditional branches and calls with their targets,
 // returns, indirect branches, traps, and words that are no instruction.
 func TestDecodePPC64LEObjdump(t *testing.T) {
-	if _, err := exec.LookPath(ppcObjdump); err != nil {
-		t.Skip(ppcObjdump + " not installed")
-	}
+	testenv.Need(t, ppcObjdump)
 	for _, bin := range crossBinaries(t, "ppc64le", "ppc64le") {
 		insts := objdumpCode(t, bin)
 		branches, bad := 0, 0

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"bloop/cfg"
+	"bloop/internal/testenv"
 	"bloop/loader"
 )
 
@@ -156,13 +157,9 @@ func (e *elfImage) word(addr uint64) (uint32, bool) {
 // the ppc64le reference binaries (not in a PLT stub) that has a jump
 // table's shape resolves, in cfg.Build, to the targets the table holds.
 func TestJumpTablesPPC64LERefs(t *testing.T) {
-	if _, err := exec.LookPath("powerpc64le-linux-gnu-objdump"); err != nil {
-		t.Skip("powerpc64le-linux-gnu-objdump not installed")
-	}
-	bins, _ := filepath.Glob("../../shared/hpcstruct-refs-arch/bin/*-ppc64le-*")
-	if len(bins) == 0 {
-		t.Skip("no ppc64le reference binaries")
-	}
+	testenv.Need(t, "powerpc64le-linux-gnu-objdump")
+	bins := testenv.SharedGlob(t, "../../shared/hpcstruct-refs-arch/bin/*-ppc64le-*")
+
 	tables := 0
 	for _, bin := range bins {
 		img, err := loader.Open(bin, loader.Options{})

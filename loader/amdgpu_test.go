@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bloop/internal/testenv"
 	"debug/elf"
 	"encoding/binary"
 	"os"
@@ -20,10 +21,7 @@ const amdgpuBins = "../../shared/hpcstruct-amdgpu/bin/"
 // their .kd kernel descriptors, every DWARF subprogram with code, a line
 // table, and nothing read as corrupt in clang's DWARF 5 for AMD GPUs.
 func TestOpenAMDGPU(t *testing.T) {
-	bins, _ := filepath.Glob(amdgpuBins + "*-gfx*")
-	if len(bins) == 0 {
-		t.Skip("no AMD GPU code objects")
-	}
+	bins := testenv.SharedGlob(t, amdgpuBins+"*-gfx*")
 	for _, bin := range bins {
 		name := filepath.Base(bin)
 		img, err := Open(bin, Options{Workers: 2})
@@ -88,9 +86,10 @@ func amdgpuSymbols(t *testing.T, bin string) (funcs, kd []string) {
 // does not decode (gfx1030, RDNA 2) is refused with an error naming the
 // file and the processor value; Check refuses it too.
 func TestAMDGPUTarget(t *testing.T) {
-	b, err := os.ReadFile(amdgpuBins + "stencil-gfx90a-clang14-O2")
+	b, err := os.ReadFile(testenv.Shared(t, amdgpuBins+"stencil-gfx90a-clang14-O2"))
 	if err != nil {
-		t.Skip("no AMD GPU code objects")
+		t.Fatal(err)
+
 	}
 	flags := binary.LittleEndian.Uint32(b[ehFlags:])
 	binary.LittleEndian.PutUint32(b[ehFlags:], flags&^efAMDGPUMach|0x036)

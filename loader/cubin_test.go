@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bloop/internal/testenv"
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
@@ -16,10 +17,11 @@ const cubins = "../../shared/hpctoolkit-tests/bin/"
 // when they are absent.
 func readCubin(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(cubins + name)
+	b, err := os.ReadFile(testenv.Shared(t, cubins+name))
 	if err != nil {
-		t.Skip("reference cubins not present")
+		t.Fatal(err)
 	}
+
 	return b
 }
 

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bloop/internal/testenv"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -32,9 +33,7 @@ func TestCubinCodeFacts(t *testing.T) {
 		{cudaCubins + "recursion-sm_75-nvcc112-0", 75, nil, map[uint64]uint64{0x13520: 0x14000, 0x13d00: 0x11580, 0x15530: 0x14a80}, 0},
 	} {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
-			if _, err := os.Stat(tc.path); err != nil {
-				t.Skip("reference cubins not present")
-			}
+			testenv.Shared(t, tc.path)
 			img, err := Open(tc.path, Options{Workers: 2})
 			if err != nil {
 				t.Fatal(err)
@@ -71,10 +70,11 @@ func TestCubinCodeFacts(t *testing.T) {
 // past the section's end) loses what it cannot read, and nothing else.
 func TestCubinCodeFactsDamaged(t *testing.T) {
 	path := cudaCubins + "quicksilver-sm_70-dr"
-	good, err := os.ReadFile(path)
+	good, err := os.ReadFile(testenv.Shared(t, path))
 	if err != nil {
-		t.Skip("reference cubins not present")
+		t.Fatal(err)
 	}
+
 	ef := elfView(t, good)
 	info := ef.Section(".nv.info._Z14CollisionEventP10MonteCarloR11MC_Particlej")
 	if info == nil {

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bloop/internal/testenv"
 	"debug/elf"
 	"fmt"
 	"os"
@@ -38,13 +39,11 @@ func objcopy(t *testing.T, args ...string) {
 // again through .gnu_debuglink, through build-id under --debug-dir, and in
 // zlib- and zstd-compressed sections.
 func TestSeparateDebugInfo(t *testing.T) {
-	if _, err := exec.LookPath("objcopy"); err != nil {
-		t.Skip("objcopy not installed")
-	}
+	testenv.Need(t, "objcopy")
 	src := corpus + "tmpl-gcc12-O2"
 	ref, err := Open(src, Options{})
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	want := summarize(ref)
 	dir := t.TempDir()
@@ -128,7 +127,7 @@ func buildIDHex(t *testing.T, path string) string {
 	defer f.Close()
 	id := buildID(f)
 	if len(id) < 2 {
-		t.Skip("no build-id")
+		t.Fatal("no build-id")
 	}
 	const hexdigits = "0123456789abcdef"
 	out := make([]byte, 0, 2*len(id))

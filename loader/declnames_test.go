@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bloop/internal/testenv"
 	"debug/elf"
 	"encoding/hex"
 	"os"
@@ -57,9 +58,7 @@ int main() {
 // do not, nor do members with code of their own; without the option none
 // are read.
 func TestDyninstDeclNames(t *testing.T) {
-	if _, err := exec.LookPath("g++"); err != nil {
-		t.Skip("no g++")
-	}
+	testenv.Need(t, "g++")
 	dir := t.TempDir()
 	src, bin := filepath.Join(dir, "decl.cc"), filepath.Join(dir, "decl")
 	if err := os.WriteFile(src, []byte(declNamesSrc), 0o644); err != nil {
@@ -104,10 +103,11 @@ func TestDyninstDeclNames(t *testing.T) {
 // _Guard is its own child, keeps its symbol.
 func TestDyninstDeclNamesLibstdcxx(t *testing.T) {
 	const lib = "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30"
-	f, err := elf.Open(lib)
+	f, err := elf.Open(testenv.NeedFile(t, lib, "libstdc++6-12-dbg"))
 	if err != nil {
-		t.Skipf("%s: %v", lib, err)
+		t.Fatal(err)
 	}
+
 	id := hex.EncodeToString(BuildID(f))
 	f.Close()
 	if id != "4ab8ef0cdee0f9b3900d2b90425bb328b39cfccb" {

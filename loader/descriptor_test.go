@@ -13,7 +13,7 @@ func TestLambdaDescriptors(t *testing.T) {
 	for _, bin := range []string{"tmpl-gcc12-O2", "tmpl-clang14-O2", "tmpl-gcc12-O0"} {
 		img, err := Open("../testdata/bin/"+bin, Options{})
 		if err != nil {
-			t.Skipf("corpus: %v", err)
+			t.Fatalf("corpus: %v", err)
 		}
 		var got *Descriptor
 		for _, d := range img.Descriptors {
@@ -48,7 +48,7 @@ func TestLambdaDescriptors(t *testing.T) {
 func TestDeclFileFromSpecification(t *testing.T) {
 	img, err := Open("../testdata/bin/stl-clang14-O2", Options{})
 	if err != nil {
-		t.Skipf("corpus: %v", err)
+		t.Fatalf("corpus: %v", err)
 	}
 	var walk func(ins []*Inline)
 	walk = func(ins []*Inline) {

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bloop/internal/testenv"
 	"bufio"
 	"bytes"
 	"os"
@@ -17,7 +18,7 @@ func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	good, err := os.ReadFile(corpus + "loops-gcc12-O2")
 	if err != nil {
-		t.Skip("testdata binaries missing")
+		t.Fatal("testdata binaries missing")
 	}
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
@@ -66,7 +67,7 @@ func TestOpenErrors(t *testing.T) {
 func TestTruncations(t *testing.T) {
 	good, err := os.ReadFile(corpus + "inline-gcc12-O2")
 	if err != nil {
-		t.Skip("testdata binaries missing")
+		t.Fatal("testdata binaries missing")
 	}
 	p := filepath.Join(t.TempDir(), "x")
 	for n := 0; n < len(good); n += 97 {
@@ -78,7 +79,7 @@ func TestTruncations(t *testing.T) {
 func TestImageBasics(t *testing.T) {
 	img, err := Open(corpus+"libinline-gcc12-O2.so", Options{})
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	if !img.Shared || img.Arch != AMD64 {
 		t.Errorf("shared=%v arch=%v, want a shared amd64 library", img.Shared, img.Arch)
@@ -115,14 +116,11 @@ func TestImageBasics(t *testing.T) {
 // TestSymbolizerOracle compares, for sampled code addresses of corpus
 // binaries, our line and inline chain with llvm-symbolizer --inlining.
 func TestSymbolizerOracle(t *testing.T) {
-	sym, err := exec.LookPath("llvm-symbolizer")
-	if err != nil {
-		t.Skip("llvm-symbolizer not installed")
-	}
+	sym := testenv.Need(t, "llvm-symbolizer")
 	for _, name := range []string{"inline-gcc12-O2", "inline-clang14-O2", "tmpl-gcc12-O2", "tmpl-clang14-O2", "nest-gfortran12-O2"} {
 		img, err := Open(corpus+name, Options{})
 		if err != nil {
-			t.Skip(err)
+			t.Fatal(err)
 		}
 		var addrs []uint64
 		for i := range img.Lines.Len() {
@@ -194,7 +192,7 @@ func TestOpenResolvesLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(target); err != nil {
-		t.Skip("corpus missing")
+		t.Fatal("corpus missing")
 	}
 	dir := t.TempDir()
 	link := filepath.Join(dir, "libinline.so.1")

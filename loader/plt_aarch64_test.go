@@ -1,7 +1,7 @@
 package loader
 
 import (
-	"os"
+	"bloop/internal/testenv"
 	"testing"
 )
 
@@ -29,9 +29,8 @@ func TestPLTARM64(t *testing.T) {
 		{"tmpl-aarch64-gcc12-O0", true, []stub{{0x15e0, 0x1600, "targ15e0@plt"}, {0x1600, 0x1610, "targ1600@plt"}}, []uint64{0x15f0}},
 	} {
 		bin := dir + tc.bin
-		if _, err := os.Stat(bin); err != nil {
-			t.Skipf("%s not present", bin)
-		}
+		testenv.Shared(t, bin)
+
 		img, err := Open(bin, Options{DyninstPLTNames: tc.dyninst})
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bloop/internal/testenv"
 	"debug/elf"
 	"os/exec"
 	"path/filepath"
@@ -11,10 +12,8 @@ import (
 const ppcRefs = "../../shared/hpcstruct-refs-arch/bin/"
 
 func ppcRefBins(t *testing.T) []string {
-	bins, _ := filepath.Glob(ppcRefs + "*-ppc64le-*")
-	if len(bins) == 0 {
-		t.Skip("no ppc64le reference binaries")
-	}
+	bins := testenv.SharedGlob(t, ppcRefs+"*-ppc64le-*")
+
 	return bins
 }
 
@@ -68,7 +67,7 @@ func TestDyninstStubs(t *testing.T) {
 	bin := ppcRefs + "ctrl-ppc64le-gcc12-O2"
 	img, err := Open(bin, Options{DyninstStubs: true})
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	want := map[uint64]struct {
 		name string
@@ -99,13 +98,10 @@ func TestDyninstStubs(t *testing.T) {
 // names a stub targ<addr>, while the default view still reads its name
 // from the code.
 func TestDyninstStubsStripped(t *testing.T) {
-	strip, err := exec.LookPath("powerpc64le-linux-gnu-strip")
-	if err != nil {
-		t.Skip("powerpc64le-linux-gnu-strip not installed")
-	}
+	strip := testenv.Need(t, "powerpc64le-linux-gnu-strip")
 	out := filepath.Join(t.TempDir(), "ctrl")
 	if err := exec.Command(strip, "-o", out, ppcRefs+"ctrl-ppc64le-gcc12-O2").Run(); err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		dyninst bool

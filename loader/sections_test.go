@@ -2,7 +2,6 @@ package loader
 
 import (
 	"cmp"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"bloop/dwarfscan"
+	"bloop/internal/testenv"
 )
 
 // TestCompressedDebugSections: an image whose DWARF is zlib-compressed
@@ -20,10 +20,7 @@ import (
 func TestCompressedDebugSections(t *testing.T) {
 	defer func(n int) { inflateChunk = n }(inflateChunk)
 	inflateChunk = 97
-	objcopy, err := exec.LookPath("objcopy")
-	if err != nil {
-		t.Skip("objcopy (binutils) not installed")
-	}
+	objcopy := testenv.Need(t, "objcopy")
 	for _, name := range []string{"tmpl-gcc12-O2", "inline-clang14-O2", "nest-gfortran12-O2", "libinline-gcc12-O2.so"} {
 		src := filepath.Join("../testdata/bin", name)
 		plain, err := Open(src, Options{})
@@ -33,7 +30,7 @@ func TestCompressedDebugSections(t *testing.T) {
 		for _, style := range []string{"zlib", "zlib-gnu"} {
 			dst := filepath.Join(t.TempDir(), name)
 			if out, err := exec.Command(objcopy, "--compress-debug-sections="+style, src, dst).CombinedOutput(); err != nil {
-				t.Skipf("objcopy: %v: %s", err, out)
+				t.Fatalf("objcopy: %v: %s", err, out)
 			}
 			for _, workers := range []int{1, 3} {
 				img, err := Open(dst, Options{Workers: workers})
@@ -60,9 +57,8 @@ func TestCompressedDebugSections(t *testing.T) {
 func TestDeclBeyondSnapshot(t *testing.T) {
 	// The corpus binaries have one unit each.
 	path := "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30"
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("libstdc++6-12-dbg not installed")
-	}
+	testenv.NeedFile(t, path, "libstdc++6-12-dbg")
+
 	f, raw, err := openELF(path)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +80,7 @@ func TestDeclBeyondSnapshot(t *testing.T) {
 	}
 	units := whole.Units()
 	if len(units) < 2 {
-		t.Skip("one unit only")
+		t.Fatal("one unit only")
 	}
 	// A named subprogram in the last unit.
 	last := len(units) - 1
@@ -98,7 +94,7 @@ func TestDeclBeyondSnapshot(t *testing.T) {
 		}
 	}
 	if target == 0 {
-		t.Skip("no named subprogram in the last unit")
+		t.Fatal("no named subprogram in the last unit")
 	}
 	snap, err := dwarfscan.NewBuilder(ds.Sections).Extend(int(units[0].End))
 	if err != nil || len(snap.Units()) != 1 {

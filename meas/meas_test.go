@@ -9,15 +9,17 @@ import (
 	"testing"
 
 	"bloop/hpcrun"
+	"bloop/internal/testenv"
 )
 
 const sample = "../../shared/hpcrun-meas"
 
 func realProfile(t *testing.T) string {
 	t.Helper()
-	ps, _ := filepath.Glob(filepath.Join(sample, "measurements", "*.hpcrun"))
+	ps := testenv.SharedGlob(t, filepath.Join(sample, "measurements", "*.hpcrun"))
 	if len(ps) != 1 {
-		t.Skip("../shared/hpcrun-meas missing")
+		t.Fatalf("%d .hpcrun files in %s, want 1", len(ps), sample)
+
 	}
 	return ps[0]
 }

@@ -113,7 +113,7 @@ func binariesIn(t *testing.T, dir string) []string {
 		}
 	}
 	if len(bins) == 0 {
-		t.Skip("no corpus binaries")
+		t.Fatal("no corpus binaries")
 	}
 	return bins
 }

@@ -2,11 +2,11 @@ package pipeline
 
 import (
 	"bytes"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"bloop/golden"
+	"bloop/internal/testenv"
 )
 
 // TestCompatTemplateNames checks, on our own STL program, the names compat
@@ -16,9 +16,7 @@ import (
 // carries bool) nor a namespace-level template instance returning an
 // iterator (std::__unguarded_partition) shows its return type.
 func TestCompatTemplateNames(t *testing.T) {
-	if _, err := exec.LookPath("c++filt"); err != nil {
-		t.Skip("c++filt not installed")
-	}
+	testenv.Need(t, "c++filt")
 	for _, bin := range []string{"stl-gcc12-O2", "stl-clang14-O2"} {
 		t.Run(bin, func(t *testing.T) {
 			doc, err := golden.Parse(bytes.NewReader(structure(t, corpusBin+"/"+bin, 2)), bin)

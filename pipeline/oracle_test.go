@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/internal/testenv"
 	"bloop/loader"
 	"bloop/scopes"
 )
@@ -172,10 +173,7 @@ func cutLast(s string) (string, string, bool) {
 // and, unless -short, Debian's libstdc++ debug build, python3.11 and libgsl
 // with their -dbg packages.
 func TestCallSitesOracle(t *testing.T) {
-	sym, err := exec.LookPath("llvm-symbolizer")
-	if err != nil {
-		t.Skip("llvm-symbolizer not installed")
-	}
+	sym := testenv.Need(t, "llvm-symbolizer")
 	bins := corpusBinaries(t)
 	gsl, _ := filepath.Glob("/usr/lib/x86_64-linux-gnu/libgsl.so.27.*")
 	debian := append([]string{"/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30", "/usr/bin/python3.11"}, gsl...)

@@ -11,6 +11,7 @@ import (
 
 	"bloop/golden"
 	"bloop/internal/sharedrefs"
+	"bloop/internal/testenv"
 	"bloop/loader"
 	"bloop/scopes"
 )
@@ -69,7 +70,7 @@ func refCases(t *testing.T) []refCase {
 		cases = append(cases, refCase{bin: b, ref: filepath.Join(dir, "struct", filepath.Base(b)+".hpcstruct")})
 	}
 	if len(cases) == 0 {
-		t.Skip("../../shared reference binaries not present")
+		testenv.Absent(t, "../../shared reference binaries not present")
 	}
 	return cases
 }
@@ -261,7 +262,7 @@ func TestCUDAReferencesCovered(t *testing.T) {
 		}
 	}
 	if n == 0 {
-		t.Skip("no CUDA structure files in ../../shared")
+		testenv.Absent(t, "no CUDA structure files in ../../shared")
 	}
 	t.Logf("%d CUDA structure files compared, %d of them with --gpucfg", n, gpucfg)
 }

@@ -1,8 +1,8 @@
 package pipeline
 
 import (
+	"bloop/internal/testenv"
 	"maps"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -30,10 +30,7 @@ func TestStrippedRecoveryCross(t *testing.T) {
 	}
 	for _, a := range arches {
 		t.Run(a.name, func(t *testing.T) {
-			strip, err := exec.LookPath(a.strip)
-			if err != nil {
-				t.Skipf("no %s", a.strip)
-			}
+			strip := testenv.Need(t, a.strip)
 			bins := binariesIn(t, a.dir)
 			for _, v := range variants {
 				t.Run(strings.ReplaceAll(v.name, " ", "_"), func(t *testing.T) {

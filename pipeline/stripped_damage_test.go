@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"bloop/internal/testenv"
 	"bloop/loader"
 	"bloop/scopes"
 )
@@ -17,10 +18,7 @@ import (
 // it must not panic. (A section table whose executable sections overlap
 // made the sweep slice past a section's end.)
 func TestStrippedDamaged(t *testing.T) {
-	strip, err := exec.LookPath("strip")
-	if err != nil {
-		t.Skip("no strip")
-	}
+	strip := testenv.Need(t, "strip")
 	dir := t.TempDir()
 	for _, c := range []struct {
 		bin  string

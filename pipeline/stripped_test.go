@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bloop/internal/testenv"
 	"bloop/loader"
 	"bloop/scopes"
 	"debug/elf"
@@ -50,10 +51,7 @@ func (s strippedShare) procPct() float64 {
 // without normalization, so loops are never merged. The figures are
 // pinned a little below their measured values.
 func TestStrippedRecovery(t *testing.T) {
-	strip, err := exec.LookPath("strip")
-	if err != nil {
-		t.Skip("no strip")
-	}
+	strip := testenv.Need(t, "strip")
 	bins := corpusBinaries(t)
 	variants := []struct {
 		name string

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"bloop/internal/rectest"
+	"bloop/internal/testenv"
 )
 
 var allProf = flag.Bool("prof.all", false, "run the unwind measurement on every testdata/prof binary at full length")
@@ -54,9 +55,7 @@ func TestAttribution(t *testing.T) {
 // view's: each sample on its own line, none piled on a loop's header.
 func checkPprofList(t *testing.T, p *Profile, fn, srcDir string) {
 	t.Helper()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go tool for the pprof check")
-	}
+	testenv.Need(t, "go")
 	pb := filepath.Join(t.TempDir(), "p.pb.gz")
 	f, err := os.Create(pb)
 	if err != nil {

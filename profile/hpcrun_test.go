@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"bloop/hpcrun"
+	"bloop/internal/testenv"
 )
 
 const hpcrunMeas = "../../shared/hpcrun-meas"
@@ -22,7 +23,7 @@ func copyMeas(t *testing.T, structs bool) string {
 	t.Helper()
 	src := filepath.Join(hpcrunMeas, "measurements")
 	if _, err := os.Stat(src); err != nil {
-		t.Skip("../shared/hpcrun-meas missing")
+		testenv.Absent(t, "../shared/hpcrun-meas missing")
 	}
 	dir := t.TempDir()
 	copyTree(t, src, dir)
@@ -66,7 +67,7 @@ var treeRow = regexp.MustCompile(`^\s*(\S+)\s+\S+%\s+(\S+)( +)(.*)$`)
 func readHpcprofTree(t *testing.T, name string) []treeLine {
 	b, err := os.ReadFile(filepath.Join(hpcrunMeas, name))
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	var out []treeLine
 	for _, l := range strings.Split(string(b), "\n") {
@@ -197,7 +198,7 @@ func placeholderNode(id, parent uint32, name string) hpcrun.Node {
 // what cannot is said.
 func TestMeasurementThreads(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(hpcrunMeas, "prog")); err != nil {
-		t.Skip("../shared/hpcrun-meas missing")
+		testenv.Absent(t, "../shared/hpcrun-meas missing")
 	}
 	dir := t.TempDir()
 	lm := []hpcrun.LoadModule{{ID: 1, Path: "/gone/prog", Flags: hpcrun.FlagAnalyze}}

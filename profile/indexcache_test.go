@@ -15,7 +15,7 @@ func TestIndexCacheRoundTrip(t *testing.T) {
 	for _, bin := range []string{"../testdata/bin/inline-gcc12-O2", "../testdata/bin/stl-clang14-O3"} {
 		img, err := loader.Open(bin, loader.Options{})
 		if err != nil {
-			t.Skip(err)
+			t.Fatal(err)
 		}
 		c, err := cache.Open(t.TempDir())
 		if err != nil {
@@ -55,7 +55,7 @@ func TestIndexCacheRoundTrip(t *testing.T) {
 func TestDecodeIndexDamaged(t *testing.T) {
 	img, err := loader.Open("../testdata/bin/inline-gcc12-O2", loader.Options{})
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	b := encodeIndex(analyzeModule(nil, img, img.Name))
 	if _, err := decodeIndex(b); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"bloop/internal/rectest"
+	"bloop/internal/testenv"
 	"bloop/sample"
 )
 
@@ -17,12 +18,8 @@ import (
 // without perf or permission to use perf_event_open.
 func perfRecord(t *testing.T, mode []string, argv ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath("perf"); err != nil {
-		t.Skip("no perf (Debian: apt-get install linux-perf)")
-	}
-	if err := sample.Available(); err != nil {
-		t.Skipf("perf_event_open unavailable: %v", err)
-	}
+	testenv.Need(t, "perf")
+	testenv.Capable(t, "perf_event_open", sample.Available())
 	out := filepath.Join(t.TempDir(), "perf.data")
 	args := append([]string{"record", "-q", "-o", out, "-e", "cpu-clock,page-faults", "-F", "999"}, mode...)
 	args = append(append(args, "--"), argv...)

@@ -47,10 +47,10 @@ func TestStructCheck(t *testing.T) {
 	for _, c := range cases {
 		t.Run(filepath.Base(c.structure)+" on "+filepath.Base(c.bin), func(t *testing.T) {
 			if _, err := os.Stat(c.bin); err != nil {
-				t.Skipf("no %s", c.bin)
+				t.Fatalf("no %s", c.bin)
 			}
 			if _, err := os.Stat(c.structure); err != nil {
-				t.Skipf("no %s", c.structure)
+				t.Fatalf("no %s", c.structure)
 			}
 			doc, err := golden.ParseFile(c.structure)
 			if err != nil {
@@ -184,7 +184,7 @@ func TestStructFileRealHpcstruct(t *testing.T) {
 	bin, _ := filepath.Abs(hpctests + "/bin/inlines+loops-x86_64-gcc12-dr")
 	structure := hpctests + "/struct/inlines+loops-x86_64-gcc12-dr.hpcstruct"
 	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("no %s", bin)
+		t.Fatalf("no %s", bin)
 	}
 	p, err := Build(fakeRecording(t, bin, 0x1138), Options{StructFiles: []string{structure}, Analyze: func(string) bool { return false }})
 	if err != nil {

@@ -11,15 +11,14 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"bloop/internal/testenv"
 	"bloop/perfevent"
 )
 
 // TestRecord samples a corpus program and checks the recording holds its
 // samples, its mappings and its exit code.
 func TestRecord(t *testing.T) {
-	if err := Available(); err != nil {
-		t.Skipf("perf_event_open unavailable: %v", err)
-	}
+	testenv.Capable(t, "perf_event_open", Available())
 	bin, _ := filepath.Abs("../testdata/bin/hot-gcc12-O2")
 	var buf, out bytes.Buffer
 	st, err := Record(&buf, []string{bin, "100000000"}, Options{Freq: 2000, Stdout: &out, StackSize: 8192})
@@ -59,9 +58,7 @@ func TestRecord(t *testing.T) {
 }
 
 func TestRecordExitCode(t *testing.T) {
-	if err := Available(); err != nil {
-		t.Skipf("perf_event_open unavailable: %v", err)
-	}
+	testenv.Capable(t, "perf_event_open", Available())
 	var buf bytes.Buffer
 	st, err := Record(&buf, []string{"/bin/sh", "-c", "exit 3"}, Options{})
 	if err != nil || st.ExitCode != 3 {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"bloop/internal/schematest"
+	"bloop/internal/testenv"
 	"bloop/schema"
 )
 
@@ -450,10 +451,7 @@ func TestValidatorNotLinked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip(err)
-	}
+	goCmd := testenv.Need(t, "go")
 	out, err := exec.Command(goCmd, "list", "-deps", "bloop/cmd/bloop").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)

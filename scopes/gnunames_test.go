@@ -1,6 +1,7 @@
 package scopes
 
 import (
+	"bloop/internal/testenv"
 	"bufio"
 	"os"
 	"os/exec"
@@ -119,10 +120,7 @@ func TestCompatNamesLibiberty(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	cxxfilt, err := exec.LookPath("c++filt")
-	if err != nil {
-		t.Skip("c++filt not installed")
-	}
+	cxxfilt := testenv.Need(t, "c++filt")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "dm.c")
 	if err := os.WriteFile(src, []byte(libibertyDemangler), 0o644); err != nil {
@@ -130,6 +128,9 @@ func TestCompatNamesLibiberty(t *testing.T) {
 	}
 	bin := filepath.Join(dir, "dm")
 	if out, err := exec.Command("gcc", "-O1", "-o", bin, src, "-liberty").CombinedOutput(); err != nil {
+		if testenv.CI() {
+			t.Fatalf("BLOOP_CI=1: no libiberty to build against (libiberty-dev): %v: %s", err, out)
+		}
 		t.Skipf("no libiberty to build against (apt-get install libiberty-dev): %v: %s", err, out)
 	}
 	files, _ := filepath.Glob("../../shared/hpcstruct-refs/bin/*")
@@ -138,7 +139,8 @@ func TestCompatNamesLibiberty(t *testing.T) {
 	files = append(files, "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30")
 	names := mangledStrings(t, files)
 	if len(names) == 0 {
-		t.Skip("no binaries")
+		t.Fatal("no binaries")
+
 	}
 	want := runLines(t, bin, names)
 	filt := runLines(t, cxxfilt, names)

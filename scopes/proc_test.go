@@ -2,11 +2,11 @@ package scopes
 
 import (
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"bloop/internal/testenv"
 	"bloop/loader"
 )
 
@@ -41,14 +41,9 @@ var knownDemangleDiffs = map[string]bool{
 // TestDemangleOracle compares our demangling with c++filt (GNU's, which
 // hpcstruct uses) on every C++ name of the reference binaries.
 func TestDemangleOracle(t *testing.T) {
-	cxxfilt, err := exec.LookPath("c++filt")
-	if err != nil {
-		t.Skip("c++filt not installed")
-	}
-	bins, _ := filepath.Glob("../../shared/hpcstruct-refs/bin/tmpl-*")
-	if len(bins) == 0 {
-		t.Skip("reference binaries not present")
-	}
+	cxxfilt := testenv.Need(t, "c++filt")
+	bins := testenv.SharedGlob(t, "../../shared/hpcstruct-refs/bin/tmpl-*")
+
 	seen := map[string]bool{}
 	var names []string
 	for _, b := range bins {

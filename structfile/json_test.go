@@ -8,6 +8,7 @@ import (
 	"bloop/golden"
 	"bloop/internal/schematest"
 	"bloop/internal/sharedrefs"
+	"bloop/internal/testenv"
 	"bloop/pipeline"
 	"bloop/schema"
 )
@@ -20,7 +21,9 @@ func TestJSONCallSites(t *testing.T) {
 	calls := 0
 	bins, _ := sharedrefs.GPUCFG("../../shared")
 	if len(bins) == 0 {
-		t.Skip("no ../shared cubins with --gpucfg references")
+		testenv.SharedGlob(t, "../../shared/hpctoolkit-cuda/struct/*+gpucfg.hpcstruct")
+		t.Fatal("no ../shared cubins with --gpucfg references have their cubin")
+
 	}
 	for _, bin := range bins {
 		t.Run(filepath.Base(bin), func(t *testing.T) {

@@ -30,7 +30,7 @@ func copyBin(t *testing.T, src, dir string) string {
 	t.Helper()
 	b, err := os.ReadFile(src)
 	if err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func countEntries(t *testing.T, c *cache.Cache) int {
 // that do not read, is analysed again; nothing of it is written.
 func TestDamagedEntry(t *testing.T) {
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	c, _ := cache.Open(t.TempDir())
 	_, want := run(t, nil, bin, Options{})
@@ -258,7 +258,7 @@ func TestServerStoppedMidRun(t *testing.T) {
 		}
 		b := filepath.Join("../testdata/bin", name)
 		if _, err := os.Stat(b); err != nil {
-			t.Skip("testdata binary missing")
+			t.Fatal("testdata binary missing")
 		}
 		_, want := run(t, nil, b, Options{})
 		r, got := run(t, c, b, Options{})
@@ -284,7 +284,7 @@ func TestServerStoppedMidRun(t *testing.T) {
 func TestCorruptBlobOnServer(t *testing.T) {
 	s := nginxtest.Start(t)
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	a, _ := machine(t, s.URL, cache.RemoteOptions{})
 	run(t, a, bin, Options{})
@@ -429,7 +429,7 @@ func TestProxyFaults(t *testing.T) {
 		bins = append(bins, filepath.Join("../testdata/bin", name))
 	}
 	if _, err := os.Stat(bins[0]); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	want := map[string][]byte{}
 	filler, _ := machine(t, s.URL, cache.RemoteOptions{})

@@ -26,7 +26,7 @@ func run(t *testing.T, c *cache.Cache, b string, opt Options) (*Result, []byte) 
 // uncached run; another option or another binary is a miss.
 func TestCachedSameBytes(t *testing.T) {
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	c, err := cache.Open(t.TempDir())
 	if err != nil {
@@ -71,7 +71,7 @@ func TestCachedSameBytes(t *testing.T) {
 // the sources read; editing one makes the entry stale.
 func TestCachedSourceDependency(t *testing.T) {
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	dir := t.TempDir()
 	c, _ := cache.Open(filepath.Join(dir, "cache"))

@@ -52,7 +52,7 @@ func copyFile(t *testing.T, src, dst string) {
 	t.Helper()
 	b, err := os.ReadFile(src)
 	if err != nil {
-		t.Skipf("%s missing", src)
+		t.Fatalf("%s missing", src)
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		t.Fatal(err)
@@ -210,7 +210,7 @@ func TestStructBatchShards(t *testing.T) {
 	root := t.TempDir()
 	names, _ := filepath.Glob("../../testdata/bin/*-gcc12-O2")
 	if len(names) < 6 {
-		t.Skip("testdata binaries missing")
+		t.Fatal("testdata binaries missing")
 	}
 	for _, n := range names[:6] {
 		copyFile(t, n, filepath.Join(root, "sub", filepath.Base(n)))

@@ -92,7 +92,7 @@ func TestVersion(t *testing.T) {
 // -o - writes to stdout.
 func TestFlagsAfterOperand(t *testing.T) {
 	if _, err := os.Stat(example); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	code, out, errOut := captured(t, runStruct, "--nocache", example, "-o", "-")
 	if code != 0 || !strings.HasPrefix(out, "<?xml") || !strings.Contains(out, "</HPCToolkitStructure>") {
@@ -125,7 +125,7 @@ func TestFlagsAfterOperand(t *testing.T) {
 func TestReplacePathAndInclude(t *testing.T) {
 	bin := "../../testdata/bin/loops-gcc12-O2"
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	dir := t.TempDir()
 	out := func(args ...string) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bloop/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,9 +16,7 @@ const bigline = "../../loader/testdata/corrupt/bigline-gcc12-O2"
 // corrupt data; -v gives a line per kind with its section and first
 // offset. A clean binary gets neither.
 func TestStructReportsCorruptData(t *testing.T) {
-	if _, err := os.Stat(bigline); err != nil {
-		t.Skip(err)
-	}
+	testenv.Fixture(t, bigline)
 	out := filepath.Join(t.TempDir(), "out.hpcstruct")
 	code, _, stderr := captured(t, runStruct, "--nocache", "-o", out, bigline)
 	want := "bloop: warning: " + bigline + ": corrupt data repaired or ignored (2 kinds, 6 places); the structure may be wrong there; -v lists them\n"
@@ -51,9 +50,7 @@ func TestStructReportsCorruptData(t *testing.T) {
 // comes with its input's corrupt-data report, so a pipeline that runs
 // bloop on every build hears of a damaged binary every time.
 func TestCorruptDataFromCache(t *testing.T) {
-	if _, err := os.Stat(bigline); err != nil {
-		t.Skip(err)
-	}
+	testenv.Fixture(t, bigline)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.hpcstruct")
 	cacheDir := filepath.Join(dir, "cache")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bloop/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,9 +33,7 @@ func structStderr(t *testing.T, args []string, out string) (int, string, string)
 // each run asks it after the one before.
 func TestStructCubin(t *testing.T) {
 	bin := "../../../shared/hpctoolkit-tests/bin/inlines+loops-sm_62-nvcc102-0"
-	if _, err := os.Stat(bin); err != nil {
-		t.Skip("reference cubins not present")
-	}
+	testenv.Shared(t, bin)
 	for _, tc := range []struct {
 		args  []string
 		loops int
@@ -75,10 +74,11 @@ func TestStructCubin(t *testing.T) {
 // architecture without control-flow analysis gives, except in compat mode
 // without --gpucfg, where hpcstruct analyses no cubin's control flow.
 func TestStructCubinUndecoded(t *testing.T) {
-	b, err := os.ReadFile("../../../shared/hpctoolkit-cuda/bin/inlines+loops-sm_75-nvcc112-r")
+	b, err := os.ReadFile(testenv.Shared(t, "../../../shared/hpctoolkit-cuda/bin/inlines+loops-sm_75-nvcc112-r"))
 	if err != nil {
-		t.Skip("reference cubins not present")
+		t.Fatal(err)
 	}
+
 	b[48] = 77 // e_flags' SM number
 	bin := filepath.Join(t.TempDir(), "sm77.cubin")
 	if err := os.WriteFile(bin, b, 0o644); err != nil {

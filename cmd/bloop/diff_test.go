@@ -22,7 +22,7 @@ func goldenFile(t *testing.T, name string) string {
 	t.Helper()
 	p := filepath.Join(goldenDir, name+".hpcstruct")
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("golden %s missing", p)
+		t.Fatalf("golden %s missing", p)
 	}
 	return p
 }
@@ -393,7 +393,7 @@ func structBoth(t *testing.T, dir, bin string) (xml, js string) {
 	t.Helper()
 	in := filepath.Join("../../testdata/bin", bin)
 	if _, err := os.Stat(in); err != nil {
-		t.Skipf("corpus binary %s missing", in)
+		t.Fatalf("corpus binary %s missing", in)
 	}
 	xml, js = filepath.Join(dir, bin+".hpcstruct"), filepath.Join(dir, bin+".json")
 	if code := runStruct([]string{"-o", xml, in}); code != 0 {

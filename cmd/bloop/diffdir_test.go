@@ -20,7 +20,7 @@ func buildTree(t *testing.T, dir string, files map[string][2]string) {
 	for rel, bf := range files {
 		in := filepath.Join("../../testdata/bin", bf[0])
 		if _, err := os.Stat(in); err != nil {
-			t.Skipf("corpus binary %s missing", in)
+			t.Fatalf("corpus binary %s missing", in)
 		}
 		out := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {

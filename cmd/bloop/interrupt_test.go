@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bloop/internal/testenv"
 	"errors"
 	"os"
 	"os/exec"
@@ -15,7 +16,7 @@ import (
 // and keeps the link.
 func TestWriteThroughSymlink(t *testing.T) {
 	if _, err := os.Stat(example); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "real"), 0o755)
@@ -46,9 +47,8 @@ func TestWriteThroughSymlink(t *testing.T) {
 // is left.
 func TestInterruptRemovesTemp(t *testing.T) {
 	big := "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30"
-	if _, err := os.Stat(big); err != nil {
-		t.Skip("libstdc++6-12-dbg not installed: no binary slow enough to interrupt")
-	}
+	testenv.NeedFile(t, big, "libstdc++6-12-dbg")
+
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		dir := t.TempDir()
 		cmd := exec.Command(os.Args[0], "struct", "--nocache", "-j1", "-o", filepath.Join(dir, "out.hpcstruct"), big)

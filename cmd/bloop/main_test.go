@@ -16,7 +16,7 @@ func TestStructBadInput(t *testing.T) {
 	os.WriteFile(notELF, []byte("#!/bin/sh\necho hi\n"), 0o644)
 	full, err := os.ReadFile(example)
 	if err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	trunc := filepath.Join(dir, "trunc")
 	os.WriteFile(trunc, full[:len(full)/3], 0o644)
@@ -37,7 +37,7 @@ func TestStructBadInput(t *testing.T) {
 
 func TestStructAndDiff(t *testing.T) {
 	if _, err := os.Stat(example); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.hpcstruct"), filepath.Join(dir, "b.hpcstruct")
@@ -76,7 +76,7 @@ func TestStructAndDiff(t *testing.T) {
 // TestStructDevNull guards against replacing a device by the atomic rename.
 func TestStructDevNull(t *testing.T) {
 	if _, err := os.Stat(example); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	if code := runStruct([]string{"-o", os.DevNull, example}); code != 0 {
 		t.Fatalf("exit %d", code)

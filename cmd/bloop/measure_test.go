@@ -9,6 +9,7 @@ import (
 
 	"bloop/golden"
 	"bloop/hpcrun"
+	"bloop/internal/testenv"
 	"bloop/meas"
 )
 
@@ -21,9 +22,9 @@ const measSample = "../../../shared/hpcrun-meas"
 // at its recorded path, which does not exist: it must be skipped.
 func measDir(t *testing.T) (dir, prog string) {
 	t.Helper()
-	profs, _ := filepath.Glob(filepath.Join(measSample, "measurements", "*.hpcrun"))
+	profs := testenv.SharedGlob(t, filepath.Join(measSample, "measurements", "*.hpcrun"))
 	if len(profs) != 1 {
-		t.Skip("../shared/hpcrun-meas missing")
+		t.Fatalf("%d profiles in %s, want 1", len(profs), measSample)
 	}
 	root := t.TempDir()
 	prog = filepath.Join(root, "opt", "demo", "prog")
@@ -45,9 +46,7 @@ func measDir(t *testing.T) (dir, prog string) {
 		case es[i].Path == "/opt/demo/prog":
 			es[i].Path = prog
 		case strings.HasSuffix(es[i].Path, "/libm.so.6"):
-			if _, err := os.Stat(es[i].Path); err != nil {
-				t.Skipf("%s missing", es[i].Path)
-			}
+			testenv.NeedFile(t, es[i].Path, "libc6")
 			es[i].Flags |= hpcrun.FlagAnalyze
 		}
 	}
@@ -174,11 +173,12 @@ func TestReportMeasurementDir(t *testing.T) {
 // structs/prog.hpcstruct, the module named by its recorded path, and
 // bloop report of the directory finds prog's loop and inlined call.
 func TestMeasurementDirSysroot(t *testing.T) {
-	profs, _ := filepath.Glob(filepath.Join(measSample, "measurements", "*.hpcrun"))
+	profs := testenv.SharedGlob(t, filepath.Join(measSample, "measurements", "*.hpcrun"))
 	if len(profs) != 1 {
-		t.Skip("../shared/hpcrun-meas missing")
+		t.Fatalf("%d profiles in %s, want 1", len(profs), measSample)
 	}
 	if _, err := os.Stat("/opt/demo/prog"); err == nil {
+
 		t.Skip("/opt/demo/prog exists on this machine")
 	}
 	dir := filepath.Join(t.TempDir(), "m")

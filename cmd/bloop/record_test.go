@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/internal/testenv"
 	"bloop/sample"
 )
 
@@ -32,9 +33,7 @@ func TestRecordReport(t *testing.T) {
 	if _, err := os.Stat(rec); err == nil {
 		t.Error("a failed record left its output behind")
 	}
-	if err := sample.Available(); err != nil {
-		t.Skipf("perf_event_open unavailable: %v", err)
-	}
+	testenv.Capable(t, "perf_event_open", sample.Available())
 	bin, _ := filepath.Abs("../../testdata/bin/hot-gcc12-O2")
 	if code := runRecord([]string{"-F", "500", "-o", rec, "--", bin, "20000000"}); code != 0 {
 		t.Fatalf("record: exit %d", code)
@@ -51,9 +50,7 @@ func TestRecordReport(t *testing.T) {
 // kernel allows: record warns, naming both rates, and samples at the
 // limit, which the recording's metadata shows.
 func TestRecordCapsFrequency(t *testing.T) {
-	if err := sample.Available(); err != nil {
-		t.Skipf("perf_event_open unavailable: %v", err)
-	}
+	testenv.Capable(t, "perf_event_open", sample.Available())
 	limit, err := sample.MaxSampleRate()
 	if err != nil {
 		t.Skipf("no sampling limit to read: %v", err)
@@ -104,9 +101,7 @@ func captureStderr(t *testing.T, f func()) string {
 // TestRecordPassesStatusOn: record exits with the program's status (128 +
 // signal when killed) and says how it ended, and so does report.
 func TestRecordPassesStatusOn(t *testing.T) {
-	if err := sample.Available(); err != nil {
-		t.Skipf("perf_event_open unavailable: %v", err)
-	}
+	testenv.Capable(t, "perf_event_open", sample.Available())
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		script string

@@ -30,7 +30,7 @@ func warningLines(stderr string) []string {
 // uploads and --nocache never asks.
 func TestStructRemoteCache(t *testing.T) {
 	if _, err := os.Stat(example); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	s := nginxtest.Start(t)
 	dir := t.TempDir()
@@ -84,7 +84,7 @@ func TestStructRemoteCache(t *testing.T) {
 // writes the analysed file and exits 0.
 func TestStructRemoteFailures(t *testing.T) {
 	if _, err := os.Stat(example); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	const pass, token = "pa55-w0rd-zz", "bearer-t0ken-qq"
 	dir := t.TempDir()
@@ -138,7 +138,7 @@ func TestStructRemoteFailures(t *testing.T) {
 func TestStructTwoCopiesOneEntry(t *testing.T) {
 	b, err := os.ReadFile(example)
 	if err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	dir := t.TempDir()
 	var copies []string

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"bloop/internal/rectest"
+	"bloop/internal/testenv"
 	"bloop/sample"
 )
 
@@ -28,9 +29,7 @@ func TestReportDefaultRecording(t *testing.T) {
 	if code != 1 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, defaultRecording) || !strings.Contains(msg, "bloop record") {
 		t.Errorf("report without a recording: exit %d, message %q; want exit 1 and one line naming %s and bloop record", code, msg, defaultRecording)
 	}
-	if err := sample.Available(); err != nil {
-		t.Skipf("perf_event_open unavailable: %v", err)
-	}
+	testenv.Capable(t, "perf_event_open", sample.Available())
 	code, _, _ = captured(t, runRecord, "--", bin, "20000000")
 	if code != 0 {
 		t.Fatalf("record: exit %d", code)
@@ -90,7 +89,7 @@ func cacheFiles(t *testing.T, dir string) int {
 func TestReportUsesCache(t *testing.T) {
 	bin, _ := filepath.Abs("../../testdata/bin/inline-gcc12-O2")
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	rec := rectest.Fake(t, bin, 0x1140, 0x1180, 0x1200)
 	dir := t.TempDir()

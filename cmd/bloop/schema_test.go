@@ -27,7 +27,7 @@ func TestStructJSONSchema(t *testing.T) {
 	for _, b := range bins {
 		in := filepath.Join("../../testdata/bin", b)
 		if _, err := os.Stat(in); err != nil {
-			t.Skipf("corpus binary %s missing", in)
+			t.Fatalf("corpus binary %s missing", in)
 		}
 		for _, m := range modes {
 			out := filepath.Join(dir, b+".json")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/internal/testenv"
 	"bloop/loader"
 	"bloop/pipeline"
 )
@@ -18,12 +19,9 @@ import (
 // -v must warn when there is neither symbol nor DWARF and say where the
 // procedures came from.
 func TestStructStripped(t *testing.T) {
-	strip, err := exec.LookPath("strip")
-	if err != nil {
-		t.Skip("no strip")
-	}
+	strip := testenv.Need(t, "strip")
 	if _, err := os.Stat(example); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	cases := []struct {
 		name    string

@@ -59,7 +59,7 @@ func onTerminal(t *testing.T, args ...string) (int, string) {
 // naming the file it wrote; -q and non-terminals get nothing.
 func TestStructSaysWhereOnTerminal(t *testing.T) {
 	if _, err := os.Stat(example); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	dest := filepath.Join(t.TempDir(), "x.hpcstruct")
 	code, tty := onTerminal(t, "--nocache", "-o", dest, example)
@@ -79,7 +79,7 @@ func TestStructSaysWhereOnTerminal(t *testing.T) {
 // erases the line at the end; -q shows none.
 func TestProgressOnTerminal(t *testing.T) {
 	if _, err := os.Stat(example); err != nil {
-		t.Skip("testdata binary missing")
+		t.Fatal("testdata binary missing")
 	}
 	saved := progress.Delay
 	progress.Delay = 0
