@@ -50,7 +50,7 @@ func crossModes() []Mode {
 // TestCrossSourceLoops checks that bloop finds as many source loops on
 // their line in the arm64 and ppc64le builds of each corpus program as in
 // its x86-64 build, or that crossExplained says why not. With -v it
-// prints the per-architecture totals the README quotes.
+// prints the per-architecture totals docs/architectures.md quotes.
 func TestCrossSourceLoops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")

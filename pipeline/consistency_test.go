@@ -72,7 +72,7 @@ func TestCorpusConsistency(t *testing.T) {
 }
 
 // TestDebianDebugBinaries runs on real optimized libraries with separate
-// debug files when the -dbg packages are installed (see README).
+// debug files when the -dbg packages are installed (see docs/benchmarks.md).
 func TestDebianDebugBinaries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")

@@ -158,7 +158,7 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r loader
 			}
 			// A jump over padding to the code after it ends nothing (on the
 			// fixed-width sets: x86-64's inference stays as its figures in
-			// the README were measured, 5 such starts in the corpus).
+			// docs/architectures.md were measured, 5 such starts in the corpus).
 			overPad := op.Flow == isa.Jump && ar.Align() > 1
 			if j, _ := nextReal(i + 1); j < len(insts) && !(overPad && op.Target == insts[j].Addr) {
 				cands = append(cands, insts[j].Addr)

@@ -2,7 +2,7 @@
 // outputs, embedded so that the binary can print them and tests can
 // validate against them (internal/schematest). The files are the
 // published form: schema/NAME-vN.json, $id https://bloop.dev/schema/NAME-vN.json
-// (an identifier only; nothing is fetched). See README.md, "JSON schemas".
+// (an identifier only; nothing is fetched). See docs/formats.md, "JSON schemas".
 package schema
 
 import (

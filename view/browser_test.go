@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestFirstRender measures the page named by $BLOOP_VIEW_PAGE (the
-// README's figures): its size and the median of five times from the
+// figures of docs/pages.md): its size and the median of five times from the
 // start of navigation to its first rendered frame, each in a new tab.
 func TestFirstRender(t *testing.T) {
 	page := os.Getenv("BLOOP_VIEW_PAGE")

@@ -116,7 +116,7 @@ func TestStructPage(t *testing.T) {
 
 // TestStructPagePython: python3.11's structure page (Debian's, with its
 // debug file: about 330,000 scopes) is made and opens in the browser;
-// the README gives the measured time (the target: 3 s).
+// docs/pages.md gives the measured time (the target: 3 s).
 func TestStructPagePython(t *testing.T) {
 	const bin = "/usr/bin/python3.11"
 	if chromiumPath() == "" {
@@ -138,7 +138,7 @@ func TestStructPagePython(t *testing.T) {
 	st, _ := os.Stat(page)
 	tb := openPage(t, page)
 	t.Logf("%d bytes, %+v, first render %.0f ms", st.Size(), sw.d.Counts, tb.Ready)
-	// A loaded CI machine is slower than the README's measure: the
+	// A loaded CI machine is slower than the measure in docs/pages.md: the
 	// bound here only catches a page that would not open in time.
 	if tb.Ready > 6000 {
 		t.Errorf("first render after %.0f ms", tb.Ready)
