@@ -186,8 +186,8 @@ func TestWriteReportDeterministic(t *testing.T) {
 			t.Errorf("the page holds %q unescaped", s)
 		}
 	}
-	if n := strings.Count(page, "</script>"); n != 2 {
-		t.Errorf("%d </script> in the page, want 2 (data and code)", n)
+	if n := strings.Count(page, "</script>"); n != 3 {
+		t.Errorf("%d </script> in the page, want 3 (enums, data and code)", n)
 	}
 	// The code and style (the data aside: sources may name URLs).
 	i := strings.Index(page, `<script type="application/json"`)

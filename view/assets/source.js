@@ -6,6 +6,7 @@
 (function () {
   'use strict';
   var bloop = window.bloop;
+  var E = bloop.enums.elem;
 
   bloop.Source = function (ctx, box) {
     this.ctx = ctx;
@@ -82,9 +83,9 @@
     var loops = [];
     var calls = {};
     for (var i = 0; i < sc.count; i++) {
-      if (sc.kind(i) === 2 && sc.fileIdx(i) === file) {
+      if (sc.kind(i) === E.loop && sc.fileIdx(i) === file) {
         loops.push({ first: sc.first(i) || sc.line(i), last: sc.last(i) || sc.line(i), head: sc.line(i) });
-      } else if (sc.kind(i) === 1 && sc.callFileIdx(i) === file && sc.callLine(i) > 0) {
+      } else if (sc.kind(i) === E.inlined && sc.callFileIdx(i) === file && sc.callLine(i) > 0) {
         var names = (calls[sc.callLine(i)] = calls[sc.callLine(i)] || []);
         if (names.indexOf(sc.name(i)) < 0) names.push(sc.name(i));
       }

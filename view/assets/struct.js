@@ -6,6 +6,7 @@
   'use strict';
   var bloop = window.bloop;
   var MAX_HITS = 200; // search results listed at most
+  var S = bloop.enums.scope;
 
   function header(data) {
     var h = bloop.el('header');
@@ -47,7 +48,7 @@
     var file = t.file[i];
     var target = t.line[i];
     // An inlined call whose callee's file is not here opens at its call.
-    if (t.kind[i] === 1 && m.calls[i] && this.files[m.calls[i][0]] && !this.files[file]) {
+    if (t.kind[i] === S.inlined && m.calls[i] && this.files[m.calls[i][0]] && !this.files[file]) {
       file = m.calls[i][0];
       target = m.calls[i][1];
     }
@@ -65,8 +66,8 @@
     var loops = [];
     for (var k = i; k < m.end[i]; k++) {
       if (t.file[k] !== file) continue;
-      if (t.kind[k] === 3) stmts[t.line[k]] = (stmts[t.line[k]] || 0) + t.size[k];
-      if (t.kind[k] === 2) loops.push(m.extent(k));
+      if (t.kind[k] === S.stmt) stmts[t.line[k]] = (stmts[t.line[k]] || 0) + t.size[k];
+      if (t.kind[k] === S.loop) loops.push(m.extent(k));
     }
     var calls = {};
     for (var c in m.calls) {
@@ -127,12 +128,12 @@
       if (!re) return;
       var found = 0;
       for (var i = 0; i < m.n; i++) {
-        if (t.kind[i] !== 0 || !re.test(m.str[t.name[i]])) continue;
+        if (t.kind[i] !== S.proc || !re.test(m.str[t.name[i]])) continue;
         found++;
         if (found > MAX_HITS) continue;
         var li = bloop.el('li', 'hit');
         li.dataset.node = i;
-        li.append(bloop.el('span', 'label s0', m.str[t.name[i]]), bloop.el('span', 'detail', bloop.base(m.str[t.file[i]]) + ':' + t.line[i]));
+        li.append(bloop.el('span', 'label s-proc', m.str[t.name[i]]), bloop.el('span', 'detail', bloop.base(m.str[t.file[i]]) + ':' + t.line[i]));
         list.append(li);
       }
       info.textContent = found + ' procedures' + (found > MAX_HITS ? ', the first ' + MAX_HITS + ' listed' : '');
@@ -165,7 +166,7 @@
     });
     tree.render();
     performance.mark('bloop:tree');
-    bloop.page = { model: m, tree: tree, source: source, kinds: bloop.SKINDS };
+    bloop.page = { model: m, tree: tree, source: source };
     bloop.ready();
   };
 
