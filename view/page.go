@@ -94,5 +94,5 @@ func WriteReport(w io.Writer, p *profile.Profile, o Options) error {
 	if d.Command != "" {
 		title += ": " + d.Command
 	}
-	return writePage(w, "page-report", title, d, "common.js", "flame.js", "tables.js", "source.js", "report.js")
+	return writePage(w, "page-report", title, d, "common.js", "srctable.js", "flame.js", "tables.js", "source.js", "report.js")
 }

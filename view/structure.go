@@ -224,7 +224,7 @@ func (s *StructWriter) Close() error {
 	s.d.Strings = s.strs.list
 	s.addSources()
 	title := "bloop struct: " + s.d.Module
-	return writePage(s.w, "page-struct", title, s.d, "common.js", "struct.js")
+	return writePage(s.w, "page-struct", title, s.d, "common.js", "srctable.js", "struct.js")
 }
 
 // maxStructSources bounds the sources one structure page embeds; files

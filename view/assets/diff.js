@@ -427,8 +427,9 @@
     return out;
   };
 
-  // openSource shows the file of node i of side at its line, with both
-  // sides' loops in two gutter columns and the changes on their lines.
+  // openSource shows the file of node i of side at its line (srctable.js's
+  // listing), with both sides' loops in two gutter columns and the
+  // changes on their lines.
   Page.prototype.openSource = function (side, i, change) {
     var w = this.where(side, i);
     var path = this.str[w.file];
@@ -441,46 +442,32 @@
     }
     if (f.found && f.found !== path) this.srcTitle.append(bloop.el('span', 'found', ' read from ' + f.found));
     var mk = this.marks(bloop.base(path));
-    var lines = bloop.sourceLines(f.text);
-    var table = bloop.el('table', 'src diff-src');
-    var body = bloop.el('tbody');
-    var cur = null;
-    lines.forEach(function (text, k) {
-      var n = k + 1;
-      var tr = bloop.el('tr');
-      tr.dataset.line = n;
-      var gutters = [0, 1].map(function (s) {
-        var td = bloop.el('td', 'gutter g' + 'ab'[s]);
-        var cell = bloop.el('span', 'lc');
-        var depth = 0;
-        mk.loops[s].forEach(function (lp) {
-          if (n < lp.ext[0] || n > lp.ext[1]) return;
-          depth++;
-          cell.classList.add('in');
-          if (lp.cls) cell.classList.add(lp.cls);
-          if (n === lp.ext[0]) cell.classList.add('start');
-          if (n === lp.ext[1]) cell.classList.add('end');
+    var rows = function (n) {
+      return mk.rows[n] || [];
+    };
+    var listing = bloop.sourceTable({
+      cls: 'diff-src',
+      lines: bloop.sourceLines(f.text),
+      gutters: [0, 1].map(function (s) {
+        return { cls: 'g' + 'ab'[s], stack: true, loops: mk.loops[s].map(function (lp) { return { first: lp.ext[0], last: lp.ext[1], cls: lp.cls }; }) };
+      }),
+      cur: w.line,
+      rowClass: function (n) {
+        var out = [];
+        rows(n).forEach(function (r) {
+          out.push('ch-' + r.cls);
+          if (r.change === change) out.push('ch-cur');
         });
-        if (depth > 1) cell.dataset.depth = depth;
-        td.append(cell);
-        return td;
-      });
-      var code = bloop.el('td', 'code', text);
-      (mk.rows[n] || []).forEach(function (r) {
-        tr.classList.add('ch-' + r.cls);
-        if (r.change === change) tr.classList.add('ch-cur');
-        code.append(bloop.el('span', 'badge ch-' + r.cls, r.text));
-      });
-      tr.append(gutters[0], gutters[1], bloop.el('td', 'ln', n), code);
-      if (n === w.line) {
-        tr.classList.add('cur');
-        cur = tr;
+        return out;
+      },
+      badges: function (n) {
+        return rows(n).map(function (r) {
+          return { cls: 'badge ch-' + r.cls, text: r.text };
+        });
       }
-      body.append(tr);
     });
-    table.append(body);
-    this.srcBody.replaceChildren(table);
-    if (cur) bloop.scrollPane(this.srcBody, cur);
+    this.srcBody.replaceChildren(listing.table);
+    if (listing.cur) bloop.scrollPane(this.srcBody, listing.cur);
   };
 
   bloop.startDiff = function () {
