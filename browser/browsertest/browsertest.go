@@ -133,7 +133,9 @@ func open(t *testing.T, path, readyExpr string) *Tab {
 	t.Cleanup(tcancel)
 	tb.ctx = tctx
 	start := time.Now()
-	if err := chromedp.Do(tctx, chromedp.Navigate(tb.url)); err != nil {
+	// The page's viewport is the whole window (a headless window's is
+	// smaller by the browser's frame).
+	if err := chromedp.Do(tctx, chromedp.EmulateViewport(Width, Height), chromedp.Navigate(tb.url)); err != nil {
 		t.Fatalf("opening %s: %v", tb.url, err)
 	}
 	ready := tb.Poll(readyExpr)

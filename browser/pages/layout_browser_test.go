@@ -4,24 +4,19 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	"bloop/browser/browsertest"
 	"bloop/internal/viewtest"
 )
 
-// bottoms reads, in a window of browsertest.Width x Height, the bottom
-// edge of each element a selector names (-1: none) and the window's
-// height.
+// bottoms reads the bottom edge of each element a selector names (-1:
+// none) and the window's height.
 func bottoms(t *testing.T, tb *tab, sels []string) ([]float64, float64) {
 	t.Helper()
-	tb.Do(chromedp.EmulateViewport(browsertest.Width, browsertest.Height))
 	list := "["
 	for _, s := range sels {
 		list += fmt.Sprintf("%q,", s)
 	}
 	list += "]"
-	// Reading a box lays the page out for the new size first.
 	got := eval[[]float64](tb, list+`.map(s => { const e = document.querySelector(s); return e ? e.getBoundingClientRect().bottom : -1 })`)
 	return got, eval[float64](tb, `window.innerHeight`)
 }
