@@ -7,18 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"bloop/scopes"
+	"bloop/internal/viewtest"
 )
-
-// kernelProc is a kernel procedure: its addresses are above 2^63, which
-// a JSON number (a JavaScript double) cannot hold exactly.
-func kernelProc() *scopes.Scope {
-	const entry = 0xffffffff81000000
-	loop := &scopes.Scope{Kind: scopes.Loop, File: "/src/k.c", Line: 4, Entry: entry + 0x10,
-		Children: []*scopes.Scope{{Kind: scopes.Stmt, Line: 5, Ranges: []scopes.Range{{Lo: entry + 0x10, Hi: entry + 0x18}}}}}
-	return &scopes.Scope{Kind: scopes.Proc, Name: "start_kernel", Line: 2, Entry: entry,
-		Children: []*scopes.Scope{{Kind: scopes.Stmt, Line: 3, Ranges: []scopes.Range{{Lo: entry, Hi: entry + 0x10}}}, loop}}
-}
 
 // TestKernelAddresses: a kernel procedure's addresses are the page
 // data's hex text, exact: 0xffffffff81000000, not a wrapped delta.
@@ -26,7 +16,7 @@ func TestKernelAddresses(t *testing.T) {
 	var page bytes.Buffer
 	sw := NewStructWriter(&page, StructOptions{})
 	sw.BeginModule("vmlinux", "vmlinux")
-	sw.Proc("/src/k.c", kernelProc())
+	sw.Proc("/src/k.c", viewtest.KernelProc())
 	sw.EndModule()
 	if err := sw.Close(); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"bloop/browser/browsertest"
-	"bloop/scopes"
+	"bloop/internal/viewtest"
 	"bloop/view"
 )
 
@@ -17,15 +17,10 @@ import (
 // statements' (a JavaScript number would show 0x-7f000000).
 func TestKernelAddressPage(t *testing.T) {
 	browsertest.Need(t)
-	const entry = 0xffffffff81000000
-	loop := &scopes.Scope{Kind: scopes.Loop, File: "/src/k.c", Line: 4, Entry: entry + 0x10,
-		Children: []*scopes.Scope{{Kind: scopes.Stmt, Line: 5, Ranges: []scopes.Range{{Lo: entry + 0x10, Hi: entry + 0x18}}}}}
-	proc := &scopes.Scope{Kind: scopes.Proc, Name: "start_kernel", Line: 2, Entry: entry,
-		Children: []*scopes.Scope{{Kind: scopes.Stmt, Line: 3, Ranges: []scopes.Range{{Lo: entry, Hi: entry + 0x10}}}, loop}}
 	var buf bytes.Buffer
 	sw := view.NewStructWriter(&buf, view.StructOptions{})
 	sw.BeginModule("vmlinux", "vmlinux")
-	sw.Proc("/src/k.c", proc)
+	sw.Proc("/src/k.c", viewtest.KernelProc())
 	sw.EndModule()
 	if err := sw.Close(); err != nil {
 		t.Fatal(err)

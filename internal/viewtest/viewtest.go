@@ -14,6 +14,7 @@ import (
 	"bloop/golden"
 	"bloop/profile"
 	"bloop/sample"
+	"bloop/scopes"
 )
 
 // Names that are markup when taken for HTML: C++ templates and operators,
@@ -175,4 +176,19 @@ func HostileFiles(t testing.TB) (a, b, src string) {
 		}
 	}
 	return a, b, src
+}
+
+// KernelEntry is KernelProc's entry: above 2^63, which a JSON number (a
+// JavaScript double) cannot hold exactly.
+const KernelEntry = 0xffffffff81000000
+
+// KernelProc is a kernel procedure, start_kernel of /src/k.c at
+// KernelEntry (line 2): a statement of 16 bytes at its entry (line 3), a
+// loop at KernelEntry+0x10 (line 4) of one statement of 8 (line 5).
+func KernelProc() *scopes.Scope {
+	const entry = KernelEntry
+	loop := &scopes.Scope{Kind: scopes.Loop, File: "/src/k.c", Line: 4, Entry: entry + 0x10,
+		Children: []*scopes.Scope{{Kind: scopes.Stmt, Line: 5, Ranges: []scopes.Range{{Lo: entry + 0x10, Hi: entry + 0x18}}}}}
+	return &scopes.Scope{Kind: scopes.Proc, Name: "start_kernel", Line: 2, Entry: entry,
+		Children: []*scopes.Scope{{Kind: scopes.Stmt, Line: 3, Ranges: []scopes.Range{{Lo: entry, Hi: entry + 0x10}}}, loop}}
 }
