@@ -4,8 +4,6 @@ go 1.26.8
 
 require (
 	github.com/beevik/etree v1.8.1
-	github.com/chromedp/cdproto v0.159.0
-	github.com/chromedp/chromedp v0.23.0
 	github.com/go-delve/delve v1.27.2
 	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
@@ -16,7 +14,6 @@ require (
 )
 
 require (
-	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	golang.org/x/telemetry v0.0.0-20241106142447-58a1122356f5 // indirect
 	golang.org/x/text v0.40.0 // indirect
 )

@@ -2,8 +2,10 @@
 // (data, script and style inline; nothing fetched), so that it opens from
 // disk in any browser, as a CI artifact or an attachment to a bug report.
 // The Go side turns bloop's models into the page's data (plain structs
-// serialised as JSON); the pages themselves are the hand-written
-// JavaScript and CSS files of assets/, embedded.
+// serialised as JSON, with the enums the scripts compare against: see
+// enums.go); the pages themselves are the hand-written JavaScript and
+// CSS files of assets/ in the html/template skeletons of templates/,
+// embedded. Their browser tests are the nested module bloop/browser.
 package view
 
 import (

@@ -10,80 +10,19 @@ import (
 	"testing"
 
 	"bloop/internal/rectest"
+	"bloop/internal/viewtest"
 	"bloop/profile"
-	"bloop/sample"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// Names that are markup when taken for HTML: C++ templates and operators,
-// quotes, and an end tag of the page's own script element.
+// The shared inputs (internal/viewtest), by their old names here.
 const (
-	nameTemplate = `std::vector<int, std::allocator<int> >::push_back(int const&)`
-	nameOperator = `operator<<(std::ostream&, "x" const&)`
-	nameScript   = `</script><b id="x">not bold</b>&amp;`
+	nameTemplate = viewtest.NameTemplate
+	nameScript   = viewtest.NameScript
 )
 
-// synthetic builds a profile by hand, as profile.Build would from a
-// recording: main calls work (a loop with an inlined helper) and the
-// oddly named procedures, on two threads. Files under testdata/src exist,
-// others not.
-func synthetic() *profile.Profile {
-	p := &profile.Profile{Root: &profile.Node{Label: "<program>"}, Threads: map[uint32]*profile.Node{},
-		Comms: map[uint32]string{1: "prog"}, Reasons: map[string]uint64{}}
-	p.Meta = sample.Meta{Command: []string{"./prog", "a<b"}, Event: "cpu-clock", Freq: 1000, StackSize: 32768}
-	mainP := &profile.Elem{Kind: profile.ElemProc, Name: "main", Module: "prog", File: "/src/m.c", Line: 1}
-	workP := &profile.Elem{Kind: profile.ElemProc, Name: "work", Module: "prog", File: "/src/w.c", Line: 3}
-	tmpl := &profile.Elem{Kind: profile.ElemProc, Name: nameTemplate, Module: "libstdc++.so.6", File: "/usr/include/c++/0/bits/stl_vector.h", Line: 1280}
-	op := &profile.Elem{Kind: profile.ElemProc, Name: nameOperator, Module: "prog", File: "/src/m.c", Line: 9}
-	scr := &profile.Elem{Kind: profile.ElemProc, Name: nameScript, Module: "prog"}
-	loop := &profile.Elem{Kind: profile.ElemLoop, File: "/src/w.c", Line: 5, Addr: 0x1100}
-	inl := &profile.Elem{Kind: profile.ElemInline, Name: "helper", File: "/src/h.h", Line: 2, CallFile: "/src/w.c", CallLine: 7}
-	st := func(file string, line int) *profile.Elem {
-		return &profile.Elem{Kind: profile.ElemStmt, File: file, Line: line}
-	}
-	m4, m5, m6 := st("/src/m.c", 4), st("/src/m.c", 5), st("/src/m.c", 6)
-	add := func(n uint64, tid uint32, path ...*profile.Elem) {
-		tr := p.Threads[tid]
-		if tr == nil {
-			tr = &profile.Node{Label: "thread"}
-			p.Threads[tid] = tr
-		}
-		for _, root := range []*profile.Node{p.Root, tr} {
-			cur := root
-			cur.Incl += n
-			for _, e := range path {
-				cur = childOf(cur, e)
-				cur.Incl += n
-			}
-			cur.Excl += n
-		}
-		p.Samples += n
-		p.Total += n
-		p.Outcomes[0] += n
-	}
-	add(60, 1, mainP, m4, workP, loop, inl, st("/src/h.h", 3))
-	add(20, 1, mainP, m4, workP, loop, st("/src/w.c", 6))
-	add(5, 1, mainP, m4, workP, st("/src/w.c", 9))
-	add(8, 2, mainP, m5, tmpl, st("/usr/include/c++/0/bits/stl_vector.h", 1287))
-	add(4, 2, mainP, m6, op, st("/src/m.c", 10))
-	add(3, 1, mainP, m6, op, st("/src/m.c", 10), scr)
-	p.Lost = 2
-	return p
-}
-
-// childOf returns n's child for scope e, made when missing (one child
-// per scope, as profile's trees have).
-func childOf(n *profile.Node, e *profile.Elem) *profile.Node {
-	for _, c := range n.Children {
-		if c.Elem == e {
-			return c
-		}
-	}
-	c := &profile.Node{Elem: e, Label: e.Label(), Parent: n}
-	n.Children = append(n.Children, c)
-	return c
-}
+var synthetic = viewtest.Synthetic
 
 // checkGolden compares got with testdata/name; -update rewrites it.
 func checkGolden(t *testing.T, name string, got []byte) {
@@ -186,8 +125,8 @@ func TestWriteReportDeterministic(t *testing.T) {
 			t.Errorf("the page holds %q unescaped", s)
 		}
 	}
-	if n := strings.Count(page, "</script>"); n != 2 {
-		t.Errorf("%d </script> in the page, want 2 (data and code)", n)
+	if n := strings.Count(page, "</script>"); n != 3 {
+		t.Errorf("%d </script> in the page, want 3 (enums, data and code)", n)
 	}
 	// The code and style (the data aside: sources may name URLs).
 	i := strings.Index(page, `<script type="application/json"`)

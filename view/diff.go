@@ -229,5 +229,5 @@ func (m *diffMaker) addSources() {
 // WriteDiff writes the diff page.
 func WriteDiff(w io.Writer, d *DiffData) error {
 	title := "bloop diff: " + d.A + " " + d.B
-	return writePage(w, title, d, "common.js", "diff.js")
+	return writePage(w, "page-diff", title, d, "common.js", "srctable.js", "diff.js")
 }

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"bloop/golden"
+	"bloop/internal/viewtest"
 )
 
 // The diff page is tested on two real builds, inline.c by gcc 12 at -O2
@@ -22,19 +21,7 @@ var (
 	diffO3 = "../testdata/golden/inline-gcc12-O3.hpcstruct"
 )
 
-// detailedDiff diffs two structure files as bloop diff --html does.
-func detailedDiff(t *testing.T, a, b string) *golden.Report {
-	t.Helper()
-	da, err := golden.ParseFile(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := golden.ParseFile(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return golden.Diff(da, db, golden.DiffOptions{Detail: true})
-}
+var detailedDiff = viewtest.DetailedDiff
 
 // TestDiffDataGolden: the diff page's data of inline.c at -O2 and -O3.
 func TestDiffDataGolden(t *testing.T) {
@@ -132,86 +119,10 @@ func TestDiffLimits(t *testing.T) {
 	}
 }
 
-// Hand-made builds whose names are markup: A's loop in a C++ template
-// method is gone in B, an inlined operator<< moved from line 20 to 22,
-// B has one procedure more, and one is identical.
-const (
-	nameMangled = "_ZNSt6vectorIiSaIiEE9push_backERKi"
-	diffSrc     = `// x.cc: a source for the hand-made diff.
-#include <ostream>
-struct X {};
-
-std::ostream& operator<<(std::ostream& o, X const&) {
-  return o << "<&>";
-}
-
-void push_back(int const& v) {
-  int n = v;
-  for (int i = 0; i < n && i < 9; i++)
-    n += i;
-}
-
-int same_one() { return 1; }
-
-int main() {
-  X x;
-  std::cout << x;
-  // the call site moves below
-  std::cout << x;
-}
-`
-)
-
-func hostileDoc(b bool) string {
-	esc := func(s string) string {
-		return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
-	}
-	id := 2
-	next := func() int { id++; return id }
-	var w strings.Builder
-	fmt.Fprintf(&w, "<?xml version=\"1.0\"?>\n<HPCToolkitStructure i=\"0\" version=\"4.9\" n=\"\">\n<LM i=\"1\" n=\"/bin/x\" has-calls=\"0\" v=\"{}\">\n<F i=\"2\" n=\"/src/x.cc\">\n")
-	fmt.Fprintf(&w, `<P i="%d" n="%s" ln="%s" l="9" v="{[0x100-0x101)}"><S i="%d" l="10" v="{[0x100-0x108)}"/>`, next(), esc(nameTemplate), nameMangled, next())
-	if !b {
-		fmt.Fprintf(&w, `<L i="%d" l="11" f="/src/x.cc" v="{[0x108-0x109)}"><S i="%d" l="11" v="{[0x108-0x110)}"/><S i="%d" l="12" v="{[0x110-0x118)}"/></L>`, next(), next(), next())
-	} else {
-		fmt.Fprintf(&w, `<S i="%d" l="11" v="{[0x108-0x110)}"/><S i="%d" l="12" v="{[0x110-0x118)}"/>`, next(), next())
-	}
-	site := 20
-	if b {
-		site = 22
-	}
-	fmt.Fprintf(&w, "</P>\n"+`<P i="%d" n="main" l="17" v="{[0x200-0x201)}"><S i="%d" l="18" v="{[0x200-0x210)}"/>`+
-		`<A i="%d" l="%d" f="/src/x.cc" n="" v="{}"><A i="%d" l="5" f="/src/x.cc" n="%s" v="{}"><S i="%d" l="6" v="{[0x210-0x218)}"/></A></A>`+
-		`<S i="%d" l="19" v="{[0x218-0x220)}"/></P>`+"\n", next(), next(), next(), site, next(), esc(nameOperator), next(), next())
-	fmt.Fprintf(&w, `<P i="%d" n="same_one" l="15" v="{[0x300-0x301)}"><S i="%d" l="15" v="{[0x300-0x308)}"/></P>`+"\n", next(), next())
-	if b {
-		fmt.Fprintf(&w, `<P i="%d" n="%s" l="16" v="{[0x400-0x401)}"><S i="%d" l="16" v="{[0x400-0x408)}"/></P>`+"\n", next(), esc(nameScript), next())
-	}
-	w.WriteString("</F>\n</LM>\n</HPCToolkitStructure>\n")
-	return w.String()
-}
-
-// hostileFiles writes the hand-made pair and the source they name; it
-// returns the two files and the source options that find x.cc.
-func hostileFiles(t *testing.T) (a, b string, o Options) {
-	t.Helper()
-	dir := t.TempDir()
-	a, b = filepath.Join(dir, "a<&>.hpcstruct"), filepath.Join(dir, "b.hpcstruct")
-	for _, f := range []struct {
-		path, text string
-	}{{a, hostileDoc(false)}, {b, hostileDoc(true)}, {filepath.Join(dir, "src", "x.cc"), diffSrc}} {
-		os.MkdirAll(filepath.Dir(f.path), 0o755)
-		if err := os.WriteFile(f.path, []byte(f.text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return a, b, Options{Replace: []Replacement{{Old: "/src", New: filepath.Join(dir, "src")}}}
-}
-
 // TestDiffHostileData: the hand-made pair gives the changes the browser
 // test looks for.
 func TestDiffHostileData(t *testing.T) {
-	a, b, _ := hostileFiles(t)
+	a, b, _ := viewtest.HostileFiles(t)
 	r := detailedDiff(t, a, b)
 	var kinds []string
 	for _, p := range r.Procedures {
@@ -222,7 +133,7 @@ func TestDiffHostileData(t *testing.T) {
 			kinds = append(kinds, p.Name+" "+p.Status)
 		}
 	}
-	want := nameScript + " added, " + nameMangled + " loop-removed, " + nameMangled + " statement-out-of-loop, " + nameMangled + " statement-out-of-loop, main inline-moved"
+	want := nameScript + " added, " + viewtest.NameMangled + " loop-removed, " + viewtest.NameMangled + " statement-out-of-loop, " + viewtest.NameMangled + " statement-out-of-loop, main inline-moved"
 	if strings.Join(kinds, ", ") != want {
 		t.Errorf("changes %q\nwant %q", strings.Join(kinds, ", "), want)
 	}

@@ -5,7 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"html"
+	"html/template"
 	"io"
 	"strings"
 
@@ -45,25 +45,43 @@ func script(names ...string) string {
 // works here works offline, and cannot leak the profile anywhere.
 const csp = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
-// writePage writes one self-contained HTML page: the data as JSON in a
-// script element of type application/json (json.Marshal escapes <, > and
-// &, so no name in it can close the element), then the style and the
-// scripts inline.
-func writePage(w io.Writer, title string, data any, scripts ...string) error {
+// The skeletons are html/template files: the template escapes the title
+// and the names an index lists, and takes the style, scripts and data
+// (which the code above checks) as they are.
+//
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+var templates = template.Must(template.ParseFS(templateFiles, "templates/*.html"))
+
+// pageSkeleton is what templates/page.html fills in.
+type pageSkeleton struct {
+	CSP, Title, Class string
+	Style             template.CSS
+	Enums, Data       template.JS
+	Script            template.JS
+}
+
+// writePage writes one self-contained HTML page of class (the body's
+// class, page-struct, page-diff or page-report: the style's layout of
+// each): the enums and the data as JSON in script elements of type
+// application/json (json.Marshal escapes <, > and &, so no name in them
+// can close the element), then the style and the scripts inline.
+func writePage(w io.Writer, class, title string, data any, scripts ...string) error {
 	js, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("page data: %w", err)
 	}
+	en, err := json.Marshal(enumData())
+	if err != nil {
+		return fmt.Errorf("page enums: %w", err)
+	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	fmt.Fprintf(bw, "<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n", csp)
-	fmt.Fprintf(bw, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	// An empty icon: browsers otherwise ask for /favicon.ico.
-	fmt.Fprintf(bw, "<link rel=\"icon\" href=\"data:,\">\n")
-	fmt.Fprintf(bw, "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n", html.EscapeString(title), asset("style.css"))
-	fmt.Fprintf(bw, "<script type=\"application/json\" id=\"bloop-data\">")
-	bw.Write(js)
-	fmt.Fprintf(bw, "</script>\n<script>\n%s</script>\n</body>\n</html>\n", script(scripts...))
+	sk := pageSkeleton{CSP: csp, Title: title, Class: class, Style: template.CSS(asset("style.css")),
+		Enums: template.JS(en), Data: template.JS(js), Script: template.JS(script(scripts...))}
+	if err := templates.ExecuteTemplate(bw, "page.html", sk); err != nil {
+		return fmt.Errorf("page: %w", err)
+	}
 	return bw.Flush()
 }
 
@@ -76,5 +94,5 @@ func WriteReport(w io.Writer, p *profile.Profile, o Options) error {
 	if d.Command != "" {
 		title += ": " + d.Command
 	}
-	return writePage(w, title, d, "common.js", "flame.js", "tables.js", "source.js", "report.js")
+	return writePage(w, "page-report", title, d, "common.js", "srctable.js", "flame.js", "tables.js", "source.js", "report.js")
 }

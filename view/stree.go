@@ -1,5 +1,7 @@
 package view
 
+import "strconv"
+
 // The columnar scope tree (STree) the structure page and the diff page
 // embed, and what both build it with.
 
@@ -26,35 +28,40 @@ func (s *strTable) str(v string) int {
 // newSTree returns an empty tree whose columns encode as [] rather than
 // null.
 func newSTree() STree {
-	return STree{Kind: []int{}, Name: []int{}, File: []int{}, Line: []int{}, Kids: []int{}, Addr: []int{}, Size: []int{}, Calls: []int{}}
+	return STree{Kind: []int{}, Name: []int{}, File: []int{}, Line: []int{}, Kids: []int{}, Addr: []string{}, Size: []int{}, Calls: []int{}}
 }
 
 // streeBuilder appends nodes to a tree in preorder, with its strings in a
 // table that may be shared with another tree.
 type streeBuilder struct {
-	t        *STree
-	s        *strTable
-	prevAddr int
+	t *STree
+	s *strTable
 }
 
-// node appends a node and returns its index. Addresses are stored as
-// the difference from the previous node's; a node without one (addr 0)
-// stores 0.
+// hexAddr is an address as the pages show it. A string, not a number: a
+// JSON number is a JavaScript double, exact only below 2^53, and a
+// kernel's addresses (0xffffffff81000000) are above.
+func hexAddr(a uint64) string {
+	return "0x" + strconv.FormatUint(a, 16)
+}
+
+// node appends a node and returns its index. Procedures, loops and
+// statements have an address (0 included); other kinds have "".
 func (b *streeBuilder) node(kind int, name, file string, line int, addr uint64, size int) int {
 	t := b.t
 	i := len(t.Kind)
-	a := int(addr)
-	if addr == 0 {
-		a = b.prevAddr
+	a := ""
+	switch kind {
+	case SProc, SLoop, SStmt:
+		a = hexAddr(addr)
 	}
 	t.Kind = append(t.Kind, kind)
 	t.Name = append(t.Name, b.s.str(name))
 	t.File = append(t.File, b.s.str(file))
 	t.Line = append(t.Line, line)
 	t.Kids = append(t.Kids, 0)
-	t.Addr = append(t.Addr, a-b.prevAddr)
+	t.Addr = append(t.Addr, a)
 	t.Size = append(t.Size, size)
-	b.prevAddr = a
 	return i
 }
 

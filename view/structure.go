@@ -50,19 +50,18 @@ const (
 // STree is the scope tree in preorder: each node's kind, name (string),
 // file (string: a procedure's, callee's or loop's file, a statement's
 // own), line and number of children. Addr holds the address (a
-// procedure's or loop's entry, a statement's first byte) as the
-// difference from the previous node's, which keeps it short; Size is a
-// statement's bytes. Calls are triples (node, file, line): the call
+// procedure's or loop's entry, a statement's first byte) in hex, "" for
+// the kinds without one; Size is a statement's bytes. Calls are triples (node, file, line): the call
 // sites of inlined calls.
 type STree struct {
-	Kind  []int `json:"kind"`
-	Name  []int `json:"name"`
-	File  []int `json:"file"`
-	Line  []int `json:"line"`
-	Kids  []int `json:"kids"`
-	Addr  []int `json:"addr"`
-	Size  []int `json:"size"`
-	Calls []int `json:"calls"`
+	Kind  []int    `json:"kind"`
+	Name  []int    `json:"name"`
+	File  []int    `json:"file"`
+	Line  []int    `json:"line"`
+	Kids  []int    `json:"kids"`
+	Addr  []string `json:"addr"`
+	Size  []int    `json:"size"`
+	Calls []int    `json:"calls"`
 }
 
 // DefaultMaxScopes bounds the structure page: a tree of more nodes makes
@@ -225,7 +224,7 @@ func (s *StructWriter) Close() error {
 	s.d.Strings = s.strs.list
 	s.addSources()
 	title := "bloop struct: " + s.d.Module
-	return writePage(s.w, title, s.d, "common.js", "struct.js")
+	return writePage(s.w, "page-struct", title, s.d, "common.js", "srctable.js", "struct.js")
 }
 
 // maxStructSources bounds the sources one structure page embeds; files

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"bloop/cache"
-	"bloop/internal/browsertest"
 )
 
 // TestMain gives the tests a cache of their own, so that they neither
@@ -26,7 +25,6 @@ func TestMain(m *testing.M) {
 	os.Unsetenv(cache.URLEnvVar)
 	os.Unsetenv(cache.TokenEnvVar)
 	code := m.Run()
-	browsertest.Close()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

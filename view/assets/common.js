@@ -11,6 +11,17 @@
     return JSON.parse(document.getElementById(id).textContent);
   };
 
+  // The Go side's kinds, statuses and outcomes by name (view/enums.go):
+  // scripts compare against bloop.enums.<table>.<name>, never a bare number.
+  bloop.enums = bloop.loadData('bloop-enums');
+
+  // enumName is the name of value in an enum table ('' for none): the
+  // text and the class names the pages give a kind.
+  bloop.enumName = function (table, value) {
+    for (var k in table) if (table[k] === value) return k;
+    return '';
+  };
+
   // el makes an element with a class and a text.
   bloop.el = function (tag, cls, text) {
     var e = document.createElement(tag);
@@ -90,24 +101,20 @@
     };
   };
 
-  bloop.KIND_NAMES = ['proc', 'inlined', 'loop', 'line'];
-
   // The structure page's and the diff page's scope trees: preorder
   // columns (kind, name, file, line, kids, addr, size, calls).
-  bloop.SKINDS = ['proc', 'inlined', 'loop', 'stmt', 'guard', 'file', 'module'];
+  var S = bloop.enums.scope;
   var MAX_ROWS = 5000; // rows one expansion shows at most
 
-  // smodel adds to a tree's columns each node's parent, subtree end and
-  // absolute address, computed once in typed arrays (a large module has
-  // hundreds of thousands of nodes: no object per node).
+  // smodel adds to a tree's columns each node's parent and subtree end,
+  // computed once in typed arrays (a large module has hundreds of
+  // thousands of nodes: no object per node).
   bloop.smodel = function (str, t) {
     var n = t.kind.length;
     var parent = new Int32Array(n);
     var end = new Int32Array(n); // one past the node's last descendant
-    var addr = new Float64Array(n);
     var open = [];
     var left = [];
-    var a = 0;
     for (var i = 0; i < n; i++) {
       while (open.length && left[left.length - 1] === 0) {
         end[open.pop()] = i;
@@ -115,15 +122,13 @@
       }
       parent[i] = open.length ? open[open.length - 1] : -1;
       if (left.length) left[left.length - 1]--;
-      a += t.addr[i];
-      addr[i] = a;
       open.push(i);
       left.push(t.kids[i]);
     }
     while (open.length) end[open.pop()] = n;
     var calls = {};
     for (var k = 0; k + 2 < t.calls.length; k += 3) calls[t.calls[k]] = [t.calls[k + 1], t.calls[k + 2]];
-    var m = { t: t, n: n, parent: parent, end: end, addr: addr, calls: calls, str: str };
+    var m = { t: t, n: n, parent: parent, end: end, calls: calls, str: str };
     // kids lists a node's children: each child's subtree ends where the
     // next child starts.
     m.kids = function (i) {
@@ -131,24 +136,26 @@
       for (var c = i + 1; c < end[i]; c = end[c]) out.push(c);
       return out;
     };
+    // hex is a node's address: the data's hex text, exact (a number
+    // would not be past 2^53).
     m.hex = function (i) {
-      return '0x' + addr[i].toString(16);
+      return t.addr[i];
     };
     m.label = function (i) {
       var f = str[t.file[i]];
       switch (t.kind[i]) {
-        case 0:
+        case S.proc:
           return str[t.name[i]];
-        case 1:
+        case S.inlined:
           var c = calls[i];
           return '[inlined] ' + str[t.name[i]] + (c ? ' (called at ' + bloop.base(str[c[0]]) + ':' + c[1] + ')' : '');
-        case 2:
+        case S.loop:
           return 'loop at ' + bloop.base(f) + ':' + t.line[i];
-        case 3:
+        case S.stmt:
           return bloop.base(f) + ':' + t.line[i];
-        case 4:
+        case S.guard:
           return '[code of ' + bloop.base(f) + ']';
-        case 5:
+        case S.file:
           return f;
       }
       return str[t.name[i]];
@@ -156,11 +163,11 @@
     // detail is what a row shows after its label: addresses and sizes.
     m.detail = function (i) {
       switch (t.kind[i]) {
-        case 0:
+        case S.proc:
           return 'line ' + t.line[i] + ', ' + m.hex(i);
-        case 2:
+        case S.loop:
           return m.hex(i);
-        case 3:
+        case S.stmt:
           return m.hex(i) + ' +' + t.size[i];
       }
       return '';
@@ -170,7 +177,7 @@
     m.extent = function (k) {
       var last = t.line[k];
       for (var s = k + 1; s < end[k]; s++) {
-        if (t.kind[s] === 3 && t.file[s] === t.file[k] && t.line[s] > last) last = t.line[s];
+        if (t.kind[s] === S.stmt && t.file[s] === t.file[k] && t.line[s] > last) last = t.line[s];
       }
       return [t.line[k], last];
     };
@@ -236,7 +243,7 @@
       var td = bloop.el('td', 'scope');
       td.style.paddingLeft = 0.3 + 1.1 * depth + 'em';
       td.append(bloop.el('span', 'tog', kids ? (self.open[i] ? '\u25be' : '\u25b8') : ''));
-      td.append(bloop.el('span', 'label s' + t.kind[i], m.label(i)));
+      td.append(bloop.el('span', 'label s-' + bloop.enumName(S, t.kind[i]), m.label(i)));
       var d = m.detail(i);
       if (d) td.append(bloop.el('span', 'detail', d));
       tr.append(td);

@@ -9,38 +9,40 @@
   var bloop = window.bloop;
   var MAX_PROCS = 300; // procedures listed at most (a search narrows them)
   var MAX_SAME = 50; // identical procedures named at most
+  var S = bloop.enums.scope;
+  var C = bloop.enums.change;
+  var ST = bloop.enums.status;
 
-  var KIND_TEXT = {
-    'loop-removed': 'loop removed',
-    'loop-added': 'loop added',
-    'loop-moved': 'loop moved',
-    'loop-split': 'loop split',
-    'loop-fused': 'loops fused',
-    'inline-removed': 'inlined call removed',
-    'inline-added': 'inlined call added',
-    'inline-moved': 'inlined call moved',
-    'statement-into-loop': 'line into loop',
-    'statement-out-of-loop': 'line out of loop',
-    address: 'address'
-  };
+  var KIND_TEXT = {};
+  KIND_TEXT[C.loopRemoved] = 'loop removed';
+  KIND_TEXT[C.loopAdded] = 'loop added';
+  KIND_TEXT[C.loopMoved] = 'loop moved';
+  KIND_TEXT[C.loopSplit] = 'loop split';
+  KIND_TEXT[C.loopFused] = 'loops fused';
+  KIND_TEXT[C.inlineRemoved] = 'inlined call removed';
+  KIND_TEXT[C.inlineAdded] = 'inlined call added';
+  KIND_TEXT[C.inlineMoved] = 'inlined call moved';
+  KIND_TEXT[C.stmtIntoLoop] = 'line into loop';
+  KIND_TEXT[C.stmtOutOfLoop] = 'line out of loop';
+  KIND_TEXT[C.address] = 'address';
 
   // How a change colours its nodes on each side: an addition's A nodes
   // and a removal's B nodes are where it would be, not changed.
   function classes(kind) {
     switch (kind) {
-      case 'loop-removed':
-      case 'inline-removed':
+      case C.loopRemoved:
+      case C.inlineRemoved:
         return ['rm', 'where'];
-      case 'loop-added':
-      case 'inline-added':
+      case C.loopAdded:
+      case C.inlineAdded:
         return ['where', 'add'];
-      case 'loop-moved':
-      case 'inline-moved':
+      case C.loopMoved:
+      case C.inlineMoved:
         return ['mv', 'mv'];
-      case 'loop-split':
-      case 'loop-fused':
+      case C.loopSplit:
+      case C.loopFused:
         return ['sp', 'sp'];
-      case 'address':
+      case C.address:
         return ['ad', 'ad'];
     }
     return ['st', 'st'];
@@ -48,7 +50,7 @@
 
   // primary is the side whose node names a change: B for additions.
   function primary(c) {
-    return c.kind === 'loop-added' || c.kind === 'inline-added' ? 1 : 0;
+    return c.kind === C.loopAdded || c.kind === C.inlineAdded ? 1 : 0;
   }
 
   function summaryText(s) {
@@ -219,7 +221,10 @@
 
   // STATUS_ORDER lists changed procedures first: the page is for their
   // trees (an added or removed one has one side only).
-  var STATUS_ORDER = { changed: 0, removed: 1, added: 2 };
+  var STATUS_ORDER = {};
+  STATUS_ORDER[ST.changed] = 0;
+  STATUS_ORDER[ST.removed] = 1;
+  STATUS_ORDER[ST.added] = 2;
 
   Page.prototype.choosePair = function (k) {
     this.pair = this.data.pairs[k];
@@ -261,8 +266,8 @@
       var li = bloop.el('li', 'proc st-' + p.status + (p === self.proc ? ' sel' : ''));
       li.dataset.proc = k;
       li.title = str[p.name];
-      li.append(bloop.el('span', 'status', p.status), bloop.el('span', 'label s0', procName(str, p)), bloop.el('span', 'detail', str[p.file]));
-      if (p.status === 'changed') li.append(bloop.el('span', 'count', p.changes.length + (p.changes.length === 1 ? ' change' : ' changes')));
+      li.append(bloop.el('span', 'status', p.status), bloop.el('span', 'label s-proc', procName(str, p)), bloop.el('span', 'detail', str[p.file]));
+      if (p.status === ST.changed) li.append(bloop.el('span', 'count', p.changes.length + (p.changes.length === 1 ? ' change' : ' changes')));
       self.procList.append(li);
     });
     var same = 0;
@@ -318,19 +323,19 @@
     var label = list.length ? this.m[side].label(list[0]) : '';
     var s = KIND_TEXT[c.kind] + ': ' + label;
     switch (c.kind) {
-      case 'loop-moved':
+      case C.loopMoved:
         s += ': line ' + c.old + ' \u2192 ' + c.new;
         break;
-      case 'inline-moved':
+      case C.inlineMoved:
         s += ': call site ' + c.old + ' \u2192 ' + c.new;
         break;
-      case 'loop-split':
+      case C.loopSplit:
         s += ': into ' + c.count + ' loops';
         break;
-      case 'loop-fused':
+      case C.loopFused:
         s += ': ' + c.count + ' loops into one';
         break;
-      case 'address':
+      case C.address:
         s += ': ' + c.old + ' \u2192 ' + c.new;
         break;
     }
@@ -371,7 +376,7 @@
   // site, any other node's own line.
   Page.prototype.where = function (side, i) {
     var m = this.m[side];
-    if (m.t.kind[i] === 1 && m.calls[i]) return { file: m.calls[i][0], line: m.calls[i][1] };
+    if (m.t.kind[i] === S.inlined && m.calls[i]) return { file: m.calls[i][0], line: m.calls[i][1] };
     return { file: m.t.file[i], line: m.t.line[i] };
   };
 
@@ -401,7 +406,7 @@
       var r = roots[side];
       if (r < 0) continue;
       for (var k = r; k < m.end[r]; k++) {
-        if (m.t.kind[k] !== 2 || !inFile(side, m.t.file[k])) continue;
+        if (m.t.kind[k] !== S.loop || !inFile(side, m.t.file[k])) continue;
         var cs = this.nodeChanges[side][k] || [];
         var cls = cs.map(function (x) { return classes(p.changes[x].kind)[side]; }).filter(function (x) { return x !== 'where'; });
         out.loops[side].push({ ext: m.extent(k), cls: cls[0] || '' });
@@ -415,15 +420,16 @@
           var w = self.where(side, i);
           if (!inFile(side, w.file)) return;
           var row = (out.rows[w.line] = out.rows[w.line] || []);
-          row.push({ side: side, cls: cls, text: 'AB'[side] + ': ' + KIND_TEXT[c.kind] + (self.m[side].t.kind[i] === 1 ? ' ' + self.str[self.m[side].t.name[i]] : ''), change: k });
+          row.push({ side: side, cls: cls, text: 'AB'[side] + ': ' + KIND_TEXT[c.kind] + (self.m[side].t.kind[i] === S.inlined ? ' ' + self.str[self.m[side].t.name[i]] : ''), change: k });
         });
       });
     });
     return out;
   };
 
-  // openSource shows the file of node i of side at its line, with both
-  // sides' loops in two gutter columns and the changes on their lines.
+  // openSource shows the file of node i of side at its line (srctable.js's
+  // listing), with both sides' loops in two gutter columns and the
+  // changes on their lines.
   Page.prototype.openSource = function (side, i, change) {
     var w = this.where(side, i);
     var path = this.str[w.file];
@@ -436,46 +442,32 @@
     }
     if (f.found && f.found !== path) this.srcTitle.append(bloop.el('span', 'found', ' read from ' + f.found));
     var mk = this.marks(bloop.base(path));
-    var lines = bloop.sourceLines(f.text);
-    var table = bloop.el('table', 'src diff-src');
-    var body = bloop.el('tbody');
-    var cur = null;
-    lines.forEach(function (text, k) {
-      var n = k + 1;
-      var tr = bloop.el('tr');
-      tr.dataset.line = n;
-      var gutters = [0, 1].map(function (s) {
-        var td = bloop.el('td', 'gutter g' + 'ab'[s]);
-        var cell = bloop.el('span', 'lc');
-        var depth = 0;
-        mk.loops[s].forEach(function (lp) {
-          if (n < lp.ext[0] || n > lp.ext[1]) return;
-          depth++;
-          cell.classList.add('in');
-          if (lp.cls) cell.classList.add(lp.cls);
-          if (n === lp.ext[0]) cell.classList.add('start');
-          if (n === lp.ext[1]) cell.classList.add('end');
+    var rows = function (n) {
+      return mk.rows[n] || [];
+    };
+    var listing = bloop.sourceTable({
+      cls: 'diff-src',
+      lines: bloop.sourceLines(f.text),
+      gutters: [0, 1].map(function (s) {
+        return { cls: 'g' + 'ab'[s], stack: true, loops: mk.loops[s].map(function (lp) { return { first: lp.ext[0], last: lp.ext[1], cls: lp.cls }; }) };
+      }),
+      cur: w.line,
+      rowClass: function (n) {
+        var out = [];
+        rows(n).forEach(function (r) {
+          out.push('ch-' + r.cls);
+          if (r.change === change) out.push('ch-cur');
         });
-        if (depth > 1) cell.dataset.depth = depth;
-        td.append(cell);
-        return td;
-      });
-      var code = bloop.el('td', 'code', text);
-      (mk.rows[n] || []).forEach(function (r) {
-        tr.classList.add('ch-' + r.cls);
-        if (r.change === change) tr.classList.add('ch-cur');
-        code.append(bloop.el('span', 'badge ch-' + r.cls, r.text));
-      });
-      tr.append(gutters[0], gutters[1], bloop.el('td', 'ln', n), code);
-      if (n === w.line) {
-        tr.classList.add('cur');
-        cur = tr;
+        return out;
+      },
+      badges: function (n) {
+        return rows(n).map(function (r) {
+          return { cls: 'badge ch-' + r.cls, text: r.text };
+        });
       }
-      body.append(tr);
     });
-    table.append(body);
-    this.srcBody.replaceChildren(table);
-    if (cur) bloop.scrollPane(this.srcBody, cur);
+    this.srcBody.replaceChildren(listing.table);
+    if (listing.cur) bloop.scrollPane(this.srcBody, listing.cur);
   };
 
   bloop.startDiff = function () {

@@ -12,6 +12,7 @@
   // pixels wide, and laying out their text (clipped to nothing) is most
   // of the page's first render. The tooltip names them.
   var MIN_TEXT = 24; // px
+  var E = bloop.enums.elem;
 
   bloop.Flame = function (ctx, box) {
     this.ctx = ctx;
@@ -31,8 +32,8 @@
     bar.append(this.crumbs, toggle, search, this.info);
     this.canvas = bloop.el('div', 'frames');
     var legend = bloop.el('div', 'legend');
-    [['k0', 'procedure'], ['k1', 'inlined call'], ['k2', 'loop']].forEach(function (k) {
-      legend.append(bloop.el('span', 'swatch ' + k[0], k[1]));
+    [[E.proc, 'procedure'], [E.inlined, 'inlined call'], [E.loop, 'loop']].forEach(function (k) {
+      legend.append(bloop.el('span', 'swatch k-' + bloop.enumName(E, k[0]), k[1]));
     });
     box.append(bar, legend, this.canvas);
 
@@ -119,9 +120,9 @@
       var r = rows[i];
       var n = r[0];
       maxDepth = Math.max(maxDepth, n.depth);
-      var kind = n.scope >= 0 ? ctx.sc.kind(n.scope) : 0;
+      var kind = n.scope >= 0 ? ctx.sc.kind(n.scope) : E.proc;
       var text = r[2] >= MIN_TEXT;
-      var f = bloop.el('div', 'fr k' + kind + (r[3] ? ' above' : '') + (text ? ' tx' : ''), text ? ctx.label(n) : null);
+      var f = bloop.el('div', 'fr k-' + bloop.enumName(E, kind) + (r[3] ? ' above' : '') + (text ? ' tx' : ''), text ? ctx.label(n) : null);
       f.dataset.node = n.id;
       f.style.left = ((100 * r[1]) / width).toFixed(3) + '%';
       f.style.width = 'calc(' + ((100 * r[2]) / width).toFixed(3) + '% - 1px)';
@@ -204,9 +205,9 @@
     for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) | 0;
     var v = Math.abs(h % 20);
     switch (kind) {
-      case 1:
+      case E.inlined:
         return 'hsl(' + (205 + v) + ',60%,' + (68 + v / 2) + '%)';
-      case 2:
+      case E.loop:
         return 'hsl(' + (110 + v) + ',45%,' + (62 + v / 2) + '%)';
     }
     return 'hsl(' + (20 + v) + ',80%,' + (62 + v / 2) + '%)';

@@ -5,6 +5,8 @@
 (function () {
   'use strict';
   var bloop = window.bloop;
+  var E = bloop.enums.elem;
+  var O = bloop.enums.outcome;
 
   // context is what the panes share: the data, the thread and metric
   // shown, and the actions that cross panes.
@@ -64,9 +66,9 @@
     fact('samples', bloop.num(data.samples));
     fact('lost', bloop.num(data.lost));
     var u = data.unwind;
-    var unwound = u[0] + u[1] + u[2];
+    var unwound = u[O.complete] + u[O.truncated] + u[O.failed];
     if (unwound > 0) {
-      fact('unwind', bloop.pct(u[0], unwound) + ' to the entry (' + u[0] + ' complete, ' + u[1] + ' truncated stack, ' + u[2] + ' failed)');
+      fact('unwind', bloop.pct(u[O.complete], unwound) + ' to the entry (' + u[O.complete] + ' complete, ' + u[O.truncated] + ' truncated stack, ' + u[O.failed] + ' failed)');
     }
     if (data.chains > 0) fact('call paths as recorded', bloop.num(data.chains));
     var metric = bloop.el('select', 'metric');
@@ -114,10 +116,10 @@
     var lines = [ctx.label(n), 'incl ' + bloop.num(incl) + ' ' + ctx.unit() + ' (' + bloop.pct(incl, total) + '), excl ' + bloop.num(excl) + ' (' + bloop.pct(excl, total) + ')'];
     if (n.scope >= 0) {
       var s = n.scope;
-      lines.push(bloop.KIND_NAMES[sc.kind(s)] + (sc.module(s) ? ' in ' + sc.module(s) : ''));
+      lines.push(bloop.enumName(E, sc.kind(s)) + (sc.module(s) ? ' in ' + sc.module(s) : ''));
       if (sc.file(s)) lines.push(sc.file(s) + (sc.line(s) ? ':' + sc.line(s) : ''));
-      if (sc.kind(s) === 1 && sc.callFile(s)) lines.push('called at ' + sc.callFile(s) + ':' + sc.callLine(s));
-      if (sc.kind(s) === 2 && sc.first(s)) lines.push('lines ' + sc.first(s) + '-' + sc.last(s));
+      if (sc.kind(s) === E.inlined && sc.callFile(s)) lines.push('called at ' + sc.callFile(s) + ':' + sc.callLine(s));
+      if (sc.kind(s) === E.loop && sc.first(s)) lines.push('lines ' + sc.first(s) + '-' + sc.last(s));
     }
     this.box.replaceChildren.apply(this.box, lines.map(function (l) {
       return bloop.el('div', null, l);

@@ -1,11 +1,13 @@
-// source.js: a source file with its samples per line: self (the line
-// is the sample's innermost scope) and total (the line is on the
-// sample's path: a call site holds its callees'), the total's share and
-// a bar. The gutter marks each loop's extent, one column per nesting
-// level, and a badge names the calls inlined on a line.
+// source.js: the report page's source pane: a file with its samples per
+// line: self (the line is the sample's innermost scope) and total (the
+// line is on the sample's path: a call site holds its callees'), the
+// total's share and a bar, in srctable.js's listing. The gutter marks
+// each loop's extent, one column per nesting level, and a badge names
+// the calls inlined on a line.
 (function () {
   'use strict';
   var bloop = window.bloop;
+  var E = bloop.enums.elem;
 
   bloop.Source = function (ctx, box) {
     this.ctx = ctx;
@@ -74,98 +76,62 @@
     return out;
   };
 
-  // marks finds the loops of file (their extents, each given a gutter
-  // column below the loops that enclose it) and the inlined calls made
-  // on its lines.
+  // marks finds the loops of file (their extents) and the inlined calls
+  // made on its lines.
   proto.marks = function (file) {
     var sc = this.ctx.sc;
     var loops = [];
     var calls = {};
     for (var i = 0; i < sc.count; i++) {
-      if (sc.kind(i) === 2 && sc.fileIdx(i) === file) {
-        loops.push({ first: sc.first(i) || sc.line(i), last: sc.last(i) || sc.line(i), head: sc.line(i) });
-      } else if (sc.kind(i) === 1 && sc.callFileIdx(i) === file && sc.callLine(i) > 0) {
+      if (sc.kind(i) === E.loop && sc.fileIdx(i) === file) {
+        var lp = { first: sc.first(i) || sc.line(i), last: sc.last(i) || sc.line(i), head: sc.line(i) };
+        lp.title = 'loop at line ' + lp.head + ' (lines ' + lp.first + '-' + lp.last + ')';
+        loops.push(lp);
+      } else if (sc.kind(i) === E.inlined && sc.callFileIdx(i) === file && sc.callLine(i) > 0) {
         var names = (calls[sc.callLine(i)] = calls[sc.callLine(i)] || []);
         if (names.indexOf(sc.name(i)) < 0) names.push(sc.name(i));
       }
     }
-    loops.sort(function (a, b) {
-      return a.first - b.first || b.last - a.last;
-    });
-    var seen = {};
-    loops = loops.filter(function (lp) {
-      var k = lp.first + ':' + lp.last;
-      if (seen[k]) return false;
-      seen[k] = true;
-      return true;
-    });
-    var open = [];
-    var cols = 0;
-    loops.forEach(function (lp) {
-      open = open.filter(function (o) {
-        return o.last >= lp.first;
-      });
-      lp.col = open.length;
-      cols = Math.max(cols, lp.col + 1);
-      open.push(lp);
-    });
-    return { loops: loops, cols: cols, calls: calls };
+    return { loops: loops, calls: calls };
   };
 
+  // table lists file's lines (those with samples when its text is not
+  // here) with their samples: self, total, total's share and a bar.
   proto.table = function (file, text, lines) {
     var ctx = this.ctx;
     var total = Math.max(ctx.total(), 1);
     var marks = this.marks(file);
-    var src = text ? text.split('\n') : [];
-    if (src.length && src[src.length - 1] === '') src.pop();
     var numbers = Object.keys(lines.byLine).map(Number);
-    var all = src.length ? src.map(function (_, i) { return i + 1; }) : numbers.sort(function (a, b) { return a - b; });
     var max = 1;
     numbers.forEach(function (n) {
       max = Math.max(max, lines.byLine[n][0]);
     });
-    var table = bloop.el('table', 'src');
-    var head = bloop.el('tr');
-    ['', 'line', 'self', 'total', '%', '', 'source'].forEach(function (h) {
-      head.append(bloop.el('th', null, h));
-    });
-    var thead = bloop.el('thead');
-    thead.append(head);
-    var body = bloop.el('tbody');
-    all.forEach(function (n) {
-      var v = lines.byLine[n];
-      var tr = bloop.el('tr', v ? 'hot' : null);
-      tr.dataset.line = n;
-      var gutter = bloop.el('td', 'gutter');
-      for (var c = 0; c < marks.cols; c++) gutter.append(bloop.el('span', 'lc'));
-      marks.loops.forEach(function (lp) {
-        if (n < lp.first || n > lp.last) return;
-        var cell = gutter.children[lp.col];
-        cell.classList.add('in');
-        if (n === lp.first) cell.classList.add('start');
-        if (n === lp.last) cell.classList.add('end');
-        if (n === lp.head) cell.title = 'loop at line ' + lp.head + ' (lines ' + lp.first + '-' + lp.last + ')';
-      });
-      tr.append(gutter, bloop.el('td', 'ln', n));
-      tr.append(bloop.el('td', 'num', v ? v[1] : ''), bloop.el('td', 'num', v ? v[0] : ''),
-        bloop.el('td', 'num', v ? bloop.pct(v[0], total) : ''));
-      var barCell = bloop.el('td', 'barcell');
-      if (v) {
-        var bar = bloop.el('span', 'bar');
-        bar.style.width = ((100 * v[0]) / max).toFixed(1) + '%';
-        var self = bloop.el('span', 'self');
-        self.style.width = v[0] > 0 ? ((100 * v[1]) / v[0]).toFixed(1) + '%' : '0';
-        bar.append(self);
-        barCell.append(bar);
+    return bloop.sourceTable({
+      lines: text ? bloop.sourceLines(text) : [],
+      numbers: numbers.sort(function (a, b) { return a - b; }),
+      gutters: [{ loops: marks.loops }],
+      head: ['', 'line', 'self', 'total', '%', '', 'source'],
+      rowClass: function (n) {
+        return lines.byLine[n] ? ['hot'] : [];
+      },
+      cells: function (n) {
+        var v = lines.byLine[n];
+        var barCell = bloop.el('td', 'barcell');
+        if (v) {
+          var bar = bloop.el('span', 'bar');
+          bar.style.width = ((100 * v[0]) / max).toFixed(1) + '%';
+          var self = bloop.el('span', 'self');
+          self.style.width = v[0] > 0 ? ((100 * v[1]) / v[0]).toFixed(1) + '%' : '0';
+          bar.append(self);
+          barCell.append(bar);
+        }
+        return [bloop.el('td', 'num', v ? v[1] : ''), bloop.el('td', 'num', v ? v[0] : ''), bloop.el('td', 'num', v ? bloop.pct(v[0], total) : ''), barCell];
+      },
+      badges: function (n) {
+        return (marks.calls[n] || []).map(function (name) {
+          return { cls: 'inl', text: 'inlined: ' + name };
+        });
       }
-      var code = bloop.el('td', 'code', src[n - 1] !== undefined ? src[n - 1] : '');
-      (marks.calls[n] || []).forEach(function (name) {
-        code.append(bloop.el('span', 'inl', 'inlined: ' + name));
-      });
-      tr.append(barCell, code);
-      body.append(tr);
-    });
-    table.append(thead, body);
-    return table;
+    }).table;
   };
 })();

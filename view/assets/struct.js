@@ -6,6 +6,7 @@
   'use strict';
   var bloop = window.bloop;
   var MAX_HITS = 200; // search results listed at most
+  var S = bloop.enums.scope;
 
   function header(data) {
     var h = bloop.el('header');
@@ -27,8 +28,9 @@
     return h;
   }
 
-  // Source shows a file with the chosen scope's lines marked: its
-  // statements' lines in the gutter, its loops as extents.
+  // Source shows a file (srctable.js's listing) with the chosen scope's
+  // lines marked: its statements' lines and bytes, its loops' extents in
+  // the gutter, the calls inlined on its lines.
   function Source(m, data, box) {
     this.m = m;
     this.files = {};
@@ -47,7 +49,7 @@
     var file = t.file[i];
     var target = t.line[i];
     // An inlined call whose callee's file is not here opens at its call.
-    if (t.kind[i] === 1 && m.calls[i] && this.files[m.calls[i][0]] && !this.files[file]) {
+    if (t.kind[i] === S.inlined && m.calls[i] && this.files[m.calls[i][0]] && !this.files[file]) {
       file = m.calls[i][0];
       target = m.calls[i][1];
     }
@@ -65,44 +67,35 @@
     var loops = [];
     for (var k = i; k < m.end[i]; k++) {
       if (t.file[k] !== file) continue;
-      if (t.kind[k] === 3) stmts[t.line[k]] = (stmts[t.line[k]] || 0) + t.size[k];
-      if (t.kind[k] === 2) loops.push(m.extent(k));
+      if (t.kind[k] === S.stmt) stmts[t.line[k]] = (stmts[t.line[k]] || 0) + t.size[k];
+      if (t.kind[k] === S.loop) {
+        var ext = m.extent(k);
+        loops.push({ first: ext[0], last: ext[1] });
+      }
     }
     var calls = {};
     for (var c in m.calls) {
       var ci = +c;
       if (ci >= i && ci < m.end[i] && m.calls[c][0] === file) (calls[m.calls[c][1]] = calls[m.calls[c][1]] || []).push(m.str[t.name[ci]]);
     }
-    var lines = bloop.sourceLines(f.text);
-    var table = bloop.el('table', 'src');
-    var body = bloop.el('tbody');
-    var cur = null;
-    lines.forEach(function (text, k) {
-      var n = k + 1;
-      var tr = bloop.el('tr', stmts[n] !== undefined ? 'hot' : null);
-      tr.dataset.line = n;
-      var gutter = bloop.el('td', 'gutter');
-      loops.forEach(function (lp) {
-        var cell = bloop.el('span', 'lc');
-        if (n >= lp[0] && n <= lp[1]) cell.classList.add('in');
-        if (n === lp[0]) cell.classList.add('start');
-        if (n === lp[1]) cell.classList.add('end');
-        gutter.append(cell);
-      });
-      var code = bloop.el('td', 'code', text);
-      (calls[n] || []).forEach(function (name) {
-        code.append(bloop.el('span', 'inl', 'inlined: ' + name));
-      });
-      tr.append(gutter, bloop.el('td', 'ln', n), bloop.el('td', 'num', stmts[n] !== undefined ? stmts[n] + ' B' : ''), code);
-      if (n === target) {
-        tr.classList.add('cur');
-        cur = tr;
+    var listing = bloop.sourceTable({
+      lines: bloop.sourceLines(f.text),
+      gutters: [{ loops: loops }],
+      cur: target,
+      rowClass: function (n) {
+        return stmts[n] !== undefined ? ['hot'] : [];
+      },
+      cells: function (n) {
+        return [bloop.el('td', 'num', stmts[n] !== undefined ? stmts[n] + ' B' : '')];
+      },
+      badges: function (n) {
+        return (calls[n] || []).map(function (name) {
+          return { cls: 'inl', text: 'inlined: ' + name };
+        });
       }
-      body.append(tr);
     });
-    table.append(body);
-    this.body.replaceChildren(table);
-    if (cur) bloop.scrollPane(this.body, cur);
+    this.body.replaceChildren(listing.table);
+    if (listing.cur) bloop.scrollPane(this.body, listing.cur);
   };
 
   // Search lists the procedures whose name matches.
@@ -127,12 +120,12 @@
       if (!re) return;
       var found = 0;
       for (var i = 0; i < m.n; i++) {
-        if (t.kind[i] !== 0 || !re.test(m.str[t.name[i]])) continue;
+        if (t.kind[i] !== S.proc || !re.test(m.str[t.name[i]])) continue;
         found++;
         if (found > MAX_HITS) continue;
         var li = bloop.el('li', 'hit');
         li.dataset.node = i;
-        li.append(bloop.el('span', 'label s0', m.str[t.name[i]]), bloop.el('span', 'detail', bloop.base(m.str[t.file[i]]) + ':' + t.line[i]));
+        li.append(bloop.el('span', 'label s-proc', m.str[t.name[i]]), bloop.el('span', 'detail', bloop.base(m.str[t.file[i]]) + ':' + t.line[i]));
         list.append(li);
       }
       info.textContent = found + ' procedures' + (found > MAX_HITS ? ', the first ' + MAX_HITS + ' listed' : '');
@@ -165,7 +158,7 @@
     });
     tree.render();
     performance.mark('bloop:tree');
-    bloop.page = { model: m, tree: tree, source: source, kinds: bloop.SKINDS };
+    bloop.page = { model: m, tree: tree, source: source };
     bloop.ready();
   };
 

@@ -7,6 +7,7 @@
   'use strict';
   var bloop = window.bloop;
   var MAX_ROWS = 20000; // beyond this a table says how many it left out
+  var E = bloop.enums.elem;
 
   bloop.Tables = function (ctx, box) {
     this.ctx = ctx;
@@ -197,8 +198,8 @@
       var td = bloop.el('td', 'scope');
       td.style.paddingLeft = 0.3 + 1.1 * n.depth + 'em';
       var tog = bloop.el('span', 'tog', visible.length ? (isOpen ? '\u25be' : '\u25b8') : '');
-      var kind = n.scope >= 0 ? ctx.sc.kind(n.scope) : -1;
-      td.append(tog, bloop.el('span', 'label k' + kind, ctx.label(n)));
+      var kind = n.scope >= 0 ? bloop.enumName(E, ctx.sc.kind(n.scope)) : 'root';
+      td.append(tog, bloop.el('span', 'label k-' + kind, ctx.label(n)));
       tr.append(td);
       if (re && ctx.matches(n, re)) tr.classList.add('hit');
       body.append(tr);
@@ -251,10 +252,11 @@
       tr.dataset.row = i;
       tr.dataset.scope = sc;
       this.numbers(tr, incl, f.excl[m][i], total);
-      var kind = ctx.sc.kind(sc);
-      tr.append(bloop.el('td', 'kind', bloop.KIND_NAMES[kind]));
+      // The kind column names kinds as the flat text view does.
+      var kind = bloop.enumName(E, ctx.sc.kind(sc));
+      tr.append(bloop.el('td', 'kind', kind));
       var td = bloop.el('td', 'scope');
-      td.append(bloop.el('span', 'label k' + kind, label));
+      td.append(bloop.el('span', 'label k-' + kind, label));
       tr.append(td, bloop.el('td', 'scope in', proc));
       body.append(tr);
     }

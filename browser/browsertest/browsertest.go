@@ -2,7 +2,8 @@
 // tests: Debian's chromium, headless, driven over the DevTools protocol
 // with chromedp. One browser serves a whole test binary (Close ends it);
 // each page opens in its own tab, and fails its test if it asks the
-// network for anything or reports an error. It is for tests only.
+// network for anything or reports an error. It lives in the module
+// bloop/browser so that bloop's own go.mod holds only what bloop links.
 package browsertest
 
 import (
@@ -36,8 +37,14 @@ var browser struct {
 	err    error
 }
 
-// Chromium finds a Chromium or Chrome binary; the browser tests skip
-// without one (.ci/run installs Debian's chromium).
+// Width and Height are the browser window's size: a common laptop
+// screen, which the pages' panes fill.
+const (
+	Width  = 1600
+	Height = 1000
+)
+
+// Chromium finds a Chromium or Chrome binary, or returns "".
 func Chromium() string {
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -45,6 +52,21 @@ func Chromium() string {
 		}
 	}
 	return ""
+}
+
+// Need returns the browser binary. Without one the test is skipped on a
+// developer's machine, and fails under CI (BLOOP_CI=1: .ci/run installs
+// Debian's chromium), where a skip would hide that no page was tested.
+func Need(t testing.TB) string {
+	t.Helper()
+	exe := Chromium()
+	if exe == "" {
+		if os.Getenv("BLOOP_CI") == "1" {
+			t.Fatal("no chromium binary, and BLOOP_CI=1: the pages must be tested (apt-get install chromium)")
+		}
+		t.Skip("no chromium binary (apt-get install chromium)")
+	}
+	return exe
 }
 
 // Tab is one page open in the browser, with what it asked the network for
@@ -80,13 +102,10 @@ func OpenStatic(t *testing.T, path string) *Tab {
 
 func open(t *testing.T, path, readyExpr string) *Tab {
 	t.Helper()
-	exe := Chromium()
-	if exe == "" {
-		t.Skip("no chromium binary (apt-get install chromium)")
-	}
+	exe := Need(t)
 	browser.once.Do(func() {
 		opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-			chromedp.WindowSize(1400, 1000), chromedp.Flag("disable-gpu", true))
+			chromedp.WindowSize(Width, Height), chromedp.Flag("disable-gpu", true))
 		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 		ctx, cancelCtx := chromedp.NewContext(alloc)
 		browser.ctx = ctx
@@ -114,7 +133,9 @@ func open(t *testing.T, path, readyExpr string) *Tab {
 	t.Cleanup(tcancel)
 	tb.ctx = tctx
 	start := time.Now()
-	if err := chromedp.Do(tctx, chromedp.Navigate(tb.url)); err != nil {
+	// The page's viewport is the whole window (a headless window's is
+	// smaller by the browser's frame).
+	if err := chromedp.Do(tctx, chromedp.EmulateViewport(Width, Height), chromedp.Navigate(tb.url)); err != nil {
 		t.Fatalf("opening %s: %v", tb.url, err)
 	}
 	ready := tb.Poll(readyExpr)

@@ -1,9 +1,8 @@
-package view
+package pages
 
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -13,8 +12,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"bloop/browser/browsertest"
 	"bloop/internal/rectest"
 	"bloop/profile"
+	"bloop/view"
 )
 
 // record runs argv under bloop's sampler and attributes the recording,
@@ -22,9 +23,7 @@ import (
 // quicker, and the same profile for the page and the text).
 func record(t *testing.T, argv ...string) *profile.Profile {
 	t.Helper()
-	if chromiumPath() == "" {
-		t.Skip("no chromium binary (apt-get install chromium)")
-	}
+	browsertest.Need(t)
 	path := rectest.Record(t, argv...)
 	p, err := profile.Build(path, profile.Options{Analyze: func(m string) bool { return m == argv[0] }})
 	if err != nil {
@@ -33,18 +32,14 @@ func record(t *testing.T, argv ...string) *profile.Profile {
 	return p
 }
 
-// writePage writes p's report page into the test's directory.
-func writeTestPage(t *testing.T, p *profile.Profile, o Options) string {
+// writeTestPage writes p's report page into the test's directory.
+func writeTestPage(t *testing.T, p *profile.Profile, o view.Options) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "report.html")
 	var buf bytes.Buffer
-	if err := WriteReport(&buf, p, o); err != nil {
+	if err := view.WriteReport(&buf, p, o); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeFile(t, "report.html", buf.Bytes())
 }
 
 // TestReportPageHot opens the page of testdata's hot program, whose time
@@ -53,7 +48,7 @@ func writeTestPage(t *testing.T, p *profile.Profile, o Options) string {
 // to it and opens hot.c at the loop's line, and a search finds the
 // inlined call and a procedure.
 func TestReportPageHot(t *testing.T) {
-	bin, _ := filepath.Abs("../testdata/bin/hot-gcc12-O2")
+	bin, _ := filepath.Abs(testdata + "/bin/hot-gcc12-O2")
 	p := record(t, bin, "200000000")
 	if p.Samples < 50 {
 		t.Fatalf("only %d samples", p.Samples)
@@ -183,7 +178,7 @@ func diffRows(t *testing.T, what string, page, text []textRow) {
 // their order, for the unwinder corpus program (recursion, qsort
 // callbacks, libm, threads); so has each thread's top-down table.
 func TestReportPageViews(t *testing.T) {
-	bin, _ := filepath.Abs("../testdata/prof/bin/unwind-gcc12-O2")
+	bin, _ := filepath.Abs(testdata + "/prof/bin/unwind-gcc12-O2")
 	p := record(t, bin, "300")
 	tb := openPage(t, writeTestPage(t, p, repoSources))
 	setMin := func(v string) {

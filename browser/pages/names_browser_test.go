@@ -1,10 +1,14 @@
-package view
+package pages
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"bloop/browser/browsertest"
+	"bloop/internal/viewtest"
 )
 
 // TestReportPageNames feeds the page names that are markup (C++
@@ -14,12 +18,10 @@ import (
 // found says so while the rest of the page keeps working. The page adds
 // one global, bloop.
 func TestReportPageNames(t *testing.T) {
-	if chromiumPath() == "" {
-		t.Skip("no chromium binary (apt-get install chromium)")
-	}
-	tb := openPage(t, writeTestPage(t, synthetic(), testSources))
+	browsertest.Need(t)
+	tb := openPage(t, writeTestPage(t, viewtest.Synthetic(), testSources))
 	frames := eval[[]string](tb, `[...document.querySelectorAll('.frames .fr')].map(f => f.textContent)`)
-	for _, want := range []string{nameTemplate + "  [libstdc++.so.6]", nameOperator + "  [prog]", nameScript + "  [prog]", "[inlined] helper (called at w.c:7)", "loop at w.c:5"} {
+	for _, want := range []string{viewtest.NameTemplate + "  [libstdc++.so.6]", viewtest.NameOperator + "  [prog]", viewtest.NameScript + "  [prog]", "[inlined] helper (called at w.c:7)", "loop at w.c:5"} {
 		if !slices.Contains(frames, want) {
 			t.Errorf("no frame reads %q; frames: %q", want, frames)
 		}
@@ -33,7 +35,7 @@ func TestReportPageNames(t *testing.T) {
 
 	tb.Do(chromedp.Click(chromedp.CSS(`button.tab[data-view="flat"]`)))
 	rows := eval[[]string](tb, `[...document.querySelectorAll('table.view tbody tr')].map(tr => tr.cells[5].textContent + '|' + tr.cells[6].textContent)`)
-	if !slices.Contains(rows, nameScript+"  [prog]|") || !slices.Contains(rows, "[inlined] helper (called at w.c:7)|work") {
+	if !slices.Contains(rows, viewtest.NameScript+"  [prog]|") || !slices.Contains(rows, "[inlined] helper (called at w.c:7)|work") {
 		t.Errorf("flat rows: %q", rows)
 	}
 	// operator<< is defined in m.c (found through -R /src=testdata/src).
@@ -49,7 +51,7 @@ func TestReportPageNames(t *testing.T) {
 	// helper is in h.h, which is nowhere: the pane says so.
 	tb.Do(chromedp.Click(chromedp.Search(`//table[contains(@class,"view")]//tr[contains(., "helper")]`)))
 	missing := eval[string](tb, `(document.querySelector('.src-missing') || {}).textContent || ''`)
-	if want := "testdata/src/h.h: not found"; len(missing) < len(want) || missing[:len(want)] != want {
+	if want := viewData + "/src/h.h: not found"; !strings.HasPrefix(missing, want) {
 		t.Errorf("h.h's pane says %q", missing)
 	}
 	// The page still works: the inlined call's line 3 has its samples.

@@ -1,92 +1,55 @@
-package view
+package pages
 
 import (
 	"bytes"
-	"errors"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
+	"bloop/browser/browsertest"
 	"bloop/structfile"
+	"bloop/view"
 )
 
 // writeStruct analyses bin as bloop struct --format html does (its
 // sources found through -R, system headers left out: whether they exist
-// varies) and returns the page and its writer.
-func writeStruct(t *testing.T, bin string, so StructOptions) (string, *StructWriter, error) {
+// varies) and returns the page and the counts of its data.
+func writeStruct(t *testing.T, bin string) (string, view.Counts) {
 	t.Helper()
-	var sw *StructWriter
 	opt := structfile.Options{
 		ModulePath: filepath.Base(bin), // not the checkout's absolute path
-		Replace:    []structfile.Replacement{{Old: "/src", New: "../testdata/src"}, {Old: "/usr/include", New: "/nonexistent"}},
+		Replace:    []structfile.Replacement{{Old: "/src", New: testdata + "/src"}, {Old: "/usr/include", New: "/nonexistent"}},
 		Writer: func(w io.Writer) structfile.Writer {
-			sw = NewStructWriter(w, so)
-			return sw
+			return view.NewStructWriter(w, view.StructOptions{})
 		},
 	}
 	var buf bytes.Buffer
 	if _, err := structfile.Write(bin, opt, &buf); err != nil {
-		return "", sw, err
-	}
-	path := filepath.Join(t.TempDir(), filepath.Base(bin)+".html")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return path, sw, nil
-}
-
-// TestStructDataGolden: the structure page's data for loops-gcc12-O2
-// (nested loops, inlined atoi, the source through -R).
-func TestStructDataGolden(t *testing.T) {
-	_, sw, err := writeStruct(t, "../testdata/bin/loops-gcc12-O2", StructOptions{})
-	if err != nil {
+	var d view.StructData
+	if err := json.Unmarshal(pageData(t, buf.Bytes()), &d); err != nil {
 		t.Fatal(err)
 	}
-	b, err := jsonIndent(sw.d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkGolden(t, "loops-struct.json", b)
-}
-
-// TestStructLimits: --proc keeps the procedures it matches; a tree over
-// the bound is refused with a message that says what to do, and no page.
-func TestStructLimits(t *testing.T) {
-	_, sw, err := writeStruct(t, "../testdata/bin/loops-gcc12-O2", StructOptions{Proc: regexp.MustCompile("^mat")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := sw.d.Counts; c.Procs != 1 || c.Files != 1 || c.Loops != 3 {
-		t.Errorf("--proc ^mat: counts %+v, want matmul alone with its 3 loops", c)
-	}
-	_, _, err = writeStruct(t, "../testdata/bin/loops-gcc12-O2", StructOptions{MaxScopes: 20})
-	var big *ErrTooLarge
-	if !errors.As(err, &big) || !strings.Contains(err.Error(), "--proc") {
-		t.Errorf("a tree over the bound: %v", err)
-	}
+	return writeFile(t, filepath.Base(bin)+".html", buf.Bytes()), d.Counts
 }
 
 // TestStructPage opens loops-gcc12-O2's structure page: the search finds
 // a procedure and reveals it in the tree, its source opens at its line,
 // and a loop chosen in it has its lines marked in the gutter.
 func TestStructPage(t *testing.T) {
-	if chromiumPath() == "" {
-		t.Skip("no chromium binary (apt-get install chromium)")
-	}
-	page, _, err := writeStruct(t, "../testdata/bin/loops-gcc12-O2", StructOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	browsertest.Need(t)
+	page, _ := writeStruct(t, testdata+"/bin/loops-gcc12-O2")
 	tb := openPage(t, page)
 	labels := func() []string {
 		return eval[[]string](tb, `[...document.querySelectorAll('table.stree tbody tr')].map(tr => tr.querySelector('.label').textContent)`)
 	}
-	if l := labels(); len(l) < 2 || l[0] != "loops-gcc12-O2" || l[1] != "../testdata/src/loops.c" {
+	if l := labels(); len(l) < 2 || l[0] != "loops-gcc12-O2" || l[1] != testdata+"/src/loops.c" {
 		t.Errorf("the tree opens on %q, want the module and its file", l)
 	}
 	tb.Do(chromedp.SendKeys(chromedp.CSS("input.search"), "^matmul$"))
@@ -119,25 +82,20 @@ func TestStructPage(t *testing.T) {
 // docs/pages.md gives the measured time (the issue's target: 3 s).
 func TestStructPagePython(t *testing.T) {
 	const bin = "/usr/bin/python3.11"
-	if chromiumPath() == "" {
-		t.Skip("no chromium binary (apt-get install chromium)")
-	}
+	browsertest.Need(t)
 	if testing.Short() {
 		t.Skip("-short")
 	}
 	if _, err := os.Stat(bin); err != nil {
 		t.Skip("no python3.11")
 	}
-	page, sw, err := writeStruct(t, bin, StructOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sw.d.Counts.Procs < 5000 {
-		t.Skipf("python3.11 has %d procedures: no debug file (python3.11-dbg)?", sw.d.Counts.Procs)
+	page, counts := writeStruct(t, bin)
+	if counts.Procs < 5000 {
+		t.Skipf("python3.11 has %d procedures: no debug file (python3.11-dbg)?", counts.Procs)
 	}
 	st, _ := os.Stat(page)
 	tb := openPage(t, page)
-	t.Logf("%d bytes, %+v, first render %.0f ms", st.Size(), sw.d.Counts, tb.Ready)
+	t.Logf("%d bytes, %+v, first render %.0f ms", st.Size(), counts, tb.Ready)
 	// A loaded CI machine is slower than the measure in docs/pages.md: the
 	// bound here only catches a page that would not open in time.
 	if tb.Ready > 6000 {

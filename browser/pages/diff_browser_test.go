@@ -1,4 +1,4 @@
-package view
+package pages
 
 import (
 	"os"
@@ -9,13 +9,16 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"bloop/browser/browsertest"
 	"bloop/golden"
+	"bloop/internal/viewtest"
+	"bloop/view"
 )
 
 // writeDiffPage writes the diff page of a and b and returns its path.
-func writeDiffPage(t *testing.T, a, b string, o Options) string {
+func writeDiffPage(t *testing.T, a, b string, o view.Options) string {
 	t.Helper()
-	d, err := DiffPage(detailedDiff(t, a, b), DiffOptions{Sources: o})
+	d, err := view.DiffPage(viewtest.DetailedDiff(t, a, b), view.DiffOptions{Sources: o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +27,7 @@ func writeDiffPage(t *testing.T, a, b string, o Options) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteDiff(f, d); err != nil {
+	if err := view.WriteDiff(f, d); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -32,6 +35,15 @@ func writeDiffPage(t *testing.T, a, b string, o Options) string {
 	}
 	return path
 }
+
+// The diff page is tested on two real builds, inline.c by gcc 12 at -O2
+// and -O3 (the corpus's committed structure files: -O3 unrolls
+// poly_eval's loop and inlines inline_poly into main), and on a
+// hand-made pair with markup in its names.
+var (
+	diffO2 = goldenDir + "/inline-gcc12-O2.hpcstruct"
+	diffO3 = goldenDir + "/inline-gcc12-O3.hpcstruct"
+)
 
 // Expressions that read the page.
 const (
@@ -67,9 +79,7 @@ func clearSearch(tb *tab) {
 // A's gutter column; the search by name finds a procedure that differs
 // and says that one that does not is identical.
 func TestDiffPage(t *testing.T) {
-	if chromiumPath() == "" {
-		t.Skip("no chromium binary (apt-get install chromium)")
-	}
+	browsertest.Need(t)
 	tb := openPage(t, writeDiffPage(t, diffO2, diffO3, repoSources))
 	if got := eval[[]string](tb, procLabels); !slices.Equal(got, []string{"inline_poly", "main"}) {
 		t.Errorf("procedures listed %q", got)
@@ -135,12 +145,11 @@ func TestDiffPage(t *testing.T) {
 // moved inlined call (operator<<) in A selects its counterpart in B and
 // opens the source at the call site; the page adds one global.
 func TestDiffPageNames(t *testing.T) {
-	if chromiumPath() == "" {
-		t.Skip("no chromium binary (apt-get install chromium)")
-	}
-	a, b, o := hostileFiles(t)
+	browsertest.Need(t)
+	a, b, src := viewtest.HostileFiles(t)
+	o := view.Options{Replace: []view.Replacement{{Old: "/src", New: src}}}
 	tb := openPage(t, writeDiffPage(t, a, b, o))
-	if got := eval[[]string](tb, procLabels); !slices.Equal(got, []string{nameTemplate, "main", nameScript}) {
+	if got := eval[[]string](tb, procLabels); !slices.Equal(got, []string{viewtest.NameTemplate, "main", viewtest.NameScript}) {
 		t.Errorf("procedures listed %q", got)
 	}
 	if n := eval[int](tb, `document.querySelectorAll('#x, body b:not(.fact b), header code b').length`); n != 0 {
@@ -151,20 +160,20 @@ func TestDiffPageNames(t *testing.T) {
 	}
 	// The template method's removed loop, then main's moved call.
 	tb.Do(chromedp.Click(chromedp.Search(`//ol[contains(@class,"procs")]//li[@data-proc="1"]`)))
-	if r := rowWith(rowsOf(tb, 0), nameTemplate); r == "" {
-		t.Errorf("A's tree lacks %q: %q", nameTemplate, rowsOf(tb, 0))
+	if r := rowWith(rowsOf(tb, 0), viewtest.NameTemplate); r == "" {
+		t.Errorf("A's tree lacks %q: %q", viewtest.NameTemplate, rowsOf(tb, 0))
 	}
 	if line := eval[string](tb, `document.querySelector('table.src tr[data-line="11"] td.code').firstChild.textContent`); line != "  for (int i = 0; i < n && i < 9; i++)" {
 		t.Errorf("x.cc line 11 reads %q", line)
 	}
 	tb.Do(chromedp.Click(chromedp.Search(`//ol[contains(@class,"procs")]//li[.//span[text()="main"]]`)))
-	moved := "[inlined] " + nameOperator + " (called at x.cc:20)"
+	moved := "[inlined] " + viewtest.NameOperator + " (called at x.cc:20)"
 	tb.Do(chromedp.Click(chromedp.Search(`(//div[contains(@class,"side-a")]//tr[contains(@class,"ch-mv")])[1]`)))
 	a0, b0 := rowsOf(tb, 0), rowsOf(tb, 1)
 	if r := rowWith(a0, moved); !strings.Contains(r, "sel") {
 		t.Errorf("A's moved call: %q in %q", r, a0)
 	}
-	if r := rowWith(b0, "[inlined] "+nameOperator+" (called at x.cc:22)"); !strings.Contains(r, "sel") || !strings.Contains(r, "ch-mv") {
+	if r := rowWith(b0, "[inlined] "+viewtest.NameOperator+" (called at x.cc:22)"); !strings.Contains(r, "sel") || !strings.Contains(r, "ch-mv") {
 		t.Errorf("B's counterpart: %q in %q", r, b0)
 	}
 	if cur := eval[string](tb, `document.querySelector('table.src tr.cur').dataset.line`); cur != "20" {
@@ -183,7 +192,7 @@ func TestDiffPageNames(t *testing.T) {
 	if note := eval[string](tb, `document.querySelector('.side-a .side-note').textContent`); note != "not in A: the procedure was added" {
 		t.Errorf("an added procedure's A side: %q", note)
 	}
-	if r := rowWith(rowsOf(tb, 1), nameScript); r == "" {
+	if r := rowWith(rowsOf(tb, 1), viewtest.NameScript); r == "" {
 		t.Errorf("B's tree lacks the added procedure: %q", rowsOf(tb, 1))
 	}
 	if added := tb.AddedGlobals(); !slices.Equal(added, []string{"bloop"}) {
@@ -196,16 +205,14 @@ func TestDiffPageNames(t *testing.T) {
 // pairs that differ, which also names the file only in a; choosing a
 // pair lists its procedures and opens its first.
 func TestDiffPageDirs(t *testing.T) {
-	if chromiumPath() == "" {
-		t.Skip("no chromium binary (apt-get install chromium)")
-	}
+	browsertest.Need(t)
 	tmp := t.TempDir()
 	for _, f := range [][2]string{
 		{"a/bin/inline.hpcstruct", "inline-gcc12-O2"}, {"b/bin/inline.hpcstruct", "inline-gcc12-O3"},
 		{"a/loops.hpcstruct", "loops-gcc12-O2"}, {"b/loops.hpcstruct", "loops-clang14-O2"},
 		{"a/old/hot.hpcstruct", "hot-gcc12-O2"},
 	} {
-		data, err := os.ReadFile(filepath.Join("../testdata/golden", f[1]+".hpcstruct"))
+		data, err := os.ReadFile(filepath.Join(goldenDir, f[1]+".hpcstruct"))
 		if err != nil {
 			t.Skip(err)
 		}
@@ -219,13 +226,13 @@ func TestDiffPageDirs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := DirDiffPage(r, DiffOptions{Sources: repoSources})
+	d, err := view.DirDiffPage(r, view.DiffOptions{Sources: repoSources})
 	if err != nil {
 		t.Fatal(err)
 	}
 	page := filepath.Join(tmp, "dirs.html")
 	f, _ := os.Create(page)
-	if err := WriteDiff(f, d); err != nil {
+	if err := view.WriteDiff(f, d); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

@@ -1,0 +1,53 @@
+package view
+
+import (
+	"bloop/golden"
+	"bloop/profile"
+)
+
+// The pages compare kinds, statuses and outcomes by name: each page
+// carries these tables, made from the Go constants, in a JSON element of
+// its own (id bloop-enums), so that the JavaScript holds no number that
+// must match a Go constant by hand.
+
+// enumValue names one constant's value.
+type enumValue struct {
+	Name  string
+	Value any
+}
+
+// enums are the tables every page carries, by the name the scripts read
+// them under (bloop.enums.NAME.VALUE_NAME).
+var enums = []struct {
+	Name   string
+	Values []enumValue
+}{
+	// The structure and diff pages' tree nodes (STree.Kind).
+	{"scope", []enumValue{{"proc", SProc}, {"inlined", SInlined}, {"loop", SLoop}, {"stmt", SStmt}, {"guard", SGuard}, {"file", SFile}, {"module", SModule}}},
+	// The report page's scopes (Scopes.Kind), named as the flat view's
+	// kind column names them.
+	{"elem", []enumValue{{"proc", int(profile.ElemProc)}, {"inlined", int(profile.ElemInline)}, {"loop", int(profile.ElemLoop)}, {"line", int(profile.ElemStmt)}}},
+	// ReportData.Unwind's indices.
+	{"outcome", []enumValue{{"complete", int(profile.Complete)}, {"truncated", int(profile.Truncated)}, {"failed", int(profile.Failed)}}},
+	// DiffProc.Status.
+	{"status", []enumValue{{"changed", golden.ProcChanged}, {"removed", golden.ProcRemoved}, {"added", golden.ProcAdded}}},
+	// DiffChange.Kind.
+	{"change", []enumValue{{"loopRemoved", golden.LoopRemoved}, {"loopAdded", golden.LoopAdded}, {"loopMoved", golden.LoopMoved},
+		{"loopSplit", golden.LoopSplit}, {"loopFused", golden.LoopFused}, {"inlineRemoved", golden.InlineRemoved},
+		{"inlineAdded", golden.InlineAdded}, {"inlineMoved", golden.InlineMoved}, {"stmtIntoLoop", golden.StmtIntoLoop},
+		{"stmtOutOfLoop", golden.StmtOutOfLoop}, {"address", golden.AddressChanged}}},
+}
+
+// enumData is the tables as the page's JSON: name -> value name ->
+// value; encoding/json sorts map keys, so the bytes are stable.
+func enumData() map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, e := range enums {
+		m := map[string]any{}
+		for _, v := range e.Values {
+			m[v.Name] = v.Value
+		}
+		out[e.Name] = m
+	}
+	return out
+}
