@@ -7,6 +7,7 @@
 package browsertest
 
 import (
+	"bloop/internal/testenv"
 	"bytes"
 	"context"
 	"fmt"
@@ -61,12 +62,10 @@ func Need(t testing.TB) string {
 	t.Helper()
 	exe := Chromium()
 	if exe == "" {
-		if os.Getenv("BLOOP_CI") == "1" {
-			t.Fatal("no chromium binary, and BLOOP_CI=1: the pages must be tested (apt-get install chromium)")
-		}
-		t.Skip("no chromium binary (apt-get install chromium)")
+		testenv.Absent(t, "no chromium binary (apt-get install chromium)")
 	}
 	return exe
+
 }
 
 // Tab is one page open in the browser, with what it asked the network for

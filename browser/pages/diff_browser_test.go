@@ -214,9 +214,10 @@ func TestDiffPageDirs(t *testing.T) {
 	} {
 		data, err := os.ReadFile(filepath.Join(goldenDir, f[1]+".hpcstruct"))
 		if err != nil {
-			t.Skip(err)
+			t.Fatal(err)
 		}
 		p := filepath.Join(tmp, f[0])
+
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)

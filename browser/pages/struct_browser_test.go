@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"bloop/browser/browsertest"
+	"bloop/internal/testenv"
 	"bloop/structfile"
 	"bloop/view"
 )
@@ -86,13 +87,12 @@ func TestStructPagePython(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Skip("no python3.11")
-	}
+	testenv.NeedFile(t, bin, "python3.11")
 	page, counts := writeStruct(t, bin)
 	if counts.Procs < 5000 {
-		t.Skipf("python3.11 has %d procedures: no debug file (python3.11-dbg)?", counts.Procs)
+		testenv.Absent(t, "python3.11 has %d procedures: no debug file (python3.11-dbg)?", counts.Procs)
 	}
+
 	st, _ := os.Stat(page)
 	tb := openPage(t, page)
 	t.Logf("%d bytes, %+v, first render %.0f ms", st.Size(), counts, tb.Ready)
