@@ -164,8 +164,8 @@ func TestDyninstForeignTable(t *testing.T) {
 		succs     []uint64 // of the jump's block
 		continued []uint64
 	}{
-		{"bloop: tail calls", Options{Foreign: foreign}, []uint64{0x1000, 0x1009, 0x100a}, nil, nil},
-		{"Dyninst", Options{DyninstTables: true, Foreign: foreign},
+		{"bloop: tail calls", Options{Procs: oracle{foreign: foreign}}, []uint64{0x1000, 0x1009, 0x100a}, nil, nil},
+		{"Dyninst", Options{Procs: oracle{foreign: foreign}, Dyninst: &Dyninst{Tables: true}},
 			[]uint64{0x1000, 0x1009, 0x100a, 0x1020, 0x1030, 0x1032}, []uint64{0x1020, 0x1030, 0x1032},
 			[]uint64{0x1020, 0x1030}},
 	} {

@@ -1147,7 +1147,7 @@ func dyninstTwoLevel(xs []x86asm.Inst, jx x86asm.Inst, first, second root) bool 
 // entry's target for junk and stops reading the table there (its
 // IndirectControlFlowAnalyzer::FindJunkInstruction on x86-64): decoded on
 // from the target up to the first control transfer, an instruction does
-// not decode (Dyninst12Undecodable included) or is 00 00 (add %al,(%rax)).
+// not decode (dyninst12Undecodable included) or is 00 00 (add %al,(%rax)).
 // Past the 16 entries of __strcasecmp_l_sse2's table are
 // __strcat_sse2_unaligned's, whose targets 0xa7810 and 0xa7820 decode to
 // a jump and 0xa7830 to `and %cl,-0x7d(%rax); c7 20`: Dyninst reads 18
@@ -1161,7 +1161,7 @@ func dyninstJunk(mem Memory, target uint64) bool {
 			return true
 		}
 		in := a.Decode(b, pc)
-		if in.Kind == Invalid || in.Len <= 0 || in.Len > len(b) || a.Dyninst12Undecodable(b[:in.Len]) {
+		if in.Kind == Invalid || in.Len <= 0 || in.Len > len(b) || a.dyninst12Undecodable(b[:in.Len]) {
 			return true
 		}
 		if in.Len == 2 && b[0] == 0 && b[1] == 0 {

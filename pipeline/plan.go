@@ -306,15 +306,22 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 // cfgOptions are the options every procedure's graph is built with, the
 // noreturn inference's included (it must see the graphs Dyninst parses).
 func (pl *plan) cfgOptions() cfg.Options {
-	opt := cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat}
+	opt := cfg.Options{NoReturn: pl.noret, Procs: oracle{pl}, LandingPad: pl.img.PadFor}
 	if pl.compat {
-		_, anyWord := isa.For(pl.img.Machine).(isa.DyninstWords)
-		opt.AnyWord, opt.DyninstDecode = anyWord, true
-		opt.Foreign, opt.JumpInto = pl.foreign, pl.jumpInto
-		opt.DyninstTailCalls, opt.Called = true, pl.callers.called
+		opt.Dyninst = &cfg.Dyninst{FallOut: pl.fallOut, Tables: true, TailCalls: true, Decode: isa.Dyninst12For(pl.img.Machine)}
 	}
 	return opt
 }
+
+// oracle is the plan's cfg.Oracle.
+type oracle struct{ pl *plan }
+
+func (o oracle) Region(t uint64, callNext bool) (uint64, uint64, bool) {
+	return o.pl.region(t, callNext)
+}
+func (o oracle) Foreign(t uint64) (uint64, uint64, bool)  { return o.pl.foreign(t) }
+func (o oracle) JumpInto(t uint64) (uint64, uint64, bool) { return o.pl.jumpInto(t) }
+func (o oracle) Called(t uint64) bool                     { return o.pl.callers != nil && o.pl.callers.called(t) }
 
 // foreign is cfg.Options.Foreign: the procedure a jump-table entry points
 // into, which Dyninst parses as the jumping procedure's own code (code in
