@@ -1,4 +1,4 @@
-package pipeline
+package dyninst
 
 import (
 	"slices"
@@ -8,7 +8,7 @@ import (
 	"bloop/loader"
 )
 
-// callTargets answers cfg.Options.Called for compat mode: whether a direct
+// callTargets answers cfg.Oracle.Called under a policy: whether a direct
 // call somewhere in the image enters a procedure at t, its entry or its
 // ppc64 local entry (Dyninst 12.3 takes a jump there for a tail call). The
 // image's direct calls are found on the first question, by a linear sweep

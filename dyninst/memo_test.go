@@ -1,4 +1,4 @@
-package pipeline
+package dyninst
 
 import (
 	"bytes"
@@ -47,15 +47,15 @@ func TestParseMemoSameAsFresh(t *testing.T) {
 	check := func(t *testing.T, img *loader.Image) *parseMemo {
 		memo := newParseMemo()
 		memo.verify = true
-		tab := discoverProcedures(img, 2, memo)
+		tab := Hpcstruct.discover(img, 2, memo)
 		got := tableString(tab)
-		want := tableString(discoverProcedures(img, 2, nil))
+		want := tableString(Hpcstruct.discover(img, 2, nil))
 		if got != want {
 			t.Errorf("with the memo:\n%s\nafresh:\n%s", got, want)
 		}
 		// Run's image is the table's: its sweep, done afresh, finds the
 		// call targets discovery hands on.
-		fresh := (&callTargets{img: withProcs(img, tab, true)}).targets()
+		fresh := (&callTargets{img: procs.WithProcs(img, tab, nil)}).targets()
 		if !maps.Equal(tab.CallTargets, fresh) {
 			t.Errorf("call targets handed on %x, a fresh sweep finds %x",
 				slices.Sorted(maps.Keys(tab.CallTargets)), slices.Sorted(maps.Keys(fresh)))

@@ -1,4 +1,4 @@
-package pipeline
+package dyninst
 
 import (
 	"maps"
@@ -10,23 +10,23 @@ import (
 	"bloop/loader"
 )
 
-// Procedure discovery (dyninstProcedures) parses the whole image once per
+// Procedure discovery (Policy.Procedures) parses the whole image once per
 // round, and a round only adds procedures in code no symbol covers. Most
 // procedures' graphs come out the same every round: a graph depends on
 // the image's bytes, the procedure's extent and the answers cfg.Build gets
 // from the options' functions. Of those, the calls that never return by
-// name (noReturnAddrs, compared round to round) and the landing pads (the
+// name (NoReturnAddrs, compared round to round) and the landing pads (the
 // image's call-site tables, which every round's image shares) do not
 // depend on the procedure table; the rest can (which jumps are tail
 // calls, where code runs on, where jump tables lead). So a parseMemo
 // keeps, per procedure, what the return analysis needs of its graph
 // (procShape) with the table-dependent questions the build asked and
-// their answers (queryLog); the next round reuses it when the extent is
+// their answers (queryLog, which logs every question of cfg.Oracle); the next round reuses it when the extent is
 // the same and every question gets the same answer again. The result is
 // the one a fresh build gives, by construction.
 type parseMemo struct {
 	byEntry map[uint64]*memoEntry
-	noRet   map[uint64]bool           // the last round's procedures named noreturn (plan.named)
+	noRet   map[uint64]bool           // the last round's procedures named noreturn (Parse.named)
 	calls   map[loader.Range][]uint64 // callTargets.memo
 	reused  atomic.Int64              // parses taken from an earlier round
 
@@ -40,14 +40,14 @@ func newParseMemo() *parseMemo {
 	return &parseMemo{byEntry: map[uint64]*memoEntry{}, calls: map[loader.Range][]uint64{}}
 }
 
-// begin starts pl's round: if the procedures named noreturn changed, no
+// begin starts ps's round: if the procedures named noreturn changed, no
 // earlier parse holds.
-func (m *parseMemo) begin(pl *plan) {
-	pl.memo, pl.callers.memo = m, m.calls
-	if m.noRet != nil && !maps.Equal(m.noRet, pl.named) {
+func (m *parseMemo) begin(ps *Parse) {
+	ps.memo, ps.callers.memo = m, m.calls
+	if m.noRet != nil && !maps.Equal(m.noRet, ps.named) {
 		clear(m.byEntry)
 	}
-	m.noRet = pl.named
+	m.noRet = ps.named
 }
 
 // memoEntry is one procedure's parse: its shape, nil when the build
@@ -61,13 +61,13 @@ type memoEntry struct {
 // parseShape builds procedure i's graph in Dyninst's way and reads its
 // shape off it, or takes prev's when prev still holds; with log it
 // records the build's questions.
-func (pl *plan) parseShape(i int, prev *memoEntry, log bool) *memoEntry {
-	fn := pl.img.Funcs[i]
-	opt := pl.cfgOptions()
+func (ps *Parse) parseShape(i int, prev *memoEntry, log bool) *memoEntry {
+	fn := ps.img.Funcs[i]
+	opt := ps.Options()
 	if prev != nil && prev.end == fn.End && prev.log.same(opt.Procs) {
-		pl.memo.reused.Add(1)
-		if pl.memo.verify && !prev.shape.equal(pl.parseShape(i, nil, false).shape) {
-			pl.memo.stale.Add(1)
+		ps.memo.reused.Add(1)
+		if ps.memo.verify && !prev.shape.equal(ps.parseShape(i, nil, false).shape) {
+			ps.memo.stale.Add(1)
 		}
 		return prev
 	}
@@ -76,7 +76,7 @@ func (pl *plan) parseShape(i int, prev *memoEntry, log bool) *memoEntry {
 		e.log = &queryLog{}
 		opt = e.log.wrap(opt)
 	}
-	if g, err := cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, opt); err == nil {
+	if g, err := cfg.Build(ps.img, fn.Addr, fn.Addr, fn.End, opt); err == nil {
 		e.shape = shapeOf(g)
 	}
 	if log {
