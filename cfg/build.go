@@ -299,7 +299,7 @@ func (b *builder) follow(in Inst, start uint64, from int) bool {
 	// Dyninst takes it for a tail call.
 	jump := func(t uint64) {
 		if _, ok := b.regionOf(t, false); !ok && b.opt.Dyninst != nil && b.opt.Procs != nil &&
-			!tailJump(b.ar, b.img, b.all[from:], start, b.entry, b.at, b.all) {
+			!tailJump(b.ar, b.dy.Decode.TailMark, b.img, b.all[from:], start, b.entry, b.at, b.all) {
 			if rlo, rhi, ok := b.opt.Procs.JumpInto(t); ok && t > rlo && t < rhi && len(b.img.Bytes(rlo, rhi)) > 0 {
 				b.fellInto = append(b.fellInto, region{rlo, rlo + uint64(len(b.img.Bytes(rlo, rhi)))})
 			}

@@ -177,14 +177,16 @@ func walkBack(walk []Inst) iter.Seq[isa.Inst] {
 	}
 }
 
+// tailMarker reads the instruction before a jump (isa.Dyninst12.TailMark).
+type tailMarker = func(b []byte, addr uint64) isa.TailMark
+
 // tailJump reports whether Dyninst 12.3's x86-64 tail-call test takes a
 // jump that follows walk, the instructions decoded since the walk began at
 // start, for a tail call by what precedes it (endsFrame), or for one
 // alone in the procedure's entry block. selfTail asks the same of the
 // jumps back to the entry.
-func tailJump(ar isa.Arch, img *loader.Image, walk []Inst, start, entry uint64, at map[uint64]int32, all []Inst) bool {
-	tm, ok := ar.(isa.TailMarker)
-	if !ok {
+func tailJump(ar isa.Arch, tm tailMarker, img *loader.Image, walk []Inst, start, entry uint64, at map[uint64]int32, all []Inst) bool {
+	if tm == nil {
 		return false
 	}
 	if len(walk) == 0 {
@@ -201,14 +203,14 @@ func tailJump(ar isa.Arch, img *loader.Image, walk []Inst, start, entry uint64, 
 }
 
 // endsFrame is the instructions' part of Dyninst's tail-call test: the
-// last of insts, nops skipped, ends a frame (isa.TailMarker: a leave, a pop
+// last of insts, nops skipped, ends a frame (isa.Dyninst12.TailMark: a leave, a pop
 // of a register calls preserve, an add to the stack pointer). An add that
 // is the first of insts does not when afterCall says a call returns to it:
 // it pops the call's arguments.
-func endsFrame(tm isa.TailMarker, img *loader.Image, insts []Inst, afterCall func() bool) bool {
+func endsFrame(tm tailMarker, img *loader.Image, insts []Inst, afterCall func() bool) bool {
 	for k := len(insts) - 1; k >= 0; k-- {
 		in := &insts[k]
-		switch tm.TailMark(img.Bytes(in.Addr, in.End()), in.Addr) {
+		switch tm(img.Bytes(in.Addr, in.End()), in.Addr) {
 		case isa.NopMark:
 			if k > 0 {
 				continue
@@ -231,7 +233,7 @@ func endsFrame(tm isa.TailMarker, img *loader.Image, insts []Inst, afterCall fun
 //     makes every jump to a block with an incoming call edge a tail call,
 //     such as the jump back to the entry of a procedure called anywhere
 //     (or to a ppc64 local entry a bl reaches);
-//   - on x86-64 (isa.TailMarker), a jump back to the entry right after the
+//   - on x86-64 (isa.Dyninst12.TailMark), a jump back to the entry right after the
 //     end of a frame (endsFrame, on the instructions of its block before
 //     it); a jump alone in the entry block is one too. That test also
 //     marks jumps elsewhere in the procedure, but Dyninst turns those back
@@ -249,8 +251,8 @@ func selfTail(ar isa.Arch, img *loader.Image, blocks []*Block, i int, entry uint
 	if opt.Procs != nil && opt.Procs.Called(t) {
 		return true
 	}
-	tm, ok := ar.(isa.TailMarker)
-	if !ok || t != entry {
+	tm := opt.Dyninst.Decode.TailMark
+	if tm == nil || t != entry {
 		return false
 	}
 	if len(b.Insts) == 1 {

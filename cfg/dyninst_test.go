@@ -119,7 +119,7 @@ func TestDyninstOrderNesting(t *testing.T) {
 // TestDyninstForeignTable: glibc's _authenticate jumps through a table to
 // the entries of other procedures. bloop takes those jumps for tail calls
 // (no edges); Dyninst 12.3 parses the code as the jumping procedure's own
-// (Options.Foreign), an entry it reaches so is Continued (that procedure
+// (Oracle.Foreign), an entry it reaches so is Continued (that procedure
 // is written with its gaps only), and an entry into another procedure's
 // middle (__strcasecmp_l_sse2's table read past its end) parses that code
 // too without claiming the procedure.

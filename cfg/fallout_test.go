@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"bloop/isa"
 	"bloop/loader"
 )
 
@@ -155,7 +156,7 @@ func TestJumpIntoTailCall(t *testing.T) {
 			[]blockShape{{0x1000, 0x1004, []uint64{0x1012}}, {0x1012, 0x1014, nil}}},
 	} {
 		img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: tc.code}}, nil)
-		g, err := Build(img, 0x1000, 0x1000, 0x1010, Options{Procs: oracle{into: into}, Dyninst: &Dyninst{}})
+		g, err := Build(img, 0x1000, 0x1000, 0x1010, Options{Procs: oracle{into: into}, Dyninst: &Dyninst{Decode: isa.Dyninst12For(elf.EM_X86_64)}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package cfg
 
 import (
+	"debug/elf"
 	"reflect"
 	"testing"
 
@@ -8,7 +9,7 @@ import (
 	"bloop/loader"
 )
 
-// TestDyninstTailCalls: with DyninstTailCalls, a jump back to the
+// TestDyninstTailCalls: with Dyninst.TailCalls, a jump back to the
 // procedure's entry is no edge (Dyninst takes it for a tail call) after the
 // end of a frame on x86-64, or wherever the entry is called; other jumps,
 // and a stack release that a call returns to, keep theirs.
@@ -57,7 +58,7 @@ func TestDyninstTailCalls(t *testing.T) {
 		{"conditional jump to the entry", condLoop, 0x1005, true, nil, true},
 		{"conditional jump to a called entry", condLoop, 0x1005, true, called, false},
 	} {
-		g, err := Build(amd(tc.code), 0x1000, 0x1000, tc.hi, Options{Procs: oracle{called: tc.called}, Dyninst: &Dyninst{TailCalls: tc.dyn}})
+		g, err := Build(amd(tc.code), 0x1000, 0x1000, tc.hi, Options{Procs: oracle{called: tc.called}, Dyninst: &Dyninst{TailCalls: tc.dyn, Decode: isa.Dyninst12For(elf.EM_X86_64)}})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

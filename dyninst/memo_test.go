@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -227,4 +228,26 @@ func shrinkImage() *loader.Image {
 	return &loader.Image{Name: "lib.so", Arch: loader.AMD64, Machine: elf.EM_X86_64,
 		Sections: []*loader.Section{{Name: ".text", Addr: 0x1000, Data: text}},
 		Funcs:    []*loader.Func{f}, Lines: &loader.LineTable{}}
+}
+
+// TestMemoCoversOptions: a reused parse is the one its options would
+// build only if every option that can change between rounds is logged or
+// compared. The procedure table's answers are logged (loggedOracle names
+// each method of cfg.Oracle); the rest are accounted for here, so a field
+// added to cfg.Options fails this test until the memo accounts for it.
+func TestMemoCoversOptions(t *testing.T) {
+	how := map[string]string{
+		"Arch":       "not set by a Parse",
+		"NoReturn":   "the named set, compared round to round (parseMemo.begin)",
+		"Procs":      "every question logged (loggedOracle)",
+		"Roots":      "not set by a Parse",
+		"LandingPad": "the image's call-site tables, which every round's image shares",
+		"Dyninst":    "the policy's, the same every round",
+	}
+	typ := reflect.TypeOf(cfg.Options{})
+	for i := range typ.NumField() {
+		if name := typ.Field(i).Name; how[name] == "" {
+			t.Errorf("cfg.Options.%s: the parse memo neither logs nor compares it", name)
+		}
+	}
 }

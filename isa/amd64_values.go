@@ -853,34 +853,8 @@ func (s *values) step(x x86asm.Inst, next uint64) {
 		clear(s.loads)
 		return
 	}
-	switch x.Op {
-	case x86asm.CDQE:
-		s.write(x86asm.RAX, regVal{s.sext(s.read(x86asm.EAX)), 64})
+	if s.stepWhole(x) {
 		return
-	case x86asm.CWDE:
-		s.write(x86asm.EAX, regVal{s.sext(s.read(x86asm.AX)), 32})
-		return
-	case x86asm.XCHG, x86asm.XADD:
-		// Both operands change; xchg of two registers is followed below.
-		r1, ok1 := x.Args[0].(x86asm.Reg)
-		r2, ok2 := x.Args[1].(x86asm.Reg)
-		if !ok1 || !ok2 || x.Op == x86asm.XADD {
-			for _, a := range x.Args[:2] {
-				if r, ok := a.(x86asm.Reg); ok {
-					s.write(r, s.unknown(64))
-				}
-			}
-			clear(s.loads)
-			return
-		}
-		if r1 != r2 {
-			a, b := s.read(r1), s.read(r2)
-			s.write(r1, b)
-			s.write(r2, a)
-		}
-		return
-	case x86asm.PUSH, x86asm.POP, x86asm.PUSHF, x86asm.POPF:
-		clear(s.loads) // the stack pointer moves, and a push stores
 	}
 	m, isMem := x.Args[0].(x86asm.Mem)
 	if isMem && x.Op != x86asm.CMP && x.Op != x86asm.TEST {
@@ -900,9 +874,51 @@ func (s *values) step(x x86asm.Inst, next uint64) {
 		return
 	}
 	_, w, _, gp := regWidth(dst)
-	if !gp {
+	if !gp || s.stepFlags(x, dst, w) {
 		return
 	}
+	s.stepArith(x, dst, w, next)
+}
+
+// stepWhole applies the instructions that write their registers whole
+// (sign extensions of rax, exchanges) and reports whether x was one; it
+// also forgets the loads a push or pop may change.
+func (s *values) stepWhole(x x86asm.Inst) bool {
+	switch x.Op {
+	case x86asm.CDQE:
+		s.write(x86asm.RAX, regVal{s.sext(s.read(x86asm.EAX)), 64})
+		return true
+	case x86asm.CWDE:
+		s.write(x86asm.EAX, regVal{s.sext(s.read(x86asm.AX)), 32})
+		return true
+	case x86asm.XCHG, x86asm.XADD:
+		// Both operands change; xchg of two registers is followed below.
+		r1, ok1 := x.Args[0].(x86asm.Reg)
+		r2, ok2 := x.Args[1].(x86asm.Reg)
+		if !ok1 || !ok2 || x.Op == x86asm.XADD {
+			for _, a := range x.Args[:2] {
+				if r, ok := a.(x86asm.Reg); ok {
+					s.write(r, s.unknown(64))
+				}
+			}
+			clear(s.loads)
+			return true
+		}
+		if r1 != r2 {
+			a, b := s.read(r1), s.read(r2)
+			s.write(r1, b)
+			s.write(r2, a)
+		}
+		return true
+	case x86asm.PUSH, x86asm.POP, x86asm.PUSHF, x86asm.POPF:
+		clear(s.loads) // the stack pointer moves, and a push stores
+	}
+	return false
+}
+
+// stepFlags applies the instructions with a register operand that write
+// no register (comparisons set the flags) and reports whether x was one.
+func (s *values) stepFlags(x x86asm.Inst, dst x86asm.Reg, w uint8) bool {
 	src := x.Args[1]
 	switch x.Op {
 	case x86asm.CMP:
@@ -911,19 +927,23 @@ func (s *values) step(x x86asm.Inst, next uint64) {
 		if ok1 && ok2 {
 			s.flags = &cmpFact{a, b}
 		}
-		return
+		return true
 	case x86asm.TEST:
 		if r, ok := src.(x86asm.Reg); ok && r == dst {
 			a, _ := s.operand(dst, w)
 			s.flags = &cmpFact{a, regVal{constLin(0), w}}
 		}
-		return
+		return true
 	case x86asm.PUSH, x86asm.NOP, x86asm.BT, x86asm.PREFETCHT0, x86asm.PREFETCHNTA:
-		return
+		return true
 	}
-	if isJcc(x.Op) || x.Op == x86asm.JMP {
-		return
-	}
+	return isJcc(x.Op) || x.Op == x86asm.JMP
+}
+
+// stepArith applies an instruction that writes general-purpose register
+// dst, of width w.
+func (s *values) stepArith(x x86asm.Inst, dst x86asm.Reg, w uint8, next uint64) {
+	src := x.Args[1]
 	set := func(v vlin) { s.write(dst, regVal{v, w}) }
 	switch x.Op {
 	case x86asm.MOV:

@@ -102,14 +102,8 @@ type Framer interface {
 	ABI() FrameABI
 }
 
-// TailMarker is implemented by the instruction sets on which Dyninst 12.3
-// takes a jump for a tail call by the instruction before it (x86-64's
-// isTailCall: a jump after the end of a frame leaves the procedure).
-type TailMarker interface {
-	TailMark(b []byte, addr uint64) TailMark
-}
-
-// TailMark is what the instruction before a jump says of it.
+// TailMark is what the instruction before a jump says of it
+// (Dyninst12.TailMark).
 type TailMark uint8
 
 const (
@@ -137,6 +131,11 @@ type Dyninst12 struct {
 	// where it reads it otherwise than bloop (AMD GPUs' s_swappc_b64, a
 	// call it does not fall through).
 	Kind func(in Inst) Kind
+	// TailMark, on the instruction sets where Dyninst 12.3 takes a jump
+	// for a tail call by the instruction before it (x86-64's isTailCall:
+	// a jump after the end of a frame leaves the procedure), reads that
+	// instruction, at the start of b.
+	TailMark func(b []byte, addr uint64) TailMark
 	// AnyWord says the fixed-width decoder takes every word for an
 	// instruction (ppc64's): a parse that goes on after a call runs
 	// through the data that follows it, such as the traceback table.
@@ -178,7 +177,7 @@ var arches = []struct {
 	arch    Arch
 	dyninst Dyninst12 // Dyninst 12.3's reading, where it differs
 }{
-	{elf.EM_X86_64, amd64{}, Dyninst12{Undecodable: amd64{}.dyninst12Undecodable, NoReturnSyscall: amd64{}.dyninst12NoReturnSyscall}},
+	{elf.EM_X86_64, amd64{}, Dyninst12{Undecodable: amd64{}.dyninst12Undecodable, NoReturnSyscall: amd64{}.dyninst12NoReturnSyscall, TailMark: amd64{}.tailMark}},
 	{elf.EM_AARCH64, arm64{}, Dyninst12{}},
 	{elf.EM_PPC64, ppc64le{}, Dyninst12{AnyWord: true}},
 	{elf.EM_AMDGPU, amdgpu{}, Dyninst12{Kind: amdgpu{}.dyninst12Kind}},
