@@ -39,6 +39,20 @@ func (p *Policy) CFG(m elf.Machine) *cfg.Dyninst {
 	return &cfg.Dyninst{FallOut: isa.For(m) != nil, Tables: true, TailCalls: true, Decode: p.decode(m)}
 }
 
+// Loader is lopt with the image read as the policy's tool reads it, or
+// as bloop reads it under no policy.
+func (p *Policy) Loader(lopt loader.Options) loader.Options {
+	on := p != nil
+	// hpcstruct prints file names as Dyninst spells them, uncleaned: a
+	// header reached through two spellings is two F elements.
+	lopt.RawFileNames = on
+	lopt.DyninstPLTNames = on
+	lopt.DyninstStubs = on
+	lopt.DyninstLineSites = on
+	lopt.DyninstDeclNames = on
+	return lopt
+}
+
 // Parse is what building an image's graphs under a policy takes: the
 // calls known never to return, the answers of the procedure table (Parse
 // is the graphs' cfg.Oracle) and cfg's policy. Under no policy it is the
@@ -95,6 +109,3 @@ func (ps *Parse) Settle(t *procs.Table, workers int) (runsOn map[uint64]bool) {
 	}
 	return runsOn
 }
-
-// NoReturn reports whether a call to a never returns.
-func (ps *Parse) NoReturn(a uint64) bool { return ps.noret(a) }

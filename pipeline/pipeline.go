@@ -130,7 +130,7 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 	}
 	img = withProcs(img, opt.Procs, opt.Dyninst)
 	pl := newPlan(img, opt, workers)
-	order, files := outputOrder(img, pl.subs, pl.policy != nil)
+	order, files := pl.outputOrder()
 	type result struct {
 		p     *scopes.Scope
 		probs []*Problem
@@ -196,13 +196,14 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 }
 
 // outputOrder sorts the procedures as they are written: by file name (byte
-// order), then by entry address; hpcstruct says whether its tree is
-// written.
-func outputOrder(img *loader.Image, subs []*loader.Subprogram, hpcstruct bool) (order []int, files []string) {
+// order; the policy's tool's file where there is one), then by entry
+// address.
+func (pl *plan) outputOrder() (order []int, files []string) {
+	img := pl.img
 	files = make([]string, len(img.Funcs))
 	order = make([]int, len(img.Funcs))
 	for i, fn := range img.Funcs {
-		files[i] = scopes.ProcFile(scopes.Input{Img: img, Func: fn, Sub: subs[i], Hpcstruct: hpcstruct})
+		files[i] = scopes.ProcFile(scopes.Input{Img: img, Func: fn, Sub: pl.subs[i], Hpcstruct: pl.policy != nil})
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool {

@@ -97,15 +97,8 @@ func engineFor(img *loader.Image, opt Options) Engine {
 // only the thesis engine reads, are left out unless it may run; in auto
 // mode an image without DWARF procedures, where it does, is read again.
 func Open(path string, lopt loader.Options, opt Options) (*loader.Image, error) {
-	hpcstruct := opt.Dyninst != nil
-	lopt.SkipDescriptors = hpcstruct || opt.Engine != Heuristic
-	// hpcstruct prints file names as Dyninst spells them, uncleaned: a
-	// header reached through two spellings is two F elements.
-	lopt.RawFileNames = hpcstruct
-	lopt.DyninstPLTNames = hpcstruct
-	lopt.DyninstStubs = hpcstruct
-	lopt.DyninstLineSites = hpcstruct
-	lopt.DyninstDeclNames = hpcstruct
+	lopt.SkipDescriptors = opt.Dyninst != nil || opt.Engine != Heuristic
+	lopt = opt.Dyninst.Loader(lopt)
 	img, err := loader.Open(path, lopt)
 	if err != nil || !lopt.SkipDescriptors || engineFor(img, opt) != Heuristic {
 		return img, err

@@ -2,9 +2,9 @@ package pipeline
 
 import "bloop/dyninst"
 
-// policyIf is hpcstruct's policy when compat, else none.
-func policyIf(compat bool) *dyninst.Policy {
-	if compat {
+// policyIf is hpcstruct's policy when on, else none.
+func policyIf(on bool) *dyninst.Policy {
+	if on {
 		return dyninst.Hpcstruct
 	}
 	return nil
