@@ -5,7 +5,6 @@ package cfg
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"iter"
 	"slices"
 
@@ -65,7 +64,7 @@ var ErrArch = errors.New("no control-flow analysis for this architecture yet")
 var ErrEntry = errors.New("entry does not decode")
 
 // ErrDyninstEntry says the procedure's first instruction is one Dyninst
-// 12.3 does not decode (Options.DyninstDecode): hpcstruct's parse of it
+// 12.3 does not decode (Dyninst.Decode): hpcstruct's parse of it
 // is empty.
 var ErrDyninstEntry = errors.New("entry does not decode for Dyninst 12.3")
 
@@ -76,30 +75,36 @@ type Options struct {
 	Arch isa.Arch
 	// NoReturn reports whether a call to target never returns.
 	NoReturn func(target uint64) bool
-	// Region gives the extent of code outside [lo, hi) that the procedure
-	// continues into (a gcc foo.cold part reached by a jump; the next
-	// procedure reached by a call to the next instruction), as Dyninst
-	// parses it. ok is false when the target is another procedure.
-	Region func(target uint64, callNext bool) (lo, hi uint64, ok bool)
+	// Procs answers what the procedure table knows of the code outside
+	// the procedure's extent; nil: nothing (every target outside is
+	// another procedure).
+	Procs Oracle
 	// Roots are further entry points that only the unwinder reaches.
 	Roots []uint64
 	// LandingPad gives the exception landing pad of a call, which Dyninst
 	// parses as reachable from the call.
 	LandingPad func(call uint64) (uint64, bool)
-	// FallOut continues, as Dyninst does, where code falls through the
-	// end of the procedure's extent: into the next procedure (Region with
-	// callNext). Compilers let code run to the end only after a call that
-	// never returns, or where one assembly function runs into the next;
-	// Dyninst follows it when it does not know that the callee never
-	// returns.
-	FallOut bool
-	// DyninstTables resolves only the jump tables Dyninst resolves
-	// (isa.Targets.Dyninst).
-	DyninstTables bool
-	// Foreign gives, with DyninstTables, the extent of the code outside
-	// the procedure's regions that a jump-table entry points into:
-	// another procedure's (lo its entry), which Dyninst 12.3 parses as
-	// this procedure's own where bloop takes the jump for a tail call.
+	// Dyninst, when set, parses as Dyninst 12.3's ParseAPI does
+	// (hpcstruct's parse), where it departs from bloop's; nil: bloop's
+	// own parse. The Dyninst emulation (package dyninst) gives it.
+	Dyninst *Dyninst
+}
+
+// Oracle answers the questions about code outside the procedure that
+// the procedure table answers, so that a different table can answer
+// them otherwise. The Dyninst emulation's parse memo logs every answer
+// through a wrapper of this interface: a method added here does not
+// compile there until it is logged too.
+type Oracle interface {
+	// Region gives the extent of code outside the procedure that it
+	// continues into (a gcc foo.cold part reached by a jump; the next
+	// procedure reached by a call to the next instruction), as Dyninst
+	// parses it. ok is false when the target is another procedure.
+	Region(t uint64, callNext bool) (lo, hi uint64, ok bool)
+	// Foreign gives, under Dyninst.Tables, the extent of the code
+	// outside the procedure's regions that a jump-table entry points
+	// into: another procedure's (lo its entry), which Dyninst 12.3 parses
+	// as this procedure's own where bloop takes the jump for a tail call.
 	// libc.so.6's _authenticate jumps through a table to the entries of
 	// the four _svcauth_* procedures: hpcstruct writes their code inside
 	// it, and them with their gaps only (an entry reached so is
@@ -107,360 +112,58 @@ type Options struct {
 	// hpcstruct writes that code under both (where Dyninst reads
 	// __strcasecmp_l_sse2's table past its end into the middle of
 	// __strcat_sse2_unaligned).
-	Foreign func(t uint64) (lo, hi uint64, ok bool)
-	// AnyWord takes every word of a fixed-width instruction set for an
-	// instruction, one without control flow where the decoder knows none,
-	// as Dyninst 12.3's ppc64 decoder does: a parse that goes on after a
-	// call runs through the traceback table that follows it.
-	AnyWord bool
-	// DyninstTailCalls leaves out the edges of the jumps within the
-	// procedure that Dyninst 12.3 takes for tail calls (selfTail).
-	DyninstTailCalls bool
-	// Called reports whether a direct call somewhere in the image enters
-	// the procedure's code at t; asked under DyninstTailCalls.
-	Called func(t uint64) bool
-	// JumpInto gives the extent of the procedure that a direct jump to t
-	// lands in, when t is not that procedure's entry: Dyninst 12.3 takes
-	// a jump into the middle of another function for one within the
-	// function (its tail-call test asks for a function entry at the
-	// target), so the parse continues there, and the code is the jumper's
-	// too (glibc's __mempcpy_avx512_unaligned jumps into
+	Foreign(t uint64) (lo, hi uint64, ok bool)
+	// JumpInto gives, under Dyninst, the extent of the procedure that a
+	// direct jump to t lands in, when t is not that procedure's entry:
+	// Dyninst 12.3 takes a jump into the middle of another function for
+	// one within the function (its tail-call test asks for a function
+	// entry at the target), so the parse continues there, and the code
+	// is the jumper's too (glibc's __mempcpy_avx512_unaligned jumps into
 	// __memmove_avx512_unaligned, whose size test jumps into
 	// __memmove_avx512_unaligned_erms). Jump tables are not asked.
-	JumpInto func(t uint64) (lo, hi uint64, ok bool)
-	// DyninstDecode decodes as Dyninst 12.3's decoder does
-	// (isa.DyninstDecoder): its block ends before an instruction it cannot
+	JumpInto(t uint64) (lo, hi uint64, ok bool)
+	// Called reports whether a direct call somewhere in the image enters
+	// the procedure's code at t; asked under Dyninst.TailCalls.
+	Called(t uint64) bool
+}
+
+// Dyninst is the policy of a parse that follows Dyninst 12.3's: where
+// its parse departs from bloop's, each departure with the hpcstruct
+// output it explains.
+type Dyninst struct {
+	// FallOut continues, as Dyninst does, where code falls through the
+	// end of the procedure's extent: into the next procedure (Region with
+	// callNext). Compilers let code run to the end only after a call that
+	// never returns, or where one assembly function runs into the next;
+	// Dyninst follows it when it does not know that the callee never
+	// returns.
+	FallOut bool
+	// Tables resolves only the jump tables Dyninst resolves
+	// (isa.Targets.Dyninst), and follows their entries into other
+	// procedures' code (Oracle.Foreign).
+	Tables bool
+	// TailCalls leaves out the edges of the jumps within the procedure
+	// that Dyninst 12.3 takes for tail calls (selfTail).
+	TailCalls bool
+	// Decode is the instruction set's reading by Dyninst 12.3's decoder
+	// and parser: a block ends before an instruction its decoder cannot
 	// decode, which is in no block, and what follows is parsed only where
 	// another edge leads; where that is the entry, Build fails with
 	// ErrDyninstEntry. hpcstruct writes those bytes as gaps (the vptestmb
 	// that ends __strcasecmp_evex's parse is a gap of __strcasecmp_l_evex,
 	// which the parse runs into). A system call its parser knows not to
-	// return has no fall-through, nor a call it takes for a jump
-	// (isa.DyninstFlow).
-	DyninstDecode bool
+	// return has no fall-through, nor a call it takes for a jump; with
+	// AnyWord every word of a fixed-width set is an instruction, one
+	// without control flow where the decoder knows none, as Dyninst
+	// 12.3's ppc64 decoder does: a parse that goes on after a call runs
+	// through the traceback table that follows it.
+	Decode isa.Dyninst12
 }
 
 type region struct{ lo, hi uint64 }
 
 // maxInsts bounds one procedure's decoding so that garbage cannot hang us.
 const maxInsts = 4 << 20
-
-// Build decodes the procedure [lo, hi) from entry by recursive traversal and
-// splits the reached instructions into basic blocks.
-func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error) {
-	ar := opt.Arch
-	if ar == nil {
-		ar = isa.ForTOC(img.Machine, img.TOC)
-	}
-	if ar == nil {
-		return nil, fmt.Errorf("%w: %s", ErrArch, img.Arch)
-	}
-	if len(img.Bytes(lo, hi)) == 0 {
-		return nil, fmt.Errorf("no code at %#x", lo)
-	}
-	hi = lo + uint64(len(img.Bytes(lo, hi)))
-	var fellInto []region  // procedures entered by falling out (FallOut) or a jump (JumpInto)
-	var tableInto []region // code entered through a jump table (Foreign)
-	// Outside the procedure's own extent, every target is asked again: a jump
-	// into a .cold part continues the procedure, a jump to its entry is a
-	// tail call.
-	regionOf := func(a uint64, callNext bool) (region, bool) {
-		if a >= lo && a < hi {
-			return region{lo, hi}, true
-		}
-		for _, r := range tableInto {
-			if a >= r.lo && a < r.hi {
-				return r, true
-			}
-		}
-		for _, r := range fellInto {
-			if a > r.lo && a < r.hi { // a jump to its entry is a tail call
-				return r, true
-			}
-		}
-		if opt.Region != nil {
-			if rlo, rhi, ok := opt.Region(a, callNext); ok && len(img.Bytes(rlo, rhi)) > 0 {
-				return region{rlo, rlo + uint64(len(img.Bytes(rlo, rhi)))}, true
-			}
-		}
-		return region{}, false
-	}
-	sweeps := map[region]bitset{}
-	chain := isa.TableReach(ar) // how far back jump tables are looked for
-	to := isa.Targets{
-		// The procedure may jump into its own extent and the regions it
-		// continues into (a .cold part).
-		Valid: func(t uint64) bool {
-			_, ok := regionOf(t, false)
-			return ok
-		},
-		Start: func(t uint64) bool {
-			r, ok := regionOf(t, false)
-			// A region that starts at t (code no procedure starts at,
-			// compat mode's continuation) starts an instruction there;
-			// sweeping it for each such t would be quadratic.
-			return ok && (t == r.lo || sweep(ar, img, r, sweeps).has(t-r.lo))
-		},
-		Dyninst: opt.DyninstTables,
-	}
-	// foreign is the code outside the procedure's regions a table entry
-	// leads to, as Dyninst parses it.
-	foreign := func(t uint64) (region, bool) {
-		if !opt.DyninstTables || opt.Foreign == nil {
-			return region{}, false
-		}
-		rlo, rhi, ok := opt.Foreign(t)
-		if !ok || t < rlo || t >= rhi {
-			return region{}, false
-		}
-		n := uint64(len(img.Bytes(rlo, rhi)))
-		return region{rlo, rlo + n}, t < rlo+n
-	}
-	if opt.DyninstTables && opt.Foreign != nil {
-		to.Code = func(t uint64) bool {
-			_, ok := foreign(t)
-			return ok
-		}
-	}
-	// Decoded instructions in decoding order, and where each address is:
-	// a map of small values is much cheaper to grow than one of Insts.
-	// x86-64 instructions average about 4 bytes.
-	all := make([]Inst, 0, (hi-lo)/3+16)
-	at := make(map[uint64]int32, (hi-lo)/4)
-	leaders := map[uint64]bool{entry: true}
-	work := []uint64{entry}
-	for _, r := range opt.Roots {
-		if r >= lo && r < hi && r != entry {
-			leaders[r] = true
-			work = append(work, r)
-		}
-	}
-	g := &Graph{}
-	var dd isa.DyninstDecoder
-	var df isa.DyninstFlow
-	if opt.DyninstDecode {
-		dd, _ = ar.(isa.DyninstDecoder)
-		df, _ = ar.(isa.DyninstFlow)
-	}
-	calls := map[uint64]bool{}
-	var pending []uint64 // indirect jumps whose tables are not resolved yet
-	for len(work) > 0 || len(pending) > 0 {
-		if len(work) == 0 {
-			// Resolve jump tables once all straight-line code before them is
-			// decoded: the table base may be loaded blocks earlier.
-			jumps := map[uint64][]uint64{}
-			for _, in := range all {
-				if in.Kind == isa.Jump || in.Kind == isa.CondJump {
-					jumps[in.Target] = append(jumps[in.Target], in.Addr)
-				}
-			}
-			for _, a := range pending {
-				in := &all[at[a]]
-				in.Table = ar.JumpTable(img, backChain(all, at, jumps, a, chain, ar.MaxLen()), in.Inst, to)
-				for _, t := range in.Table {
-					if _, ok := regionOf(t, false); ok {
-						leaders[t] = true
-						work = append(work, t)
-					} else if r, ok := foreign(t); ok {
-						tableInto = append(tableInto, r)
-						if t == r.lo {
-							g.Continued = append(g.Continued, t)
-						}
-						leaders[t] = true
-						work = append(work, t)
-					}
-				}
-			}
-			pending = pending[:0]
-			continue
-		}
-		start := work[len(work)-1]
-		work = work[:len(work)-1]
-		reg, ok := regionOf(start, false)
-		sinceCall := 2         // instructions decoded since the last call on this walk
-		walk := all[len(all):] // the instructions of this walk, as appended to all
-		for a := start; ok && a >= reg.lo && a < reg.hi; {
-			if _, seen := at[a]; seen {
-				leaders[a] = true
-				break
-			}
-			if len(all) >= maxInsts {
-				return nil, fmt.Errorf("more than %d instructions", maxInsts)
-			}
-			in := Inst{Inst: ar.Decode(img.Bytes(a, reg.hi), a)}
-			if df != nil {
-				in.Kind = df.Dyninst12Kind(in.Inst)
-			}
-			if dd != nil && in.Kind == isa.Other && dd.Dyninst12Undecodable(img.Bytes(a, in.End())) {
-				// Dyninst's block ends before it; the bytes stay a gap.
-				break
-			}
-			if dd != nil && in.Kind == isa.Other && dd.Dyninst12NoReturnSyscall(img, walkBack(walk), in.Inst) {
-				in.Kind = isa.Halt
-			}
-			if in.Kind == isa.Invalid && opt.AnyWord && in.Len == ar.Align() {
-				in.Kind = isa.Other
-			}
-			if in.Kind == isa.Invalid {
-				// Right after a call, bytes that do not decode say the
-				// callee does not return: ppc64 puts the traceback table
-				// after a last call to a noreturn procedure and the nop
-				// that would restore the TOC pointer; the other sets get
-				// the same allowance, for the padding compilers put after
-				// such calls. Not undecodable code.
-				if sinceCall > 1 {
-					g.Undecodable += in.Len
-				}
-				break
-			}
-			sinceCall++
-			if in.Kind == isa.Call || in.Kind == isa.IndirectCall {
-				sinceCall = 0
-			}
-			branch := func(t uint64) {
-				if _, ok := regionOf(t, false); ok {
-					leaders[t] = true
-					work = append(work, t)
-				}
-			}
-			// A direct jump may also land in another procedure's code,
-			// unless Dyninst takes it for a tail call.
-			jump := func(t uint64) {
-				if _, ok := regionOf(t, false); !ok && opt.JumpInto != nil && !tailJump(ar, img, walk, start, entry, at, all) {
-					if rlo, rhi, ok := opt.JumpInto(t); ok && t > rlo && t < rhi && len(img.Bytes(rlo, rhi)) > 0 {
-						fellInto = append(fellInto, region{rlo, rlo + uint64(len(img.Bytes(rlo, rhi)))})
-					}
-				}
-				branch(t)
-			}
-			next := true
-			switch in.Kind {
-			case isa.Jump:
-				jump(in.Target)
-				next = false
-			case isa.CondJump:
-				jump(in.Target)
-				leaders[in.End()] = true
-			case isa.IndirectJump:
-				pending = append(pending, a)
-				next = false
-			case isa.Call, isa.IndirectCall:
-				if opt.LandingPad != nil {
-					if pad, ok := opt.LandingPad(a); ok {
-						branch(pad)
-					}
-				}
-			}
-			switch in.Kind {
-			case isa.Call:
-				if in.Target == in.End() {
-					// Dyninst parses a call to the next instruction as a jump.
-					if r, ok := regionOf(in.Target, true); ok {
-						in.Kind = isa.Jump
-						leaders[in.Target] = true
-						g.Continued = append(g.Continued, in.Target)
-						at[a] = int32(len(all))
-						all = append(all, in)
-						walk = all[len(all)-len(walk)-1:]
-						reg = r
-						a = in.Target
-						continue
-					}
-				}
-				calls[in.Target] = true
-				if opt.NoReturn != nil && opt.NoReturn(in.Target) {
-					next = false
-				}
-				leaders[in.End()] = true
-			case isa.IndirectCall:
-				leaders[in.End()] = true
-			case isa.Return, isa.Halt:
-				next = false
-			}
-			at[a] = int32(len(all))
-			all = append(all, in)
-			walk = all[len(all)-len(walk)-1:]
-			if !next {
-				break
-			}
-			a = in.End()
-			if a == reg.hi && opt.FallOut {
-				if r, ok := regionOf(a, true); ok && r != reg {
-					g.Continued = append(g.Continued, a)
-					fellInto = append(fellInto, r)
-					reg = r
-				}
-			}
-		}
-	}
-	sorted := byAddress(all)
-	index := map[uint64]int{}
-	start := 0
-	for k := range sorted {
-		in := &sorted[k]
-		if k+1 < len(sorted) && in.End() > sorted[k+1].Addr {
-			in.shared = uint8(in.End() - sorted[k+1].Addr)
-			g.Overlaps++
-		}
-		// A block ends after a control transfer, before a leader, and at a
-		// hole in the code.
-		if k+1 == len(sorted) || endsBlock(in.Kind) || leaders[sorted[k+1].Addr] || in.End() != sorted[k+1].Addr {
-			index[sorted[start].Addr] = len(g.Blocks)
-			g.Blocks = append(g.Blocks, &Block{Start: sorted[start].Addr, End: in.End(), Insts: sorted[start : k+1 : k+1]})
-			start = k + 1
-		}
-	}
-	for i, b := range g.Blocks {
-		last := b.Last()
-		add := func(t uint64) {
-			if j, ok := index[t]; ok {
-				b.Succs = append(b.Succs, j)
-			}
-		}
-		// A jump within the procedure that Dyninst takes for a tail call
-		// is no edge; asked only of targets in the graph.
-		jump := func(t uint64) {
-			if _, ok := index[t]; ok && !selfTail(ar, img, g.Blocks, i, entry, opt) {
-				add(t)
-			}
-		}
-		switch last.Kind {
-		case isa.Jump:
-			jump(last.Target)
-		case isa.CondJump:
-			jump(last.Target)
-			add(last.End())
-		case isa.IndirectJump:
-			for _, t := range last.Table {
-				add(t)
-			}
-		case isa.Return, isa.Halt:
-		case isa.Call:
-			if opt.NoReturn == nil || !opt.NoReturn(last.Target) {
-				add(last.End())
-			}
-		default:
-			add(last.End())
-		}
-		b.Succs = uniq(b.Succs)
-		for _, s := range b.Succs {
-			g.Blocks[s].Preds = append(g.Blocks[s].Preds, i)
-		}
-	}
-	e, ok := index[entry]
-	if !ok {
-		if dd != nil && dd.Dyninst12Undecodable(img.Bytes(entry, entry+uint64(ar.MaxLen()))) {
-			return nil, fmt.Errorf("%w at %#x", ErrDyninstEntry, entry)
-		}
-		return nil, fmt.Errorf("%w at %#x", ErrEntry, entry)
-	}
-	g.Entry = e
-	for t := range calls {
-		g.Calls = append(g.Calls, t)
-	}
-	slices.Sort(g.Calls)
-	return g, nil
-}
 
 // walkBack yields walk's instructions as isa knows them, latest first,
 // without copying the walk (asked at every instruction of it).
@@ -474,14 +177,16 @@ func walkBack(walk []Inst) iter.Seq[isa.Inst] {
 	}
 }
 
+// tailMarker reads the instruction before a jump (isa.Dyninst12.TailMark).
+type tailMarker = func(b []byte, addr uint64) isa.TailMark
+
 // tailJump reports whether Dyninst 12.3's x86-64 tail-call test takes a
 // jump that follows walk, the instructions decoded since the walk began at
 // start, for a tail call by what precedes it (endsFrame), or for one
 // alone in the procedure's entry block. selfTail asks the same of the
 // jumps back to the entry.
-func tailJump(ar isa.Arch, img *loader.Image, walk []Inst, start, entry uint64, at map[uint64]int32, all []Inst) bool {
-	tm, ok := ar.(isa.TailMarker)
-	if !ok {
+func tailJump(ar isa.Arch, tm tailMarker, img *loader.Image, walk []Inst, start, entry uint64, at map[uint64]int32, all []Inst) bool {
+	if tm == nil {
 		return false
 	}
 	if len(walk) == 0 {
@@ -498,14 +203,14 @@ func tailJump(ar isa.Arch, img *loader.Image, walk []Inst, start, entry uint64, 
 }
 
 // endsFrame is the instructions' part of Dyninst's tail-call test: the
-// last of insts, nops skipped, ends a frame (isa.TailMarker: a leave, a pop
+// last of insts, nops skipped, ends a frame (isa.Dyninst12.TailMark: a leave, a pop
 // of a register calls preserve, an add to the stack pointer). An add that
 // is the first of insts does not when afterCall says a call returns to it:
 // it pops the call's arguments.
-func endsFrame(tm isa.TailMarker, img *loader.Image, insts []Inst, afterCall func() bool) bool {
+func endsFrame(tm tailMarker, img *loader.Image, insts []Inst, afterCall func() bool) bool {
 	for k := len(insts) - 1; k >= 0; k-- {
 		in := &insts[k]
-		switch tm.TailMark(img.Bytes(in.Addr, in.End()), in.Addr) {
+		switch tm(img.Bytes(in.Addr, in.End()), in.Addr) {
 		case isa.NopMark:
 			if k > 0 {
 				continue
@@ -528,14 +233,14 @@ func endsFrame(tm isa.TailMarker, img *loader.Image, insts []Inst, afterCall fun
 //     makes every jump to a block with an incoming call edge a tail call,
 //     such as the jump back to the entry of a procedure called anywhere
 //     (or to a ppc64 local entry a bl reaches);
-//   - on x86-64 (isa.TailMarker), a jump back to the entry right after the
+//   - on x86-64 (isa.Dyninst12.TailMark), a jump back to the entry right after the
 //     end of a frame (endsFrame, on the instructions of its block before
 //     it); a jump alone in the entry block is one too. That test also
 //     marks jumps elsewhere in the procedure, but Dyninst turns those back
 //     (a target the procedure reaches otherwise, or only from that jump,
 //     is not a tail call), and only the entry stays.
 func selfTail(ar isa.Arch, img *loader.Image, blocks []*Block, i int, entry uint64, opt Options) bool {
-	if !opt.DyninstTailCalls {
+	if opt.Dyninst == nil || !opt.Dyninst.TailCalls {
 		return false
 	}
 	b := blocks[i]
@@ -543,11 +248,11 @@ func selfTail(ar isa.Arch, img *loader.Image, blocks []*Block, i int, entry uint
 	if t == b.Last().End() {
 		return false // a call to the next instruction, parsed as a jump
 	}
-	if opt.Called != nil && opt.Called(t) {
+	if opt.Procs != nil && opt.Procs.Called(t) {
 		return true
 	}
-	tm, ok := ar.(isa.TailMarker)
-	if !ok || t != entry {
+	tm := opt.Dyninst.Decode.TailMark
+	if tm == nil || t != entry {
 		return false
 	}
 	if len(b.Insts) == 1 {

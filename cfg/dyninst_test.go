@@ -119,7 +119,7 @@ func TestDyninstOrderNesting(t *testing.T) {
 // TestDyninstForeignTable: glibc's _authenticate jumps through a table to
 // the entries of other procedures. bloop takes those jumps for tail calls
 // (no edges); Dyninst 12.3 parses the code as the jumping procedure's own
-// (Options.Foreign), an entry it reaches so is Continued (that procedure
+// (Oracle.Foreign), an entry it reaches so is Continued (that procedure
 // is written with its gaps only), and an entry into another procedure's
 // middle (__strcasecmp_l_sse2's table read past its end) parses that code
 // too without claiming the procedure.
@@ -164,8 +164,8 @@ func TestDyninstForeignTable(t *testing.T) {
 		succs     []uint64 // of the jump's block
 		continued []uint64
 	}{
-		{"bloop: tail calls", Options{Foreign: foreign}, []uint64{0x1000, 0x1009, 0x100a}, nil, nil},
-		{"Dyninst", Options{DyninstTables: true, Foreign: foreign},
+		{"bloop: tail calls", Options{Procs: oracle{foreign: foreign}}, []uint64{0x1000, 0x1009, 0x100a}, nil, nil},
+		{"Dyninst", Options{Procs: oracle{foreign: foreign}, Dyninst: &Dyninst{Tables: true}},
 			[]uint64{0x1000, 0x1009, 0x100a, 0x1020, 0x1030, 0x1032}, []uint64{0x1020, 0x1030, 0x1032},
 			[]uint64{0x1020, 0x1030}},
 	} {

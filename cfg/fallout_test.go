@@ -1,10 +1,12 @@
 package cfg
 
 import (
+	"debug/elf"
 	"errors"
 	"reflect"
 	"testing"
 
+	"bloop/isa"
 	"bloop/loader"
 )
 
@@ -40,7 +42,7 @@ func TestFallOut(t *testing.T) {
 			{0x1014, 0x1018, nil},
 		}, []uint64{0x1008}},
 	} {
-		g, err := Build(img, 0x1000, 0x1000, 0x1008, Options{Region: region, FallOut: tc.fallOut})
+		g, err := Build(img, 0x1000, 0x1000, 0x1008, Options{Procs: oracle{region: region}, Dyninst: &Dyninst{FallOut: tc.fallOut}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +88,7 @@ func TestJumpInto(t *testing.T) {
 			{0x101a, 0x101b, nil},
 		}},
 	} {
-		g, err := Build(img, 0x1000, 0x1000, 0x1005, Options{JumpInto: tc.into})
+		g, err := Build(img, 0x1000, 0x1000, 0x1005, Options{Procs: oracle{into: tc.into}, Dyninst: &Dyninst{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +98,7 @@ func TestJumpInto(t *testing.T) {
 	}
 }
 
-// TestDyninstDecode: with DyninstDecode, the block ends before an
+// TestDyninstDecode: with Dyninst.Decode, the block ends before an
 // instruction Dyninst 12.3 does not decode (vptestmb), which is in no
 // block and counts as no undecodable bytes, and the code after it is
 // parsed only where an edge leads; an entry it does not decode fails
@@ -117,7 +119,7 @@ func TestDyninstDecode(t *testing.T) {
 		{false, []blockShape{{0x1000, 0x100b, []uint64{0x100c, 0x100b}}, {0x100b, 0x100c, []uint64{0x100c}}, {0x100c, 0x100d, nil}}},
 		{true, []blockShape{{0x1000, 0x1003, nil}}},
 	} {
-		g, err := Build(img, 0x1000, 0x1000, 0x100d, Options{DyninstDecode: tc.dyninst})
+		g, err := Build(img, 0x1000, 0x1000, 0x100d, Options{Dyninst: decodeAs(tc.dyninst, elf.EM_X86_64)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +127,7 @@ func TestDyninstDecode(t *testing.T) {
 			t.Errorf("DyninstDecode %v: blocks %+v, %d undecodable bytes\nwant %+v", tc.dyninst, got, g.Undecodable, tc.want)
 		}
 	}
-	if _, err := Build(img, 0x1003, 0x1003, 0x100d, Options{DyninstDecode: true}); !errors.Is(err, ErrDyninstEntry) {
+	if _, err := Build(img, 0x1003, 0x1003, 0x100d, Options{Dyninst: decodeAs(true, elf.EM_X86_64)}); !errors.Is(err, ErrDyninstEntry) {
 		t.Errorf("entry vptestmb: %v, want ErrDyninstEntry", err)
 	}
 }
@@ -154,7 +156,7 @@ func TestJumpIntoTailCall(t *testing.T) {
 			[]blockShape{{0x1000, 0x1004, []uint64{0x1012}}, {0x1012, 0x1014, nil}}},
 	} {
 		img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: 0x1000, Data: tc.code}}, nil)
-		g, err := Build(img, 0x1000, 0x1000, 0x1010, Options{JumpInto: into})
+		g, err := Build(img, 0x1000, 0x1000, 0x1010, Options{Procs: oracle{into: into}, Dyninst: &Dyninst{Decode: isa.Dyninst12For(elf.EM_X86_64)}})
 		if err != nil {
 			t.Fatal(err)
 		}

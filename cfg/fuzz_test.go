@@ -57,8 +57,14 @@ func FuzzBuild(f *testing.F) {
 		img := loader.FromSections(arch,
 			[]*loader.Section{{Name: ".text", Addr: lo, Data: code}},
 			[]*loader.Section{{Name: ".rodata", Addr: hi + 0x1000, Data: code}})
-		opt := Options{FallOut: sel&0x10 != 0, DyninstTables: sel&0x20 != 0, DyninstDecode: sel&0x80 != 0,
-			NoReturn: func(x uint64) bool { return sel&0x40 != 0 && x%3 == 0 }}
+		opt := Options{NoReturn: func(x uint64) bool { return sel&0x40 != 0 && x%3 == 0 }}
+		if sel&0xb0 != 0 {
+			dy := &Dyninst{FallOut: sel&0x10 != 0, Tables: sel&0x20 != 0}
+			if sel&0x80 != 0 {
+				dy.Decode = isa.Dyninst12For(img.Machine)
+			}
+			opt.Dyninst = dy
+		}
 		if sm, ok := fuzzSMs[k]; ok {
 			opt = Options{Arch: isa.BindCUDA(sm, isa.CUDACode{Mem: img, Procs: [][2]uint64{{lo, hi}},
 				Tables: map[uint64][]uint64{lo: {lo + 16, hi + 16}}})}

@@ -1,13 +1,15 @@
 package cfg
 
 import (
+	"debug/elf"
 	"reflect"
 	"testing"
 
+	"bloop/isa"
 	"bloop/loader"
 )
 
-// TestDyninstTailCalls: with DyninstTailCalls, a jump back to the
+// TestDyninstTailCalls: with Dyninst.TailCalls, a jump back to the
 // procedure's entry is no edge (Dyninst takes it for a tail call) after the
 // end of a frame on x86-64, or wherever the entry is called; other jumps,
 // and a stack release that a call returns to, keep theirs.
@@ -56,7 +58,7 @@ func TestDyninstTailCalls(t *testing.T) {
 		{"conditional jump to the entry", condLoop, 0x1005, true, nil, true},
 		{"conditional jump to a called entry", condLoop, 0x1005, true, called, false},
 	} {
-		g, err := Build(amd(tc.code), 0x1000, 0x1000, tc.hi, Options{DyninstTailCalls: tc.dyn, Called: tc.called})
+		g, err := Build(amd(tc.code), 0x1000, 0x1000, tc.hi, Options{Procs: oracle{called: tc.called}, Dyninst: &Dyninst{TailCalls: tc.dyn, Decode: isa.Dyninst12For(elf.EM_X86_64)}})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -79,7 +81,7 @@ func TestDyninstTailCalls(t *testing.T) {
 		called func(uint64) bool
 		edge   bool
 	}{{nil, true}, {called, false}} {
-		g, err := Build(img, 0x1000, 0x1000, 0x1014, Options{DyninstTailCalls: true, Called: tc.called})
+		g, err := Build(img, 0x1000, 0x1000, 0x1014, Options{Procs: oracle{called: tc.called}, Dyninst: &Dyninst{TailCalls: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +121,7 @@ func TestFallOutPadding(t *testing.T) {
 		continued []uint64
 		blocks    int
 	}{{false, nil, 1}, {true, []uint64{0x1005, 0x1008}, 4}} {
-		g, err := Build(img, 0x1000, 0x1000, 0x1005, Options{Region: region, FallOut: tc.fallOut})
+		g, err := Build(img, 0x1000, 0x1000, 0x1005, Options{Procs: oracle{region: region}, Dyninst: &Dyninst{FallOut: tc.fallOut}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +148,7 @@ func TestAnyWord(t *testing.T) {
 		any bool
 		end uint64
 	}{{false, 0x1008}, {true, 0x1010}} {
-		g, err := Build(img, 0x1000, 0x1000, 0x1010, Options{AnyWord: tc.any})
+		g, err := Build(img, 0x1000, 0x1000, 0x1010, Options{Dyninst: &Dyninst{Decode: isa.Dyninst12{AnyWord: tc.any}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"bloop/dyninst"
 	"bloop/loader"
 	"bloop/pipeline"
 	"bloop/scopes"
@@ -137,7 +138,7 @@ type Mode struct {
 // Modes are the placement modes compared against source loops.
 func Modes() []Mode {
 	return []Mode{
-		{"hpcstruct", pipeline.Options{Compat: true}},
+		{"hpcstruct", pipeline.Options{Dyninst: dyninst.Hpcstruct}},
 		{"dwarf", pipeline.Options{Engine: pipeline.DWARF}},
 		{"hybrid", pipeline.Options{Engine: pipeline.Hybrid}},
 		{"heuristic", pipeline.Options{Engine: pipeline.Heuristic}},

@@ -106,13 +106,13 @@ func vexFields(b []byte) (mmap, pp, op byte, evex, ok bool) {
 	return 0, 0, 0, false, false
 }
 
-// Dyninst12Undecodable reports whether Dyninst 12.3's decoder fails on the
-// instruction at the start of b, one bloop decodes (isa.DyninstDecoder):
+// dyninst12Undecodable reports whether Dyninst 12.3's decoder fails on the
+// instruction at the start of b, one bloop decodes (Dyninst12.Undecodable):
 // a VEX or EVEX instruction whose path through its tables ends in an
 // illegal entry (dyninst12Holes, dyninst12EVEXHoles), one of an opcode
 // map it has no table for, or a legacy one of the illegal rows of the
 // 0F groups (dyninst12GroupHole).
-func (amd64) Dyninst12Undecodable(b []byte) bool {
+func (amd64) dyninst12Undecodable(b []byte) bool {
 	mmap, pp, op, evex, ok := vexFields(b)
 	switch {
 	case !ok:
@@ -124,7 +124,7 @@ func (amd64) Dyninst12Undecodable(b []byte) bool {
 	return (evex || mmap == 1) && dyninstHoles[k].has(op) || evex && dyninstEVEXHoles[k].has(op)
 }
 
-// Dyninst12NoReturnSyscall: Dyninst's parser gives a syscall a call edge to
+// dyninst12NoReturnSyscall: Dyninst's parser gives a syscall a call edge to
 // its sink and a fall-through, which it drops when the system call's
 // number, the constant its slice finds in rax, is one its code source
 // lists as not returning: on x86-64 exit (60) and rt_sigreturn (15), not
@@ -132,7 +132,7 @@ func (amd64) Dyninst12Undecodable(b []byte) bool {
 // into __libc_sigaction for hpcstruct. The number is read from the
 // instructions before the syscall on the walk: the last to write eax, a
 // mov of a constant; anything else leaves it unknown, taken to return.
-func (amd64) Dyninst12NoReturnSyscall(mem Memory, before iter.Seq[Inst], sc Inst) bool {
+func (amd64) dyninst12NoReturnSyscall(mem Memory, before iter.Seq[Inst], sc Inst) bool {
 	if b := mem.Bytes(sc.Addr, sc.End()); len(b) != 2 || b[0] != 0x0f || b[1] != 0x05 {
 		return false
 	}

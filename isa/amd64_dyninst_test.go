@@ -53,7 +53,7 @@ func TestDyninst12Undecodable(t *testing.T) {
 		{"ret", []byte{0xc3}, false},
 		{"mov %rdi,%rax", []byte{0x48, 0x89, 0xf8}, false},
 	} {
-		if got := (amd64{}).Dyninst12Undecodable(tc.b); got != tc.want {
+		if got := (amd64{}).dyninst12Undecodable(tc.b); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 		if in := (amd64{}).Decode(tc.b, 0); in.Kind == Invalid || in.Len != len(tc.b) {
@@ -89,7 +89,7 @@ func TestDyninst12NoReturnSyscall(t *testing.T) {
 			a = in.End()
 		}
 		sc := (amd64{}).Decode(m.Bytes(a, a+15), a)
-		if got := (amd64{}).Dyninst12NoReturnSyscall(m, backward(path), sc); got != tc.want {
+		if got := (amd64{}).dyninst12NoReturnSyscall(m, backward(path), sc); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

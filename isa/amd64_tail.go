@@ -2,10 +2,10 @@ package isa
 
 import "golang.org/x/arch/x86/x86asm"
 
-// TailMark classifies the instruction at the start of b as Dyninst 12.3's
+// tailMark classifies the instruction at the start of b as Dyninst 12.3's
 // x86-64 parser reads the one before a jump: after the end of a frame, a
-// jump is a tail call.
-func (amd64) TailMark(b []byte, addr uint64) TailMark {
+// jump is a tail call (Dyninst12.TailMark).
+func (amd64) tailMark(b []byte, addr uint64) TailMark {
 	x, _, ok := decodeAMD64(b)
 	if !ok || x.Op == 0 {
 		return NoTailMark

@@ -102,14 +102,8 @@ type Framer interface {
 	ABI() FrameABI
 }
 
-// TailMarker is implemented by the instruction sets on which Dyninst 12.3
-// takes a jump for a tail call by the instruction before it (x86-64's
-// isTailCall: a jump after the end of a frame leaves the procedure).
-type TailMarker interface {
-	TailMark(b []byte, addr uint64) TailMark
-}
-
-// TailMark is what the instruction before a jump says of it.
+// TailMark is what the instruction before a jump says of it
+// (Dyninst12.TailMark).
 type TailMark uint8
 
 const (
@@ -119,32 +113,44 @@ const (
 	FreeMark              // SP += imm: the end of a frame, unless a call returns to it
 )
 
-// DyninstDecoder is implemented by the instruction sets whose decoder in
-// Dyninst 12.3 fails on instructions bloop's decodes: hpcstruct's parse
-// ends its block there, as at any instruction it cannot decode.
-type DyninstDecoder interface {
-	Dyninst12Undecodable(b []byte) bool
-	// Dyninst12NoReturnSyscall reports whether Dyninst 12.3's parser
-	// takes the system call sc for one that does not return (no
-	// fall-through); before yields the instructions before sc on the
-	// parse's walk, latest first, and is read only for a syscall.
-	Dyninst12NoReturnSyscall(mem Memory, before iter.Seq[Inst], sc Inst) bool
+// Dyninst12 is how Dyninst 12.3's decoder and parser (hpcstruct
+// 2023.08's) read an instruction set otherwise than bloop does: one row
+// per instruction set (arches), which the Dyninst emulation's policy
+// hands to the parse (cfg.Dyninst). The zero value reads as bloop does.
+type Dyninst12 struct {
+	// Undecodable reports whether Dyninst's decoder fails on the
+	// instruction at the start of b, one bloop decodes: hpcstruct's parse
+	// ends its block there, as at any instruction it cannot decode.
+	Undecodable func(b []byte) bool
+	// NoReturnSyscall reports whether Dyninst's parser takes the system
+	// call sc for one that does not return (no fall-through); before
+	// yields the instructions before sc on the parse's walk, latest
+	// first, and is read only for a syscall.
+	NoReturnSyscall func(mem Memory, before iter.Seq[Inst], sc Inst) bool
+	// Kind is the control-flow kind Dyninst's parser gives an instruction
+	// where it reads it otherwise than bloop (AMD GPUs' s_swappc_b64, a
+	// call it does not fall through).
+	Kind func(in Inst) Kind
+	// TailMark, on the instruction sets where Dyninst 12.3 takes a jump
+	// for a tail call by the instruction before it (x86-64's isTailCall:
+	// a jump after the end of a frame leaves the procedure), reads that
+	// instruction, at the start of b.
+	TailMark func(b []byte, addr uint64) TailMark
+	// AnyWord says the fixed-width decoder takes every word for an
+	// instruction (ppc64's): a parse that goes on after a call runs
+	// through the data that follows it, such as the traceback table.
+	AnyWord bool
 }
 
-// DyninstFlow is implemented by the instruction sets whose control-flow
-// kinds Dyninst 12.3's parser reads otherwise than bloop does (AMD GPUs'
-// s_swappc_b64, a call it does not fall through): hpcstruct's parse
-// follows Dyninst's kind (cfg.Options.DyninstDecode).
-type DyninstFlow interface {
-	Dyninst12Kind(in Inst) Kind
-}
-
-// DyninstWords is implemented by the fixed-width instruction sets whose
-// decoder in Dyninst 12.3 takes every word for an instruction (ppc64's):
-// a parse that goes on after a call runs through the data that follows
-// it, such as the traceback table (cfg.Options.AnyWord).
-type DyninstWords interface {
-	Dyninst12AnyWord()
+// Dyninst12For is Dyninst 12.3's reading of ELF machine m; the zero value
+// where it reads as bloop does or bloop has no decoder.
+func Dyninst12For(m elf.Machine) Dyninst12 {
+	for _, r := range arches {
+		if r.machine == m {
+			return r.dyninst
+		}
+	}
+	return Dyninst12{}
 }
 
 // TOCUser is implemented by the instruction sets whose code reaches its
@@ -169,12 +175,13 @@ func ForTOC(m elf.Machine, toc uint64) Arch {
 var arches = []struct {
 	machine elf.Machine
 	arch    Arch
+	dyninst Dyninst12 // Dyninst 12.3's reading, where it differs
 }{
-	{elf.EM_X86_64, amd64{}},
-	{elf.EM_AARCH64, arm64{}},
-	{elf.EM_PPC64, ppc64le{}},
-	{elf.EM_AMDGPU, amdgpu{}},
-	{elf.EM_CUDA, sass{}}, // by SM number: Generational
+	{elf.EM_X86_64, amd64{}, Dyninst12{Undecodable: amd64{}.dyninst12Undecodable, NoReturnSyscall: amd64{}.dyninst12NoReturnSyscall, TailMark: amd64{}.tailMark}},
+	{elf.EM_AARCH64, arm64{}, Dyninst12{}},
+	{elf.EM_PPC64, ppc64le{}, Dyninst12{AnyWord: true}},
+	{elf.EM_AMDGPU, amdgpu{}, Dyninst12{Kind: amdgpu{}.dyninst12Kind}},
+	{elf.EM_CUDA, sass{}, Dyninst12{}}, // by SM number: Generational
 }
 
 // For returns the instruction set of ELF machine m, or nil when bloop has

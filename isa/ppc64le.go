@@ -24,10 +24,6 @@ func (ppc64le) Align() int   { return 4 }
 // and gcc's jump tables address their slots from r2.
 func (p ppc64le) WithTOC(toc uint64) Arch { p.toc = toc; return p }
 
-// Dyninst12AnyWord: Dyninst 12.3's ppc64 decoder decodes every word
-// (isa.DyninstWords).
-func (ppc64le) Dyninst12AnyWord() {}
-
 // decodePPC decodes the instruction at the start of b. ok is false for
 // bytes that are no instruction (the zero word included: compilers and
 // linkers pad with it, and ppc64asm returns it as an empty instruction).

@@ -63,7 +63,7 @@ func TestAMDGPULoops(t *testing.T) {
 			continue
 		}
 		for i, compat := range []bool{false, true} {
-			doc := amdgpuStructure(t, bin, Options{Workers: 2, Compat: compat, SourceDirs: []string{src}})
+			doc := amdgpuStructure(t, bin, Options{Workers: 2, Dyninst: policyIf(compat), SourceDirs: []string{src}})
 			if got := loopNests(doc.Root); got != want[i] {
 				t.Errorf("%s compat=%v: loops\n\t%s\nwant\n\t%s", name, compat, got, want[i])
 			}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"bloop/dyninst"
 	"bloop/loader"
 	"bloop/par"
 )
@@ -57,11 +58,11 @@ func TestClaimedEntries(t *testing.T) {
 			}
 			if compat {
 				// As Open reads it for compat mode (Dyninst's stubs).
-				if img, err = Open(bin, loader.Options{}, Options{Compat: true}); err != nil {
+				if img, err = Open(bin, loader.Options{}, Options{Dyninst: dyninst.Hpcstruct}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			pl := newPlan(img, Options{Compat: compat}, 2)
+			pl := newPlan(img, Options{Dyninst: policyIf(compat)}, 2)
 			want := allClaimed(pl)
 			got := map[uint64]bool{}
 			for a := range pl.claimed {

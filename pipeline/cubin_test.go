@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"bloop/dwarfscan"
+	"bloop/dyninst"
 	"bloop/golden"
 	"bloop/internal/testenv"
 	"bloop/loader"
@@ -42,7 +43,7 @@ func TestCubinsWithoutReference(t *testing.T) {
 		want, hasLines, inlined := cubinFuncs(t, bin)
 		for _, compat := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/compat=%v", name, compat), func(t *testing.T) {
-				opt := Options{Workers: 2, Compat: compat}
+				opt := Options{Workers: 2, Dyninst: policyIf(compat)}
 				img, err := Open(bin, loader.Options{Workers: 2}, opt)
 				if err != nil {
 					t.Fatal(err)
@@ -219,8 +220,8 @@ func TestSM90aLoops(t *testing.T) {
 		}
 		n++
 		lined := !strings.HasSuffix(bin, "-r")
-		for _, opt := range []Options{{Workers: 2}, {Workers: 2, Compat: true, GPUCFG: true}} {
-			t.Run(fmt.Sprintf("%s/compat=%v", filepath.Base(bin), opt.Compat), func(t *testing.T) {
+		for _, opt := range []Options{{Workers: 2}, {Workers: 2, Dyninst: dyninst.Hpcstruct, GPUCFG: true}} {
+			t.Run(fmt.Sprintf("%s/compat=%v", filepath.Base(bin), opt.Dyninst != nil), func(t *testing.T) {
 				img, err := Open(bin, loader.Options{Workers: 2}, opt)
 				if err != nil {
 					t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/dyninst"
 	"bloop/loader"
 	"bloop/scopes"
 )
@@ -33,22 +34,22 @@ func TestCompatFallOutAfterStub(t *testing.T) {
 	const bin = "../testdata/bin/stl-gcc12-O2nodebug"
 	const clear = "_ZNSt10_HashtableINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESt4pairIKS5_iESaIS8_ENSt8__detail10_Select1stESt8equal_toIS5_ESt4hashIS5_ENSA_18_Mod_range_hashingENSA_20_Default_ranged_hashENSA_20_Prime_rehash_policyENSA_17_Hashtable_traitsILb1ELb0ELb1EEEE5clearEv"
 	for _, compat := range []bool{false, true} {
-		img, err := Open(bin, loader.Options{}, Options{Compat: compat})
+		img, err := Open(bin, loader.Options{}, Options{Dyninst: policyIf(compat)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		stub := funcNamed(t, img, "_ZSt28__throw_bad_array_new_lengthv@plt")
-		if got := noReturnAddrs(img, compat)[stub.Addr]; got == compat {
+		if got := policyIf(compat).NoReturnAddrs(img)[stub.Addr]; got == compat {
 			t.Errorf("compat %v: the stub never returns: %v", compat, got)
 		}
-		pl := newPlan(img, Options{Compat: compat}, 1)
+		pl := newPlan(img, Options{Dyninst: policyIf(compat)}, 1)
 		ctor := funcNamed(t, img, "_ZNSt6vectorIdSaIdEEC2ERKS1_")
 		cl := funcNamed(t, img, clear)
 		if _, got := pl.claimed[cl.Addr]; got != compat {
 			t.Errorf("compat %v: clear claimed %v", compat, got)
 		}
 		if compat {
-			if !pl.dyninstParse(1).runsOn[ctor.Addr] {
+			if !pl.parse.Facts(1).RunsOn[ctor.Addr] {
 				t.Errorf("the copy constructor's parse does not run on")
 			}
 			// _M_deallocate_buckets follows clear's ret.
@@ -69,11 +70,11 @@ func TestCompatFallOutAfterStub(t *testing.T) {
 func TestCompatSelfTailCall(t *testing.T) {
 	for _, bin := range []string{"../testdata/bin/stl-gcc12-O2nodebug", "../testdata/bin-arm64/stl-gcc12-O2", "../testdata/bin-ppc64le/stl-gcc12-O2"} {
 		for _, compat := range []bool{false, true} {
-			img, err := Open(bin, loader.Options{}, Options{Compat: compat})
+			img, err := Open(bin, loader.Options{}, Options{Dyninst: policyIf(compat)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			pl := newPlan(img, Options{Compat: compat}, 1)
+			pl := newPlan(img, Options{Dyninst: policyIf(compat)}, 1)
 			n := 0
 			for i, fn := range img.Funcs {
 				if !strings.Contains(fn.Name, "__merge_without_buffer") && !strings.Contains(fn.Name, "__merge_adaptive") {
@@ -96,8 +97,8 @@ func TestCompatSelfTailCall(t *testing.T) {
 					if fn.LocalEntry != 0 {
 						entry = fn.LocalEntry
 					}
-					if !pl.callers.called(entry) || pl.callers.called(entry+4) {
-						t.Errorf("%s: %s: called(entry) %v, called(entry+4) %v", bin, fn.Name, pl.callers.called(entry), pl.callers.called(entry+4))
+					if !pl.parse.Called(entry) || pl.parse.Called(entry+4) {
+						t.Errorf("%s: %s: called(entry) %v, called(entry+4) %v", bin, fn.Name, pl.parse.Called(entry), pl.parse.Called(entry+4))
 					}
 				}
 			}
@@ -114,11 +115,11 @@ func TestCompatSelfTailCall(t *testing.T) {
 // after the ret); hpcstruct files them under __heap_select, with their
 // lines and inline contexts (__make_heap's line 352, line 1633).
 func TestClaimedGaps(t *testing.T) {
-	img, err := Open("../testdata/bin/stl-gcc12-O3", loader.Options{}, Options{Compat: true})
+	img, err := Open("../testdata/bin/stl-gcc12-O3", loader.Options{}, Options{Dyninst: dyninst.Hpcstruct})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := newPlan(img, Options{Compat: true}, 1)
+	pl := newPlan(img, Options{Dyninst: dyninst.Hpcstruct}, 1)
 	hs := funcNamed(t, img, "_ZSt13__heap_selectIN9__gnu_cxx17__normal_iteratorIPdSt6vectorIdSaIdEEEENS0_5__ops15_Iter_less_iterEEvT_S9_S9_T0_")
 	if _, ok := pl.claimed[hs.Addr]; !ok {
 		t.Fatal("__heap_select not claimed")
@@ -158,11 +159,11 @@ func TestClaimedGaps(t *testing.T) {
 // _M_check_len ends; hpcstruct takes the gap's rows of one line for one
 // statement, in _M_check_len, whose context it looks up at the first.
 func TestGapOneStatement(t *testing.T) {
-	img, err := Open("../testdata/bin-ppc64le/stl-gcc12-O2", loader.Options{}, Options{Compat: true})
+	img, err := Open("../testdata/bin-ppc64le/stl-gcc12-O2", loader.Options{}, Options{Dyninst: dyninst.Hpcstruct})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := newPlan(img, Options{Compat: true}, 1)
+	pl := newPlan(img, Options{Dyninst: dyninst.Hpcstruct}, 1)
 	fn := funcNamed(t, img, "_ZNSt6vectorI4ItemSaIS0_EE17_M_realloc_insertIJS0_EEEvN9__gnu_cxx17__normal_iteratorIPS0_S2_EEDpOT_")
 	i := slices.Index(img.Funcs, fn)
 	p, probs := pl.proc(i)
@@ -199,11 +200,11 @@ func TestGapOneStatement(t *testing.T) {
 // of a call file clang's DWARF 5 leaves as index 0 ("Unknown file" for
 // Dyninst); the loop is main's, in tmpl.cpp, so hpcstruct finds no line.
 func TestLoopLineOtherFile(t *testing.T) {
-	img, err := Open("../testdata/bin-arm64/tmpl-clang14-O2", loader.Options{}, Options{Compat: true})
+	img, err := Open("../testdata/bin-arm64/tmpl-clang14-O2", loader.Options{}, Options{Dyninst: dyninst.Hpcstruct})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := newPlan(img, Options{Compat: true}, 1)
+	pl := newPlan(img, Options{Dyninst: dyninst.Hpcstruct}, 1)
 	p, probs := pl.proc(slices.Index(img.Funcs, funcNamed(t, img, "main")))
 	if len(probs) > 0 {
 		t.Fatal(probs)
@@ -230,11 +231,11 @@ func TestLoopLineOtherFile(t *testing.T) {
 // never returns) gets their inlined code as hpcstruct writes it, by their
 // inline trees; the default mode does not fall out there.
 func TestFallOutWithoutDWARF(t *testing.T) {
-	img, err := Open("../testdata/bin-arm64/stl-clang14-O2", loader.Options{}, Options{Compat: true})
+	img, err := Open("../testdata/bin-arm64/stl-clang14-O2", loader.Options{}, Options{Dyninst: dyninst.Hpcstruct})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := newPlan(img, Options{Compat: true}, 1)
+	pl := newPlan(img, Options{Dyninst: dyninst.Hpcstruct}, 1)
 	fn := funcNamed(t, img, "__clang_call_terminate")
 	p, probs := pl.proc(slices.Index(img.Funcs, fn))
 	if len(probs) > 0 {
@@ -267,11 +268,11 @@ func TestLoopUnknownSite(t *testing.T) {
 	if buildIDOf(libc) != "93ac61ec5a8eb1396f9fbd350e3169a558528a40" {
 		t.Skip("not the libc the facts are about")
 	}
-	img, err := Open(libc, loader.Options{}, Options{Compat: true})
+	img, err := Open(libc, loader.Options{}, Options{Dyninst: dyninst.Hpcstruct})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := newPlan(img, Options{Compat: true}, 2)
+	pl := newPlan(img, Options{Dyninst: dyninst.Hpcstruct}, 2)
 	p, _ := pl.proc(slices.Index(img.Funcs, funcNamed(t, img, "argp_hol")))
 	found := 0
 	var walk func(s *scopes.Scope)

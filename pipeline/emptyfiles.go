@@ -33,7 +33,7 @@ func emptyFiles(img *loader.Image, subs []*loader.Subprogram, files []string) []
 		}
 		local := *fn
 		local.Addr = fn.LocalEntry
-		if f := scopes.ProcFile(img, &local, subs[i], true); !have[f] {
+		if f := scopes.ProcFile(scopes.Input{Img: img, Func: &local, Sub: subs[i], Hpcstruct: true}); !have[f] {
 			have[f] = true
 			out = append(out, f)
 		}

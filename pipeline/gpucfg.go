@@ -43,7 +43,7 @@ func HasCalls(img *loader.Image, opt Options) bool {
 // buildsGPU reports whether img is a cubin whose graphs opt would build:
 // in the default mode, or in compat mode with GPUCFG.
 func buildsGPU(img *loader.Image, opt Options) bool {
-	return img.Arch == loader.CUDA && (!opt.Compat || opt.GPUCFG)
+	return img.Arch == loader.CUDA && (opt.Dyninst == nil || opt.GPUCFG)
 }
 
 // analysesGPU reports whether img is a cubin whose control flow opt

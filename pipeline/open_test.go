@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"bloop/dyninst"
 	"bloop/loader"
 	"bloop/scopes"
 )
@@ -34,8 +35,8 @@ func TestOpenSkipsOnlyUnusedDescriptors(t *testing.T) {
 			}
 			fulls[raw] = full
 		}
-		for _, opt := range []Options{{}, {Engine: DWARF}, {Engine: Heuristic}, {Compat: true}} {
-			full := fulls[opt.Compat]
+		for _, opt := range []Options{{}, {Engine: DWARF}, {Engine: Heuristic}, {Dyninst: dyninst.Hpcstruct}} {
+			full := fulls[opt.Dyninst != nil]
 			img, err := Open(bin, loader.Options{}, opt)
 			if err != nil {
 				t.Fatal(err)

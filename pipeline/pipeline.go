@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"strings"
 	"sync/atomic"
 
+	"bloop/dyninst"
 	"bloop/loader"
 	"bloop/normalize"
 	"bloop/procs"
@@ -50,11 +50,13 @@ type Options struct {
 	// Normalize selects the thesis's normalization passes; nil means the
 	// engine's default (all for the heuristic engine, none for DWARF).
 	Normalize *normalize.Level
-	// Compat reproduces real hpcstruct's tree: the DWARF engine, no
-	// normalization, loop lines from exit conditions, and names from GNU's
-	// demangler (c++filt) when it is installed.
-	Compat bool
-	// GPUCFG builds the control-flow graphs of GPU code in compat mode, as
+	// Dyninst, when set, reproduces the tree of the tool whose parser it
+	// emulates (dyninst.Hpcstruct: real hpcstruct's): its procedures and
+	// parse, the DWARF engine, no normalization, loop lines from exit
+	// conditions, and names from GNU's demangler (c++filt) when it is
+	// installed. nil: bloop's own analysis.
+	Dyninst *dyninst.Policy
+	// GPUCFG builds the control-flow graphs of GPU code under Dyninst, as
 	// hpcstruct --gpucfg yes does (the default mode always builds them).
 	GPUCFG bool
 	// SourceDirs are where the hybrid mode looks for sources (besides the
@@ -126,9 +128,9 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 	if opt.Procs == nil {
 		opt.Procs = Procedures(img, opt)
 	}
-	img = withProcs(img, opt.Procs, opt.Compat)
+	img = withProcs(img, opt.Procs, opt.Dyninst)
 	pl := newPlan(img, opt, workers)
-	order, files := outputOrder(img, pl.subs, pl.compat)
+	order, files := pl.outputOrder()
 	type result struct {
 		p     *scopes.Scope
 		probs []*Problem
@@ -166,7 +168,7 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 	// Files without procedures (hpcstruct's, in compat mode) are emitted
 	// with a nil procedure, in their place in file order.
 	var empty []string
-	if opt.Compat {
+	if opt.Dyninst != nil {
 		empty = emptyFiles(img, pl.subs, files)
 	}
 	emitEmpty := func(before string, all bool) {
@@ -194,12 +196,14 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 }
 
 // outputOrder sorts the procedures as they are written: by file name (byte
-// order), then by entry address.
-func outputOrder(img *loader.Image, subs []*loader.Subprogram, compat bool) (order []int, files []string) {
+// order; the policy's tool's file where there is one), then by entry
+// address.
+func (pl *plan) outputOrder() (order []int, files []string) {
+	img := pl.img
 	files = make([]string, len(img.Funcs))
 	order = make([]int, len(img.Funcs))
 	for i, fn := range img.Funcs {
-		files[i] = scopes.ProcFile(img, fn, subs[i], compat)
+		files[i] = scopes.ProcFile(scopes.Input{Img: img, Func: fn, Sub: pl.subs[i], Hpcstruct: pl.policy != nil})
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool {
@@ -210,65 +214,4 @@ func outputOrder(img *loader.Image, subs []*loader.Subprogram, compat bool) (ord
 		return img.Funcs[order[a]].Addr < img.Funcs[order[b]].Addr
 	})
 	return order, files
-}
-
-// continuation tells which code outside a procedure's extent its CFG
-// continues into, as Dyninst parses it: hot/cold split parts (foo.cold)
-// reached by a jump, and any procedure reached by a call to the next
-// instruction. Such code appears in both procedures, as in hpcstruct.
-// In compat mode, also code no procedure starts at: Dyninst parses it as
-// the jumper's own (ppc64's _start branches to __libc_start_main's PLT
-// stub, which no call makes a procedure: loader.Options.DyninstStubs).
-func continuation(img *loader.Image, compat bool) func(uint64, bool) (uint64, uint64, bool) {
-	return func(t uint64, callNext bool) (uint64, uint64, bool) {
-		f := img.FuncAt(t)
-		if compat && f != nil && f.PLT && t != f.Addr {
-			return t, f.End, true
-		}
-		if f == nil && callNext {
-			return gapAt(img, t) // padding code falls into (fallOut)
-		}
-		if compat && f == nil && img.IsCode(t) {
-			i := sort.Search(len(img.Funcs), func(i int) bool { return img.Funcs[i].Addr > t })
-			end := img.SectionAt(t).End()
-			if i < len(img.Funcs) && img.Funcs[i].Addr < end {
-				end = img.Funcs[i].Addr
-			}
-			return t, end, true
-		}
-		if f == nil || f.PLT {
-			return 0, 0, false
-		}
-		// A jump to a procedure's entry is a tail call, even into a .cold part.
-		if callNext || strings.Contains(f.Name, ".cold") && t != f.Addr {
-			return f.Addr, f.End, true
-		}
-		return 0, 0, false
-	}
-}
-
-// noReturnAddrs are the entries of the procedures whose names say a call
-// to them never returns. In compat mode a PLT stub's callee is
-// known by the names Dyninst 12.3 knows only (procs.DyninstNoReturn): a
-// call through any other stub returns for it, and hpcstruct parses on
-// after it. A procedure of the image is known by both lists: Dyninst
-// parses it and finds that it never returns, which bloop's names stand
-// for.
-func noReturnAddrs(img *loader.Image, compat bool) map[uint64]bool {
-	set := map[uint64]bool{}
-	for _, fn := range img.Funcs {
-		for _, a := range fn.Aliases {
-			no := procs.NoReturn(a)
-			if compat {
-				no = procs.DyninstNoReturn(a) || no && !fn.PLT
-			}
-			if no {
-				set[fn.Addr] = true
-				if fn.LocalEntry != 0 {
-					set[fn.LocalEntry] = true
-				}
-			}
-		}
-	}
-	return set
 }

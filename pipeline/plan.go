@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"bloop/cfg"
+	"bloop/dyninst"
 	"bloop/havlak"
 	"bloop/heuristic"
 	"bloop/isa"
@@ -23,38 +24,33 @@ type plan struct {
 	img     *loader.Image
 	lvl     normalize.Level
 	names   *scopes.Names
-	hybrid  *source.Finder    // Hybrid: where sources are looked for
-	bounds  *heuristic.Bounds // Heuristic: procedure regions
-	named   map[uint64]bool   // the entries of the procedures named noreturn (noReturnAddrs)
-	noret   func(uint64) bool // whether a call never returns: named, and in compat mode as the parse found
-	region  func(uint64, bool) (uint64, uint64, bool)
+	hybrid  *source.Finder            // Hybrid: where sources are looked for
+	bounds  *heuristic.Bounds         // Heuristic: procedure regions
+	policy  *dyninst.Policy           // the parser emulated, its tree written (nil: none)
+	parse   *dyninst.Parse            // how graphs are built: which calls never return, the procedure table's answers
 	subs    []*loader.Subprogram      // by index in img.Funcs
 	claimed map[uint64][]loader.Range // entries another procedure's CFG continues into, and the code it parses there
-	compat  bool                      // hpcstruct's tree, its unread call sites included
-	fallOut bool                      // parse through the ends of extents (fallout.go)
-	callers *callTargets              // compat: the procedures direct calls enter
-	memo    *parseMemo                // compat: the parses of earlier rounds of procedure discovery
 	gpu     isa.Arch                  // a cubin's instruction set, when its graphs are built (gpucfg.go)
 }
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
-	pl := parsePlan(img, opt.Compat)
+	pl := &plan{img: img, policy: opt.Dyninst, parse: opt.Dyninst.Parse(img)}
 	pl.gpu = gpuArch(img, opt)
 	engine := engineFor(img, opt)
 	pl.lvl = normalize.None
 	if engine == Heuristic {
 		pl.lvl = normalize.All
 	}
-	if opt.Normalize != nil && !opt.Compat {
+	if opt.Normalize != nil && opt.Dyninst == nil {
 		pl.lvl = *opt.Normalize
 	}
 	var gnu map[string]string
-	if opt.Compat {
+	if opt.Dyninst != nil {
 		gnu = gnuNames(img)
 	}
 	pl.names = scopes.NewNames(gnu)
-	pl.names.DWARFAliases = opt.Compat
-	pl.names.Hpcstruct = opt.Compat
+	pl.names.DWARFAliases = opt.Dyninst != nil
+	pl.names.Hpcstruct = opt.Dyninst != nil
 	if engine == Hybrid {
 		pl.hybrid = opt.Sources
 		if pl.hybrid == nil {
@@ -68,47 +64,16 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	for i, fn := range img.Funcs {
 		pl.subs[i] = img.SubprogramAt(fn.Addr)
 	}
-	var runsOn map[uint64]bool
-	if opt.Compat {
-		// What Dyninst's parse finds: the procedures that never return,
-		// and those whose parse may run into another's entry. The parse
-		// that found the procedures (dyninstProcedures) has it already.
-		var facts *parseFacts
-		if t := opt.Procs; t != nil && t.NoReturn != nil {
-			facts = &parseFacts{noRet: t.NoReturn, runsOn: t.RunsOn}
-			if t.CallTargets != nil {
-				pl.callers.preset(t.CallTargets)
-			}
-		} else {
-			facts = pl.dyninstParse(workers)
-		}
-		if len(facts.noRet) > 0 {
-			named := pl.noret
-			pl.noret = func(a uint64) bool { return named(a) || facts.noRet[a] }
-		}
-		runsOn = facts.runsOn
-	}
+	// What the policy's parse finds: the procedures that never return,
+	// and those whose parse may run into another's entry.
+	runsOn := pl.parse.Settle(opt.Procs, workers)
 	pl.claimed = pl.claimedEntries(workers, runsOn)
-	return pl
-}
-
-// parsePlan is a plan that builds img's graphs (plan.graph), with the
-// names that say which calls never return: in compat mode as Dyninst
-// parses, through the ends of extents wherever code falls through
-// (fallout.go), with its tail calls.
-func parsePlan(img *loader.Image, compat bool) *plan {
-	named := noReturnAddrs(img, compat)
-	pl := &plan{img: img, named: named, noret: func(a uint64) bool { return named[a] }, region: continuation(img, compat), compat: compat}
-	if compat {
-		pl.fallOut = isa.For(img.Machine) != nil
-		pl.callers = &callTargets{img: img}
-	}
 	return pl
 }
 
 // engineFor is the engine that places img's code under opt.
 func engineFor(img *loader.Image, opt Options) Engine {
-	if opt.Compat {
+	if opt.Dyninst != nil {
 		return DWARF
 	}
 	if opt.Engine != Auto {
@@ -132,14 +97,8 @@ func engineFor(img *loader.Image, opt Options) Engine {
 // only the thesis engine reads, are left out unless it may run; in auto
 // mode an image without DWARF procedures, where it does, is read again.
 func Open(path string, lopt loader.Options, opt Options) (*loader.Image, error) {
-	lopt.SkipDescriptors = opt.Compat || opt.Engine != Heuristic
-	// hpcstruct prints file names as Dyninst spells them, uncleaned: a
-	// header reached through two spellings is two F elements.
-	lopt.RawFileNames = opt.Compat
-	lopt.DyninstPLTNames = opt.Compat
-	lopt.DyninstStubs = opt.Compat
-	lopt.DyninstLineSites = opt.Compat
-	lopt.DyninstDeclNames = opt.Compat
+	lopt.SkipDescriptors = opt.Dyninst != nil || opt.Engine != Heuristic
+	lopt = opt.Dyninst.Loader(lopt)
 	img, err := loader.Open(path, lopt)
 	if err != nil || !lopt.SkipDescriptors || engineFor(img, opt) != Heuristic {
 		return img, err
@@ -158,8 +117,8 @@ func followsCallNext(img *loader.Image, addr uint64) bool {
 }
 
 // claimedEntries finds the procedures another one continues into, which
-// are written with their gaps only, as hpcstruct writes them: in compat
-// mode those that the parse of a procedure of runsOn (parseFacts.runsOn)
+// are written with their gaps only, as hpcstruct writes them: under a
+// policy those that the parse of a procedure of runsOn (dyninst.Facts.RunsOn)
 // runs into; in the default mode those that follow a call to the next
 // instruction. Only a procedure whose entry follows such a call can be
 // one, and only a procedure whose code holds that call can continue into
@@ -172,7 +131,7 @@ func (pl *plan) claimedEntries(workers int, runsOn map[uint64]bool) map[uint64][
 		return nil
 	}
 	var sources []int
-	if pl.compat {
+	if pl.policy != nil {
 		for i, fn := range img.Funcs {
 			if runsOn[fn.Addr] {
 				sources = append(sources, i)
@@ -275,7 +234,7 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 	if fn.PLT {
 		return nil, nil, nil
 	}
-	opt := pl.cfgOptions()
+	opt := pl.parse.Options()
 	if pl.img.Arch == loader.CUDA {
 		if pl.gpu == nil {
 			return nil, nil, nil // no graph of this GPU code (gpucfg.go)
@@ -295,45 +254,12 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 		return nil, nil, err
 	}
 	succs := g.Succs()
-	if pl.compat {
+	if pl.policy != nil {
 		// hpcstruct's loops are Dyninst's: the same forest for the same
 		// depth-first order (havlak.TestSameAsWMZC), so search as it does.
 		succs = g.DyninstSuccs()
 	}
 	return g, havlak.Find(len(g.Blocks), g.Entry, succs), nil
-}
-
-// cfgOptions are the options every procedure's graph is built with, the
-// noreturn inference's included (it must see the graphs Dyninst parses).
-func (pl *plan) cfgOptions() cfg.Options {
-	opt := cfg.Options{NoReturn: pl.noret, Region: pl.region, LandingPad: pl.img.PadFor, FallOut: pl.fallOut, DyninstTables: pl.compat}
-	if pl.compat {
-		_, anyWord := isa.For(pl.img.Machine).(isa.DyninstWords)
-		opt.AnyWord, opt.DyninstDecode = anyWord, true
-		opt.Foreign, opt.JumpInto = pl.foreign, pl.jumpInto
-		opt.DyninstTailCalls, opt.Called = true, pl.callers.called
-	}
-	return opt
-}
-
-// foreign is cfg.Options.Foreign: the procedure a jump-table entry points
-// into, which Dyninst parses as the jumping procedure's own code (code in
-// no procedure is continuation's).
-func (pl *plan) foreign(t uint64) (lo, hi uint64, ok bool) {
-	if f := pl.img.FuncAt(t); f != nil && !f.PLT {
-		return f.Addr, f.End, true
-	}
-	return 0, 0, false
-}
-
-// jumpInto is cfg.Options.JumpInto: foreign for a direct jump, which
-// enters another procedure's code past its entry (or ppc64 local entry);
-// a jump to an entry is a tail call.
-func (pl *plan) jumpInto(t uint64) (lo, hi uint64, ok bool) {
-	if f := pl.img.FuncAt(t); f != nil && (t == f.Addr || t == f.LocalEntry) {
-		return 0, 0, false
-	}
-	return pl.foreign(t)
 }
 
 // proc analyses procedure i. Whatever goes wrong, it returns a procedure:
@@ -344,7 +270,7 @@ func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
 	note := func(kind string, err error) {
 		probs = append(probs, &Problem{Func: fn.Name, Addr: fn.Addr, Kind: kind, Err: err})
 	}
-	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Hpcstruct: pl.compat,
+	in := scopes.Input{Img: pl.img, Func: fn, Sub: pl.subs[i], Names: pl.names, Hpcstruct: pl.policy != nil,
 		BodyLines: pl.img.Arch.IsAMDGPU()} // clang's AMD GPU branches have line 0
 	if pl.gpu != nil && pl.bounds == nil {
 		in.Device = gpuDevice(pl.img) // the DWARF engine's (HasCalls)

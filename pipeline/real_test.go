@@ -158,7 +158,7 @@ type realCase struct {
 //
 // libz.so.1 (stripped, .dynsym only) is exact since compat mode makes
 // ParseAPI's procedures (symbols, PLT stubs that parsed code calls, call
-// targets; no .eh_frame, no gap parsing: dyninstProcedures), names the
+// targets; no .eh_frame, no gap parsing: dyninst.Policy.Procedures), names the
 // unsymbolled ones "<unknown procedure> 0x.. [libz.so.1.2.13]" without gap
 // statements, and nests irreducible loops in Dyninst's edge order
 // (inflateBack 0x9adb: cfg.Graph.DyninstSuccs). libc.so.6 took, besides
@@ -182,13 +182,13 @@ type realCase struct {
 //     mode leaves the 18 of 33 dispatches Dyninst does not resolve
 //     (isa.dyninstTwoLevel); _authenticate's table into the entries of the
 //     _svcauth_* procedures, parsed as its own code as Dyninst does
-//     (cfg.Options.Foreign), 2,275;
+//     (cfg.Oracle.Foreign), 2,275;
 //   - parses that go on through jumps into other procedures' middles, their
 //     code listed under every procedure whose parse reaches it
 //     (__mem{move,pcpy,set}_chk_* into __mem*_ and on into the _erms
-//     bodies: cfg.Options.JumpInto, 11,661; libstdc++ 20);
+//     bodies: cfg.Oracle.JumpInto, 11,661; libstdc++ 20);
 //   - Dyninst 12.3's decoder holes (vptestmb, vpbroadcastb from a
-//     register, vmovdqu8, kmovq from a register: isa.DyninstDecoder, 7,537);
+//     register, vmovdqu8, kmovq from a register: isa.Dyninst12.Undecodable, 7,537);
 //   - a .cold part's last row seen whole by its unit (loadmsgcat.c:509 over
 //     abort's code in _nl_load_domain: loader.LineTable.Beyond, 399), guard
 //     aliens keyed by base name (__getcwd_generic, 218), unread call sites

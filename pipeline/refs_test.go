@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/dyninst"
 	"bloop/golden"
 	"bloop/internal/sharedrefs"
 	"bloop/internal/testenv"
@@ -95,7 +96,7 @@ func structure(t testing.TB, bin string, workers int) []byte {
 // structureAllowing is structure, where the procedure problems of the
 // kinds in allowed (the binary's, not bloop's) are no error.
 func structureAllowing(t testing.TB, bin string, workers int, allowed []string) []byte {
-	return structureWith(t, bin, Options{Workers: workers, Compat: true}, allowed)
+	return structureWith(t, bin, Options{Workers: workers, Dyninst: dyninst.Hpcstruct}, allowed)
 }
 
 // structureWith is the structure file of bin under opt (workers loading
@@ -130,7 +131,7 @@ func TestHPCStructReferences(t *testing.T) {
 			name += "+gpucfg"
 		}
 		t.Run(name, func(t *testing.T) {
-			out := structureWith(t, c.bin, Options{Workers: 2, Compat: true, GPUCFG: c.gpucfg}, nil)
+			out := structureWith(t, c.bin, Options{Workers: 2, Dyninst: dyninst.Hpcstruct, GPUCFG: c.gpucfg}, nil)
 			got, err := golden.Parse(bytes.NewReader(out), name)
 			if err != nil {
 				t.Fatalf("our output does not parse: %v", err)

@@ -33,7 +33,16 @@ var noReturnNames = map[string]bool{
 // (foo, foo@plt, foo@GLIBC_2.2.5) never returns: a call to it may be the
 // last instruction of its procedure.
 func NoReturn(name string) bool {
-	name = bareName(name)
+	name = BareName(name)
 	// std::__throw_* helpers of libstdc++ never return.
 	return noReturnNames[name] || strings.HasPrefix(name, "_ZSt") && strings.Contains(name, "__throw_")
+}
+
+// BareName is a symbol or stub name without @plt and symbol version.
+func BareName(name string) string {
+	name = strings.TrimSuffix(name, "@plt")
+	if i := strings.IndexByte(name, '@'); i > 0 {
+		name = name[:i]
+	}
+	return name
 }

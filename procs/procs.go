@@ -79,7 +79,7 @@ type Table struct {
 	NoReturn, RunsOn map[uint64]bool
 	// CallTargets, when set, are the targets of the direct calls a linear
 	// sweep of these procedures' code finds (compat mode's discovery
-	// swept them already; cfg.Options.Called asks).
+	// swept them already; cfg.Oracle.Called asks).
 	CallTargets map[uint64]bool
 }
 

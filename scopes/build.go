@@ -227,7 +227,7 @@ func (b *builder) line(addr uint64) stmtKey {
 
 // subAt is the DWARF procedure whose inline tree describes addr, and the
 // address up to which it does: the procedure's own, except in code of
-// another procedure its CFG continued into (cfg.Options.FallOut, a call to
+// another procedure its CFG continued into (cfg.Dyninst.FallOut, a call to
 // the next instruction), which Dyninst describes by that procedure's
 // inline tree, as it looks inlined code up by address. In compat mode a
 // procedure without a DWARF procedure of its own gets those inline trees

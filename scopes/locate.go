@@ -146,7 +146,7 @@ func minLine0(cur, l int) int {
 // file, a nested loop's, then the first statement's.
 func (b *builder) locatedFile(p *loopPlan, d int, exits []exitCond, calls []*inlKey, kidsAt []*loopPlan) stmtKey {
 	if d == 0 {
-		pf := ProcFile(b.in.Img, b.in.Func, b.in.Sub, true)
+		pf := ProcFile(Input{Img: b.in.Img, Func: b.in.Func, Sub: b.in.Sub, Hpcstruct: true})
 		for _, e := range exits {
 			if e.key.file != "" && fileBase(e.key.file) == fileBase(pf) {
 				return stmtKey{file: pf}
@@ -166,7 +166,7 @@ func (b *builder) locatedFile(p *loopPlan, d int, exits []exitCond, calls []*inl
 		}
 	}
 	if d == 0 {
-		return stmtKey{file: ProcFile(b.in.Img, b.in.Func, b.in.Sub, true)}
+		return stmtKey{file: ProcFile(Input{Img: b.in.Img, Func: b.in.Func, Sub: b.in.Sub, Hpcstruct: true})}
 	}
 	for _, k := range calls {
 		if f, _ := k.site(); f != "" {

@@ -30,41 +30,42 @@ func BuildProc(in Input) (*Scope, string) {
 func ProcHeader(in Input) (p *Scope, file, cfile string) {
 	p = &Scope{Kind: Proc, Entry: in.Func.Addr}
 	p.Name, p.LinkName = in.Names.procName(in.Img, in.Func, in.Sub)
-	p.Line, file = procLine(in.Img, in.Func, in.Sub, in.Hpcstruct)
+	p.Line, file = procLine(in)
 	return p, file, file
 }
 
 // ProcFile is the file a procedure is written under (hpcstruct's with
-// compat): known before its code is analysed, so procedures can be
-// streamed in output order.
-func ProcFile(img *loader.Image, fn *loader.Func, sub *loader.Subprogram, compat bool) string {
-	_, file := procLine(img, fn, sub, compat)
+// in.Hpcstruct): known before its code is analysed, so procedures can be
+// streamed in output order. It reads in's Img, Func, Sub and Hpcstruct.
+func ProcFile(in Input) string {
+	_, file := procLine(in)
 	return file
 }
 
 // procLine is a procedure's line and file. The procedure belongs to the
 // file of its entry's line (which differs from the declaring file when the
 // entry is inlined code); foreign code is judged against it too. A line-0
-// row names no file, but for hpcstruct (compat), whose line map keeps a
+// row names no file, but for hpcstruct (in.Hpcstruct), whose line map keeps a
 // row's file whatever its line: clang -g1 gives transform's entry in
 // licm-clang14-O2g1 line 0 of licm.c, and no DWARF procedure says more,
 // so hpcstruct files it under licm.c, not under the binary. Where
 // instructions have one width (cubins) the line is hpcstruct's scan of
 // the first instructions instead (scanProcLine).
-func procLine(img *loader.Image, fn *loader.Func, sub *loader.Subprogram, compat bool) (line int, file string) {
+func procLine(in Input) (line int, file string) {
+	img, fn, sub, hpcstruct := in.Img, in.Func, in.Sub, in.Hpcstruct
 	if img.InstSize > 0 {
 		line, file = scanProcLine(img, fn)
 	} else if r, ok := img.Lines.Lookup(fn.Addr); ok {
 		line = r.Line
-		if r.Line != 0 || compat {
+		if r.Line != 0 || hpcstruct {
 			file = r.File
 		}
-	} else if compat {
+	} else if hpcstruct {
 		if r, ok := probeProcLine(img.Lines, fn.Addr, fn.End); ok {
 			line, file = r.Line, r.File
 		}
 	}
-	if line == 0 && !compat && sub != nil && sub.DeclLine > 0 && (file == "" || file == sub.DeclFile) {
+	if line == 0 && !hpcstruct && sub != nil && sub.DeclLine > 0 && (file == "" || file == sub.DeclFile) {
 		// The entry's row says line 0 (clang's AMD GPU kernels at -O2:
 		// the declaration's row and a line-0 row at the same address, the
 		// second winning): the DWARF declaration is what the binary says

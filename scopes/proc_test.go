@@ -258,7 +258,7 @@ func TestProcFile(t *testing.T) {
 		{"no row, hpcstruct", 0x200, nil, true, "[prog]"},
 		{"no row, a DWARF procedure, hpcstruct", 0x200, decl, true, "/src/decl.c"},
 	} {
-		if got := ProcFile(img, &loader.Func{Addr: tc.entry}, tc.sub, tc.compat); got != tc.want {
+		if got := ProcFile(Input{Img: img, Func: &loader.Func{Addr: tc.entry}, Sub: tc.sub, Hpcstruct: tc.compat}); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}
@@ -332,7 +332,7 @@ func TestProcLineNoRow(t *testing.T) {
 		{"a one-byte row between probes, hpcstruct", 0x300, 0x310, true, 11, "/src/c.c"},
 		{"a row the doubled step skips, hpcstruct", 0x400, 0x440, true, 30, "/src/d.c"},
 	} {
-		line, file := procLine(img, &loader.Func{Addr: tc.lo, End: tc.hi}, nil, tc.compat)
+		line, file := procLine(Input{Img: img, Func: &loader.Func{Addr: tc.lo, End: tc.hi}, Hpcstruct: tc.compat})
 		if line != tc.line || file != tc.wantFile {
 			t.Errorf("%s: %d %s, want %d %s", tc.name, line, file, tc.line, tc.wantFile)
 		}

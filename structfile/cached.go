@@ -88,7 +88,7 @@ func keyOf(c *cache.Cache, bin string, opt Options) (keyInfo, error) {
 	for _, r := range opt.Replace {
 		repl = append(repl, r.Old+"="+r.New)
 	}
-	mode := fmt.Sprintf("json=%v pretty=%v engine=%v normalize=%s compat=%v", opt.JSON, opt.Pretty, po.Engine, norm, po.Compat)
+	mode := fmt.Sprintf("json=%v pretty=%v engine=%v normalize=%s compat=%v", opt.JSON, opt.Pretty, po.Engine, norm, po.Dyninst != nil)
 	if po.GPUCFG {
 		mode += " gpucfg=true" // only when set: other keys stay what they were
 	}

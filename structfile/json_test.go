@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"bloop/dyninst"
 	"bloop/golden"
 	"bloop/internal/schematest"
 	"bloop/internal/sharedrefs"
@@ -27,7 +28,7 @@ func TestJSONCallSites(t *testing.T) {
 	}
 	for _, bin := range bins {
 		t.Run(filepath.Base(bin), func(t *testing.T) {
-			opt := Options{Pipeline: pipeline.Options{Compat: true, GPUCFG: true, Workers: 1}}
+			opt := Options{Pipeline: pipeline.Options{Dyninst: dyninst.Hpcstruct, GPUCFG: true, Workers: 1}}
 			var xb, jb bytes.Buffer
 			if _, err := Write(bin, opt, &xb); err != nil {
 				t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"bloop/cache"
+	"bloop/dyninst"
 	"bloop/internal/nginxtest"
 	"bloop/loader"
 	"bloop/pipeline"
@@ -62,7 +63,7 @@ func TestOneEntryForTwoCopies(t *testing.T) {
 	one := copyBin(t, bin, filepath.Join(dir, "one"))
 	// A path with every character the formats escape.
 	two := copyBin(t, bin, filepath.Join(dir, `tw&o <"x"> é`))
-	for _, opt := range []Options{{}, {JSON: true}, {Pretty: true, Pipeline: pipeline.Options{Compat: true}}} {
+	for _, opt := range []Options{{}, {JSON: true}, {Pretty: true, Pipeline: pipeline.Options{Dyninst: dyninst.Hpcstruct}}} {
 		c, err := cache.Open(filepath.Join(t.TempDir(), "cache"))
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"bloop/cache"
+	"bloop/dyninst"
 	"bloop/pipeline"
 )
 
@@ -44,7 +45,7 @@ func TestCachedSameBytes(t *testing.T) {
 	for _, opt := range []Options{
 		{JSON: true},
 		{Pretty: true},
-		{Pipeline: pipeline.Options{Compat: true}},
+		{Pipeline: pipeline.Options{Dyninst: dyninst.Hpcstruct}},
 		{Pipeline: pipeline.Options{Engine: pipeline.Heuristic}},
 		{Replace: []Replacement{{"/src", "/x"}}},
 	} {

@@ -14,6 +14,7 @@ import (
 
 	"bloop/atomicfile"
 	"bloop/cache"
+	"bloop/dyninst"
 	"bloop/inputs"
 	"bloop/loader"
 	"bloop/meas"
@@ -160,7 +161,7 @@ func (f *structFlags) options() (structfile.Options, error) {
 	switch *f.compat {
 	case "":
 	case "hpcstruct":
-		o.Pipeline.Compat = true
+		o.Pipeline.Dyninst = dyninst.Hpcstruct
 	default:
 		return o, fmt.Errorf("unknown --compat %q (want hpcstruct)", *f.compat)
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package dyninst
 
 import (
 	"sort"
@@ -8,9 +8,9 @@ import (
 	"bloop/procs"
 )
 
-// dyninstProcedures are the procedures hpcstruct writes, as Dyninst 12.3's
+// Procedures are the procedures hpcstruct writes, as Dyninst 12.3's
 // ParseAPI makes them, with what its parse learns about them
-// (procs.Table.NoReturn, procs.Table.RunsOn). Its hints are the function
+// (procs.Table.NoReturn, procs.Table.RunsOn, procs.Table.CallTargets). Its hints are the function
 // symbols, and _start at the entry point of a program no symbol covers
 // (loader.Image.DyninstProgram); from them it follows the code, and every
 // direct call (or jump to a PLT stub) it reaches makes a function at the
@@ -27,31 +27,31 @@ import (
 //     every mode.
 //
 // Code is reached as Dyninst's parse reaches it: through the fall-through
-// of a call only when the callee returns (plan.dyninstParse, whose return
+// of a call only when the callee returns (Parse.Facts, whose return
 // statuses a procedure found later can change), so the procedures are
 // found in rounds, each parsing the image with those found so far.
-func dyninstProcedures(img *loader.Image, workers int) *procs.Table {
-	return discoverProcedures(img, workers, newParseMemo())
+func (p *Policy) Procedures(img *loader.Image, workers int) *procs.Table {
+	return p.discover(img, workers, newParseMemo())
 }
 
-// discoverProcedures runs the rounds, each reusing what memo kept of the
-// last (nil: none).
-func discoverProcedures(img *loader.Image, workers int, memo *parseMemo) *procs.Table {
+// discover runs the rounds, each reusing what memo kept of the last (nil:
+// none).
+func (p *Policy) discover(img *loader.Image, workers int, memo *parseMemo) *procs.Table {
 	d := newDiscovery(img)
 	for round := 0; ; round++ {
-		pl := parsePlan(withProcs(img, d.table(true), true), true)
+		ps := p.Parse(procs.WithProcs(img, d.table(true), nil))
 		if memo != nil {
-			memo.begin(pl)
+			memo.begin(ps)
 		}
-		facts := pl.dyninstParse(workers)
+		facts := ps.Facts(workers)
 		// Each round only adds procedures; the bound is for safety.
 		if !d.add(facts) || round == maxParseRounds {
 			t := d.table(false)
-			t.NoReturn, t.RunsOn = facts.noRet, facts.runsOn
+			t.NoReturn, t.RunsOn = facts.NoReturn, facts.RunsOn
 			if memo != nil {
 				// The image Run analyses is this table's: sweep its
 				// procedures now, most of them from the rounds' sweeps.
-				ct := &callTargets{img: withProcs(img, t, true), memo: memo.calls}
+				ct := &callTargets{img: procs.WithProcs(img, t, nil), memo: memo.calls}
 				t.CallTargets = ct.targets()
 			}
 			return t
@@ -162,7 +162,7 @@ func (d *discovery) sortEntries() {
 // add takes what a round's parse reached: the stubs called or jumped to,
 // and the call targets in open code, which start procedures. It reports
 // whether there are new procedures to parse.
-func (d *discovery) add(facts *parseFacts) bool {
+func (d *discovery) add(facts *Facts) bool {
 	for t := range facts.jumps {
 		d.reach(t)
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package dyninst
 
 import (
 	"cmp"
@@ -49,29 +49,29 @@ const (
 	exitReturns = -2
 )
 
-// parseFacts is what parsing every procedure of an image as Dyninst's
-// ParseAPI parses it tells (compat mode; pl.dyninstParse).
-type parseFacts struct {
-	// noRet holds the entries (and ppc64le local entries) of the
+// Facts is what parsing every procedure of an image as Dyninst's
+// ParseAPI parses it tells (Parse.Facts).
+type Facts struct {
+	// NoReturn holds the entries (and ppc64le local entries) of the
 	// procedures found never to return, besides those named noreturn.
-	noRet map[uint64]bool
-	// runsOn holds the entries of the procedures whose parse ran past
+	NoReturn map[uint64]bool
+	// RunsOn holds the entries of the procedures whose parse ran past
 	// their extent into another procedure's code (cfg.Graph.Continued)
 	// with every call taken to return but those named noreturn: only they
-	// can claim another's entry (claimedEntries).
-	runsOn map[uint64]bool
+	// can claim another's entry (pipeline's claimedEntries).
+	RunsOn map[uint64]bool
 	// calls and jumps are the targets of the direct calls, and of the
 	// jumps out of their procedure, in the code the parses reach through
-	// the calls that return (procedure discovery: dyninstProcedures).
+	// the calls that return (procedure discovery: Policy.Procedures).
 	calls, jumps map[uint64]bool
 }
 
-// dyninstParse parses every procedure of the image as Dyninst does, with
+// Facts parses every procedure of the image as Dyninst does, with
 // fall-through edges after the calls to procedures that return, and
 // reports what it finds.
-func (pl *plan) dyninstParse(workers int) *parseFacts {
-	img := pl.img
-	facts := &parseFacts{noRet: map[uint64]bool{}, runsOn: map[uint64]bool{}, calls: map[uint64]bool{}, jumps: map[uint64]bool{}}
+func (ps *Parse) Facts(workers int) *Facts {
+	img := ps.img
+	facts := &Facts{NoReturn: map[uint64]bool{}, RunsOn: map[uint64]bool{}, calls: map[uint64]bool{}, jumps: map[uint64]bool{}}
 	if isa.For(img.Machine) == nil {
 		return facts
 	}
@@ -87,7 +87,7 @@ func (pl *plan) dyninstParse(workers int) *parseFacts {
 	// fall-through anyway (tail calls to them do wait).
 	waitsFor := func(t uint64) int {
 		j, ok := index[t]
-		if !ok || img.Funcs[j].PLT && !pl.noret(img.Funcs[j].Addr) {
+		if !ok || img.Funcs[j].PLT && !ps.noret(img.Funcs[j].Addr) {
 			return -1
 		}
 		return j
@@ -101,12 +101,12 @@ func (pl *plan) dyninstParse(workers int) *parseFacts {
 	for i, fn := range img.Funcs {
 		// PLT stubs return unless named noreturn; so do procedures whose
 		// code could not be followed.
-		returns[i] = !pl.noret(fn.Addr)
+		returns[i] = !ps.noret(fn.Addr)
 	}
 	parses := make([]*memoEntry, n)
-	if pl.memo != nil {
+	if ps.memo != nil {
 		for i, fn := range img.Funcs {
-			parses[i] = pl.memo.byEntry[fn.Addr]
+			parses[i] = ps.memo.byEntry[fn.Addr]
 		}
 	}
 	par.For(workers, n, func(i int) {
@@ -115,7 +115,7 @@ func (pl *plan) dyninstParse(workers int) *parseFacts {
 			parses[i] = nil
 			return
 		}
-		parses[i] = pl.parseShape(i, parses[i], pl.memo != nil)
+		parses[i] = ps.parseShape(i, parses[i], ps.memo != nil)
 		sh := parses[i].shape
 		if sh == nil {
 			return
@@ -133,10 +133,10 @@ func (pl *plan) dyninstParse(workers int) *parseFacts {
 			returns[i] = false // until shown to
 		}
 	})
-	if pl.memo != nil {
+	if ps.memo != nil {
 		for i, fn := range img.Funcs {
 			if parses[i] != nil {
-				pl.memo.byEntry[fn.Addr] = parses[i]
+				ps.memo.byEntry[fn.Addr] = parses[i]
 			}
 		}
 	}
@@ -144,12 +144,12 @@ func (pl *plan) dyninstParse(workers int) *parseFacts {
 	known := func(c int32) bool { return returns[c] }
 	for i, fn := range img.Funcs {
 		if runsOn[i] {
-			facts.runsOn[fn.Addr] = true
+			facts.RunsOn[fn.Addr] = true
 		}
-		if !returns[i] && !pl.noret(fn.Addr) {
-			facts.noRet[fn.Addr] = true
+		if !returns[i] && !ps.noret(fn.Addr) {
+			facts.NoReturn[fn.Addr] = true
 			if fn.LocalEntry != 0 {
-				facts.noRet[fn.LocalEntry] = true
+				facts.NoReturn[fn.LocalEntry] = true
 			}
 		}
 		if s := cmp.Or(sums[i], named[i]); s != nil {

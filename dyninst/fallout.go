@@ -1,4 +1,4 @@
-package pipeline
+package dyninst
 
 import (
 	"sort"
@@ -11,7 +11,7 @@ import (
 // Dyninst does not know never returns, and the padding after it, or where
 // one assembly function runs into the next) is parsed as that procedure's,
 // and hpcstruct writes the next procedure with its gaps only. It knows a
-// PLT stub's callee by name only (procs.DyninstNoReturn; on aarch64 no
+// PLT stub's callee by name only (Policy.NoReturnName; on aarch64 no
 // stub's name at all, so every call to exit@plt or abort@plt at the end
 // of a procedure falls out: _start into call_weak_fn in every aarch64
 // reference), and finds the image's own procedures that never return by
@@ -20,9 +20,9 @@ import (
 // _Hashtable::clear; libc.so.6's malloc_printerr calls __libc_message,
 // which has a reachable ret, and runs on into int_mallinfo; glibc's
 // __memmove_chk_* run into __memmove_*. So in compat mode bloop parses
-// through the ends of extents on every architecture (plan.fallOut): which
+// through the ends of extents on every architecture (cfg.Dyninst.FallOut): which
 // procedures another one runs into is read off the parses
-// (parseFacts.runsOn, claimedEntries), never guessed from the bytes
+// (Facts.RunsOn, pipeline's claimedEntries), never guessed from the bytes
 // before an entry, which are ambiguous where instructions vary in length.
 
 // gapAt is the extent of code at t that lies in no procedure: up to the

@@ -1,4 +1,4 @@
-package pipeline
+package dyninst
 
 import (
 	"slices"

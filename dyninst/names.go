@@ -1,14 +1,19 @@
-package procs
+package dyninst
 
-import "strings"
+import (
+	"strings"
 
-// dyninstNoReturn holds the names Dyninst 12.3 (ParseAPI's CodeSource)
+	"bloop/loader"
+	"bloop/procs"
+)
+
+// dyninst12NoReturn holds the names Dyninst 12.3 (ParseAPI's CodeSource)
 // knows never return, and only those: glibc's, libstdc++'s and
 // libgfortran's as of gcc 9 and glibc 2.31, and a few older ones. It is
 // the whole of what Dyninst knows of a PLT stub's callee: a call through
 // a stub whose name is missing here returns for it, so hpcstruct parses on
 // after it (gcc 11's std::__throw_bad_array_new_length is not here).
-var dyninstNoReturn = map[string]bool{}
+var dyninst12NoReturn = map[string]bool{}
 
 func init() {
 	for _, n := range strings.Fields(`
@@ -57,22 +62,42 @@ func init() {
 		__f90_stop fancy_abort ExitProcess _Unwind_Resume __longjmp
 		_gfortran_abort _gfortran_exit_i8 _gfortran_exit_i4 for_stop_core
 		__sys_exit`) {
-		dyninstNoReturn[n] = true
+		dyninst12NoReturn[n] = true
 	}
 }
 
-// DyninstNoReturn reports whether Dyninst 12.3 knows by name that the
-// procedure a symbol or PLT stub names (foo, foo@plt, foo@GLIBC_2.2.5)
-// never returns.
-func DyninstNoReturn(name string) bool {
-	return dyninstNoReturn[bareName(name)]
+// NoReturnName reports whether the policy's parser knows by name that
+// the procedure a symbol or PLT stub names (foo, foo@plt,
+// foo@GLIBC_2.2.5) never returns; with no policy, whether bloop knows
+// (procs.NoReturn).
+func (p *Policy) NoReturnName(name string) bool {
+	if p == nil {
+		return procs.NoReturn(name)
+	}
+	return p.noReturn[procs.BareName(name)]
 }
 
-// bareName is a symbol or stub name without @plt and symbol version.
-func bareName(name string) string {
-	name = strings.TrimSuffix(name, "@plt")
-	if i := strings.IndexByte(name, '@'); i > 0 {
-		name = name[:i]
+// NoReturnAddrs are the entries of the procedures whose names say a call
+// to them never returns. Under a policy a PLT stub's callee is known by
+// the names its parser knows only (NoReturnName): a call through any
+// other stub returns for it, and hpcstruct parses on after it. A
+// procedure of the image is known by both lists: Dyninst parses it and
+// finds that it never returns, which bloop's names stand for.
+func (p *Policy) NoReturnAddrs(img *loader.Image) map[uint64]bool {
+	set := map[uint64]bool{}
+	for _, fn := range img.Funcs {
+		for _, a := range fn.Aliases {
+			no := procs.NoReturn(a)
+			if p != nil {
+				no = p.NoReturnName(a) || no && !fn.PLT
+			}
+			if no {
+				set[fn.Addr] = true
+				if fn.LocalEntry != 0 {
+					set[fn.LocalEntry] = true
+				}
+			}
+		}
 	}
-	return name
+	return set
 }

@@ -1,4 +1,4 @@
-package pipeline
+package dyninst
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -47,15 +48,15 @@ func TestParseMemoSameAsFresh(t *testing.T) {
 	check := func(t *testing.T, img *loader.Image) *parseMemo {
 		memo := newParseMemo()
 		memo.verify = true
-		tab := discoverProcedures(img, 2, memo)
+		tab := Hpcstruct.discover(img, 2, memo)
 		got := tableString(tab)
-		want := tableString(discoverProcedures(img, 2, nil))
+		want := tableString(Hpcstruct.discover(img, 2, nil))
 		if got != want {
 			t.Errorf("with the memo:\n%s\nafresh:\n%s", got, want)
 		}
 		// Run's image is the table's: its sweep, done afresh, finds the
 		// call targets discovery hands on.
-		fresh := (&callTargets{img: withProcs(img, tab, true)}).targets()
+		fresh := (&callTargets{img: procs.WithProcs(img, tab, nil)}).targets()
 		if !maps.Equal(tab.CallTargets, fresh) {
 			t.Errorf("call targets handed on %x, a fresh sweep finds %x",
 				slices.Sorted(maps.Keys(tab.CallTargets)), slices.Sorted(maps.Keys(fresh)))
@@ -108,9 +109,21 @@ func tableString(t *procs.Table) string {
 	return s
 }
 
+// answers is a cfg.Oracle of functions for the tests.
+type answers struct {
+	called        func(uint64) bool
+	region        func(uint64, bool) (uint64, uint64, bool)
+	foreign, into func(uint64) (uint64, uint64, bool)
+}
+
+func (a answers) Called(t uint64) bool                                  { return a.called(t) }
+func (a answers) Region(t uint64, callNext bool) (uint64, uint64, bool) { return a.region(t, callNext) }
+func (a answers) Foreign(t uint64) (uint64, uint64, bool)               { return a.foreign(t) }
+func (a answers) JumpInto(t uint64) (uint64, uint64, bool)              { return a.into(t) }
+
 // TestQueryLogSame: a parse is reused only when every question its build
-// asked gets the answer it got; any other answer, a function gone or no
-// log at all makes it rebuild.
+// asked gets the answer it got; any other answer, no oracle or no log at
+// all makes it rebuild.
 func TestQueryLogSame(t *testing.T) {
 	log := &queryLog{
 		called:  []boolQuery{{0x10, true}, {0x20, false}},
@@ -118,63 +131,65 @@ func TestQueryLogSame(t *testing.T) {
 		foreign: []extentQuery{{0x50, 0x48, 0x60, true}},
 		into:    []extentQuery{{0x70, 0, 0, false}},
 	}
-	answers := func() cfg.Options {
-		return cfg.Options{
-			Called: func(t uint64) bool { return t == 0x10 },
-			Region: func(t uint64, callNext bool) (uint64, uint64, bool) {
+	fresh := func() *answers {
+		return &answers{
+			called: func(t uint64) bool { return t == 0x10 },
+			region: func(t uint64, callNext bool) (uint64, uint64, bool) {
 				return t, 0x40, callNext
 			},
-			Foreign:  func(uint64) (uint64, uint64, bool) { return 0x48, 0x60, true },
-			JumpInto: func(uint64) (uint64, uint64, bool) { return 0, 0, false },
+			foreign: func(uint64) (uint64, uint64, bool) { return 0x48, 0x60, true },
+			into:    func(uint64) (uint64, uint64, bool) { return 0, 0, false },
 		}
 	}
 	for _, c := range []struct {
 		name   string
-		change func(*cfg.Options)
+		change func(*answers) cfg.Oracle
 		log    *queryLog
 		want   bool
 	}{
-		{"same answers", func(*cfg.Options) {}, log, true},
-		{"a new call target", func(o *cfg.Options) { o.Called = func(uint64) bool { return true } }, log, false},
-		{"code runs on elsewhere", func(o *cfg.Options) {
-			o.Region = func(t uint64, _ bool) (uint64, uint64, bool) { return t, 0x38, true }
+		{"same answers", func(a *answers) cfg.Oracle { return *a }, log, true},
+		{"a new call target", func(a *answers) cfg.Oracle { a.called = func(uint64) bool { return true }; return *a }, log, false},
+		{"code runs on elsewhere", func(a *answers) cfg.Oracle {
+			a.region = func(t uint64, _ bool) (uint64, uint64, bool) { return t, 0x38, true }
+			return *a
 		}, log, false},
-		{"a table enters another procedure", func(o *cfg.Options) {
-			o.Foreign = func(uint64) (uint64, uint64, bool) { return 0x50, 0x60, true }
+		{"a table enters another procedure", func(a *answers) cfg.Oracle {
+			a.foreign = func(uint64) (uint64, uint64, bool) { return 0x50, 0x60, true }
+			return *a
 		}, log, false},
-		{"a jump lands in a procedure", func(o *cfg.Options) {
-			o.JumpInto = func(uint64) (uint64, uint64, bool) { return 0x68, 0x80, true }
+		{"a jump lands in a procedure", func(a *answers) cfg.Oracle {
+			a.into = func(uint64) (uint64, uint64, bool) { return 0x68, 0x80, true }
+			return *a
 		}, log, false},
-		{"a function gone", func(o *cfg.Options) { o.Called = nil }, log, false},
-		{"no log", func(*cfg.Options) {}, nil, false},
-		{"an empty log", func(o *cfg.Options) { *o = cfg.Options{} }, &queryLog{}, true},
+		{"no oracle", func(*answers) cfg.Oracle { return nil }, log, false},
+		{"no log", func(a *answers) cfg.Oracle { return *a }, nil, false},
+		{"an empty log, no oracle", func(*answers) cfg.Oracle { return nil }, &queryLog{}, true},
 	} {
-		opt := answers()
-		c.change(&opt)
-		if got := c.log.same(opt); got != c.want {
+		if got := c.log.same(c.change(fresh())); got != c.want {
 			t.Errorf("%s: same = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
 
-// TestQueryLogWrap: the wrapped functions answer as the originals and
-// record each question once per asking.
+// TestQueryLogWrap: the wrapped oracle answers as the original and
+// records each question once per asking; the other options stay.
 func TestQueryLogWrap(t *testing.T) {
 	var l queryLog
-	opt := l.wrap(cfg.Options{
-		Called:   func(t uint64) bool { return t > 5 },
-		Region:   func(t uint64, next bool) (uint64, uint64, bool) { return t, t + 1, next },
-		Foreign:  func(t uint64) (uint64, uint64, bool) { return t - 1, t + 1, true },
-		JumpInto: func(t uint64) (uint64, uint64, bool) { return 0, 0, false },
-	})
-	if opt.NoReturn != nil || opt.LandingPad != nil {
-		t.Error("wrap made functions the options did not have")
+	opt := l.wrap(cfg.Options{Procs: answers{
+		called:  func(t uint64) bool { return t > 5 },
+		region:  func(t uint64, next bool) (uint64, uint64, bool) { return t, t + 1, next },
+		foreign: func(t uint64) (uint64, uint64, bool) { return t - 1, t + 1, true },
+		into:    func(t uint64) (uint64, uint64, bool) { return 0, 0, false },
+	}})
+	if opt.NoReturn != nil || opt.LandingPad != nil || opt.Dyninst != nil {
+		t.Error("wrap made options the options did not have")
 	}
-	opt.Called(3)
-	opt.Called(9)
-	opt.Region(7, true)
-	opt.Foreign(4)
-	opt.JumpInto(2)
+	o := opt.Procs
+	o.Called(3)
+	o.Called(9)
+	o.Region(7, true)
+	o.Foreign(4)
+	o.JumpInto(2)
 	want := queryLog{
 		called:  []boolQuery{{3, false}, {9, true}},
 		regions: []regionQuery{{7, true, extentQuery{7, 7, 8, true}}},
@@ -213,4 +228,26 @@ func shrinkImage() *loader.Image {
 	return &loader.Image{Name: "lib.so", Arch: loader.AMD64, Machine: elf.EM_X86_64,
 		Sections: []*loader.Section{{Name: ".text", Addr: 0x1000, Data: text}},
 		Funcs:    []*loader.Func{f}, Lines: &loader.LineTable{}}
+}
+
+// TestMemoCoversOptions: a reused parse is the one its options would
+// build only if every option that can change between rounds is logged or
+// compared. The procedure table's answers are logged (loggedOracle names
+// each method of cfg.Oracle); the rest are accounted for here, so a field
+// added to cfg.Options fails this test until the memo accounts for it.
+func TestMemoCoversOptions(t *testing.T) {
+	how := map[string]string{
+		"Arch":       "not set by a Parse",
+		"NoReturn":   "the named set, compared round to round (parseMemo.begin)",
+		"Procs":      "every question logged (loggedOracle)",
+		"Roots":      "not set by a Parse",
+		"LandingPad": "the image's call-site tables, which every round's image shares",
+		"Dyninst":    "the policy's, the same every round",
+	}
+	typ := reflect.TypeOf(cfg.Options{})
+	for i := range typ.NumField() {
+		if name := typ.Field(i).Name; how[name] == "" {
+			t.Errorf("cfg.Options.%s: the parse memo neither logs nor compares it", name)
+		}
+	}
 }

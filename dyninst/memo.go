@@ -1,4 +1,4 @@
-package pipeline
+package dyninst
 
 import (
 	"maps"
@@ -10,23 +10,23 @@ import (
 	"bloop/loader"
 )
 
-// Procedure discovery (dyninstProcedures) parses the whole image once per
+// Procedure discovery (Policy.Procedures) parses the whole image once per
 // round, and a round only adds procedures in code no symbol covers. Most
 // procedures' graphs come out the same every round: a graph depends on
 // the image's bytes, the procedure's extent and the answers cfg.Build gets
 // from the options' functions. Of those, the calls that never return by
-// name (noReturnAddrs, compared round to round) and the landing pads (the
+// name (NoReturnAddrs, compared round to round) and the landing pads (the
 // image's call-site tables, which every round's image shares) do not
 // depend on the procedure table; the rest can (which jumps are tail
 // calls, where code runs on, where jump tables lead). So a parseMemo
 // keeps, per procedure, what the return analysis needs of its graph
 // (procShape) with the table-dependent questions the build asked and
-// their answers (queryLog); the next round reuses it when the extent is
+// their answers (queryLog, which logs every question of cfg.Oracle); the next round reuses it when the extent is
 // the same and every question gets the same answer again. The result is
 // the one a fresh build gives, by construction.
 type parseMemo struct {
 	byEntry map[uint64]*memoEntry
-	noRet   map[uint64]bool           // the last round's procedures named noreturn (plan.named)
+	noRet   map[uint64]bool           // the last round's procedures named noreturn (Parse.named)
 	calls   map[loader.Range][]uint64 // callTargets.memo
 	reused  atomic.Int64              // parses taken from an earlier round
 
@@ -40,14 +40,14 @@ func newParseMemo() *parseMemo {
 	return &parseMemo{byEntry: map[uint64]*memoEntry{}, calls: map[loader.Range][]uint64{}}
 }
 
-// begin starts pl's round: if the procedures named noreturn changed, no
+// begin starts ps's round: if the procedures named noreturn changed, no
 // earlier parse holds.
-func (m *parseMemo) begin(pl *plan) {
-	pl.memo, pl.callers.memo = m, m.calls
-	if m.noRet != nil && !maps.Equal(m.noRet, pl.named) {
+func (m *parseMemo) begin(ps *Parse) {
+	ps.memo, ps.callers.memo = m, m.calls
+	if m.noRet != nil && !maps.Equal(m.noRet, ps.named) {
 		clear(m.byEntry)
 	}
-	m.noRet = pl.named
+	m.noRet = ps.named
 }
 
 // memoEntry is one procedure's parse: its shape, nil when the build
@@ -61,13 +61,13 @@ type memoEntry struct {
 // parseShape builds procedure i's graph in Dyninst's way and reads its
 // shape off it, or takes prev's when prev still holds; with log it
 // records the build's questions.
-func (pl *plan) parseShape(i int, prev *memoEntry, log bool) *memoEntry {
-	fn := pl.img.Funcs[i]
-	opt := pl.cfgOptions()
-	if prev != nil && prev.end == fn.End && prev.log.same(opt) {
-		pl.memo.reused.Add(1)
-		if pl.memo.verify && !prev.shape.equal(pl.parseShape(i, nil, false).shape) {
-			pl.memo.stale.Add(1)
+func (ps *Parse) parseShape(i int, prev *memoEntry, log bool) *memoEntry {
+	fn := ps.img.Funcs[i]
+	opt := ps.Options()
+	if prev != nil && prev.end == fn.End && prev.log.same(opt.Procs) {
+		ps.memo.reused.Add(1)
+		if ps.memo.verify && !prev.shape.equal(ps.parseShape(i, nil, false).shape) {
+			ps.memo.stale.Add(1)
 		}
 		return prev
 	}
@@ -76,7 +76,7 @@ func (pl *plan) parseShape(i int, prev *memoEntry, log bool) *memoEntry {
 		e.log = &queryLog{}
 		opt = e.log.wrap(opt)
 	}
-	if g, err := cfg.Build(pl.img, fn.Addr, fn.Addr, fn.End, opt); err == nil {
+	if g, err := cfg.Build(ps.img, fn.Addr, fn.Addr, fn.End, opt); err == nil {
 		e.shape = shapeOf(g)
 	}
 	if log {
@@ -111,47 +111,63 @@ type extentQuery struct {
 	ok        bool
 }
 
-// wrap returns opt with its functions recording into l. A build asks from
+// wrap returns opt with its oracle recording into l. A build asks from
 // one goroutine, so l needs no lock.
 func (l *queryLog) wrap(opt cfg.Options) cfg.Options {
-	if f := opt.Called; f != nil {
-		opt.Called = func(t uint64) bool {
-			a := f(t)
-			l.called = append(l.called, boolQuery{t, a})
-			return a
-		}
+	if opt.Procs != nil {
+		opt.Procs = loggedOracle{opt.Procs, l}
 	}
-	if f := opt.Region; f != nil {
-		opt.Region = func(t uint64, callNext bool) (uint64, uint64, bool) {
-			lo, hi, ok := f(t, callNext)
-			l.regions = append(l.regions, regionQuery{t, callNext, extentQuery{t, lo, hi, ok}})
-			return lo, hi, ok
-		}
-	}
-	opt.Foreign = logExtent(opt.Foreign, &l.foreign)
-	opt.JumpInto = logExtent(opt.JumpInto, &l.into)
 	return opt
 }
 
-func logExtent(f func(uint64) (uint64, uint64, bool), to *[]extentQuery) func(uint64) (uint64, uint64, bool) {
-	if f == nil {
-		return nil
-	}
-	return func(t uint64) (uint64, uint64, bool) {
-		lo, hi, ok := f(t)
-		*to = append(*to, extentQuery{t, lo, hi, ok})
-		return lo, hi, ok
-	}
+// loggedOracle is an oracle that logs every question and its answer. It
+// names each method of cfg.Oracle rather than embedding the interface, so
+// a method added there does not compile here until it is logged, and a
+// parse reused on fewer questions than its build asked cannot be.
+type loggedOracle struct {
+	o cfg.Oracle
+	l *queryLog
 }
 
-// same reports whether opt's functions answer every question of l as
-// they did; a nil log (not recorded) never holds.
-func (l *queryLog) same(opt cfg.Options) bool {
+var _ cfg.Oracle = loggedOracle{}
+
+func (w loggedOracle) Called(t uint64) bool {
+	a := w.o.Called(t)
+	w.l.called = append(w.l.called, boolQuery{t, a})
+	return a
+}
+
+func (w loggedOracle) Region(t uint64, callNext bool) (uint64, uint64, bool) {
+	lo, hi, ok := w.o.Region(t, callNext)
+	w.l.regions = append(w.l.regions, regionQuery{t, callNext, extentQuery{t, lo, hi, ok}})
+	return lo, hi, ok
+}
+
+func (w loggedOracle) Foreign(t uint64) (uint64, uint64, bool) {
+	return logExtent(w.o.Foreign, t, &w.l.foreign)
+}
+
+func (w loggedOracle) JumpInto(t uint64) (uint64, uint64, bool) {
+	return logExtent(w.o.JumpInto, t, &w.l.into)
+}
+
+func logExtent(f func(uint64) (uint64, uint64, bool), t uint64, to *[]extentQuery) (uint64, uint64, bool) {
+	lo, hi, ok := f(t)
+	*to = append(*to, extentQuery{t, lo, hi, ok})
+	return lo, hi, ok
+}
+
+// same reports whether o answers every question of l as it was answered;
+// a nil log (not recorded) never holds, nor a question without an oracle.
+func (l *queryLog) same(o cfg.Oracle) bool {
 	if l == nil {
 		return false
 	}
-	return sameBools(l.called, opt.Called) && sameRegions(l.regions, opt.Region) &&
-		sameExtents(l.foreign, opt.Foreign) && sameExtents(l.into, opt.JumpInto)
+	if o == nil {
+		return len(l.called)+len(l.regions)+len(l.foreign)+len(l.into) == 0
+	}
+	return sameBools(l.called, o.Called) && sameRegions(l.regions, o.Region) &&
+		sameExtents(l.foreign, o.Foreign) && sameExtents(l.into, o.JumpInto)
 }
 
 // clip drops the spare capacity of l's lists: a memo holds the logs of
@@ -165,7 +181,7 @@ func (l *queryLog) clip() {
 
 func sameBools(qs []boolQuery, f func(uint64) bool) bool {
 	for _, q := range qs {
-		if f == nil || f(q.t) != q.ans {
+		if f(q.t) != q.ans {
 			return false
 		}
 	}
@@ -174,9 +190,6 @@ func sameBools(qs []boolQuery, f func(uint64) bool) bool {
 
 func sameRegions(qs []regionQuery, f func(uint64, bool) (uint64, uint64, bool)) bool {
 	for _, q := range qs {
-		if f == nil {
-			return false
-		}
 		if lo, hi, ok := f(q.t, q.callNext); (extentQuery{q.t, lo, hi, ok}) != q.ans {
 			return false
 		}
@@ -186,9 +199,6 @@ func sameRegions(qs []regionQuery, f func(uint64, bool) (uint64, uint64, bool)) 
 
 func sameExtents(qs []extentQuery, f func(uint64) (uint64, uint64, bool)) bool {
 	for _, q := range qs {
-		if f == nil {
-			return false
-		}
 		if lo, hi, ok := f(q.t); (extentQuery{q.t, lo, hi, ok}) != q {
 			return false
 		}

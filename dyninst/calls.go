@@ -1,4 +1,4 @@
-package pipeline
+package dyninst
 
 import (
 	"slices"
@@ -6,9 +6,10 @@ import (
 
 	"bloop/isa"
 	"bloop/loader"
+	"bloop/procs"
 )
 
-// callTargets answers cfg.Options.Called for compat mode: whether a direct
+// callTargets answers cfg.Oracle.Called under a policy: whether a direct
 // call somewhere in the image enters a procedure at t, its entry or its
 // ppc64 local entry (Dyninst 12.3 takes a jump there for a tail call). The
 // image's direct calls are found on the first question, by a linear sweep
@@ -68,19 +69,18 @@ func (c *callTargets) sweep() {
 	}
 }
 
-// callsIn lists the targets of the direct calls a linear sweep of r finds.
+// callsIn lists the targets of the direct calls a linear sweep of r
+// finds (procs.DirectCalls), decoding as the graphs do.
 func callsIn(img *loader.Image, ar isa.Arch, r loader.Range) []uint64 {
 	var ts []uint64
-	for a := r.Lo; a < r.Hi; {
+	at := func(a uint64) isa.FrameOp {
 		b := img.Bytes(a, r.Hi)
 		if len(b) == 0 {
-			break
+			return isa.FrameOp{} // ends the sweep
 		}
 		in := ar.Decode(b, a)
-		if in.Kind == isa.Call {
-			ts = append(ts, in.Target)
-		}
-		a += uint64(max(in.Len, ar.Align()))
+		return isa.FrameOp{Flow: in.Kind, Target: in.Target, Len: uint8(max(in.Len, ar.Align()))}
 	}
+	procs.DirectCalls(r, at, nil, func(t uint64) { ts = append(ts, t) })
 	return slices.Clip(ts)
 }
