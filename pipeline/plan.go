@@ -15,6 +15,7 @@ import (
 	"bloop/par"
 	"bloop/scopes"
 	"bloop/source"
+	"bloop/structure"
 )
 
 // plan is what every procedure's analysis shares: the chosen engine and
@@ -28,13 +29,13 @@ type plan struct {
 	named   map[uint64]bool   // the entries of the procedures named noreturn (noReturnAddrs)
 	noret   func(uint64) bool // whether a call never returns: named, and in compat mode as the parse found
 	region  func(uint64, bool) (uint64, uint64, bool)
-	subs    []*loader.Subprogram      // by index in img.Funcs
-	claimed map[uint64][]loader.Range // entries another procedure's CFG continues into, and the code it parses there
-	compat  bool                      // hpcstruct's tree, its unread call sites included
-	fallOut bool                      // parse through the ends of extents (fallout.go)
-	callers *callTargets              // compat: the procedures direct calls enter
-	memo    *parseMemo                // compat: the parses of earlier rounds of procedure discovery
-	gpu     isa.Arch                  // a cubin's instruction set, when its graphs are built (gpucfg.go)
+	subs    []*loader.Subprogram         // by index in img.Funcs
+	claimed map[uint64][]structure.Range // entries another procedure's CFG continues into, and the code it parses there
+	compat  bool                         // hpcstruct's tree, its unread call sites included
+	fallOut bool                         // parse through the ends of extents (fallout.go)
+	callers *callTargets                 // compat: the procedures direct calls enter
+	memo    *parseMemo                   // compat: the parses of earlier rounds of procedure discovery
+	gpu     isa.Arch                     // a cubin's instruction set, when its graphs are built (gpucfg.go)
 }
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
@@ -166,7 +167,7 @@ func followsCallNext(img *loader.Image, addr uint64) bool {
 // it: the one the call lies in, the parent of a .cold part, and,
 // transitively, any that continues into those by the same idiom. Their
 // graphs are built (and dropped) here.
-func (pl *plan) claimedEntries(workers int, runsOn map[uint64]bool) map[uint64][]loader.Range {
+func (pl *plan) claimedEntries(workers int, runsOn map[uint64]bool) map[uint64][]structure.Range {
 	img := pl.img
 	if isa.For(img.Machine) == nil {
 		return nil
@@ -186,18 +187,18 @@ func (pl *plan) claimedEntries(workers int, runsOn map[uint64]bool) map[uint64][
 	}
 	type cont struct {
 		entries []uint64
-		blocks  []loader.Range
+		blocks  []structure.Range
 	}
 	continued := make([]cont, len(sources))
 	par.For(workers, len(sources), func(k int) {
 		if g, _, err := pl.graph(sources[k]); err == nil && g != nil {
 			continued[k].entries = g.Continued
 			for _, b := range g.Blocks {
-				continued[k].blocks = append(continued[k].blocks, loader.Range{Lo: b.Start, Hi: b.End})
+				continued[k].blocks = append(continued[k].blocks, structure.Range{Lo: b.Start, Hi: b.End})
 			}
 		}
 	})
-	claimed := map[uint64][]loader.Range{}
+	claimed := map[uint64][]structure.Range{}
 	for k, c := range continued {
 		for _, t := range c.entries {
 			f := img.FuncAt(t)
@@ -206,7 +207,7 @@ func (pl *plan) claimedEntries(workers int, runsOn map[uint64]bool) map[uint64][
 			}
 			rs := claimed[t]
 			if rs == nil {
-				rs = []loader.Range{}
+				rs = []structure.Range{}
 			}
 			for _, b := range c.blocks {
 				if b.Lo < f.End && b.Hi > f.Addr {
@@ -338,7 +339,7 @@ func (pl *plan) jumpInto(t uint64) (lo, hi uint64, ok bool) {
 
 // proc analyses procedure i. Whatever goes wrong, it returns a procedure:
 // as much of it as could be understood, with the problems met.
-func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
+func (pl *plan) proc(i int) (*structure.Scope, []*Problem) {
 	fn := pl.img.Funcs[i]
 	var probs []*Problem
 	note := func(kind string, err error) {
@@ -385,7 +386,7 @@ func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
 }
 
 // place builds the procedure's scope tree with the plan's engine.
-func (pl *plan) place(in scopes.Input) (s *scopes.Scope, err error) {
+func (pl *plan) place(in scopes.Input) (s *structure.Scope, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s, err = nil, fmt.Errorf("%v", r)

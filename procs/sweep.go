@@ -5,12 +5,12 @@ package procs
 
 import (
 	"bloop/isa"
-	"bloop/loader"
+	"bloop/structure"
 )
 
 // sweep decodes r linearly, resynchronizing at known starts the sweep
 // would step over.
-func (f *finder) sweep(r loader.Range) []isa.SweepInst {
+func (f *finder) sweep(r structure.Range) []isa.SweepInst {
 	// Instructions average 3.5 to 4 bytes on x86-64 (Go's 3.8), 4 on the
 	// fixed-width sets: growing a slice of millions costs more than the slack.
 	avg := uint64(3)
@@ -26,7 +26,7 @@ func (f *finder) sweep(r loader.Range) []isa.SweepInst {
 // to the next instruction counts: x86-64 code reads the pc with lea, so
 // that is a call that does not return, to a procedure placed after it. A
 // call to a ppc64 local entry starts the procedure at its global entry.
-func (f *finder) callTargets(r loader.Range) {
+func (f *finder) callTargets(r structure.Range) {
 	ge, _ := f.arch.(isa.GlobalEntries)
 	f.decode(r, func(_ uint64, op isa.FrameOp) {
 		if op.Flow == isa.Call && op.Target != 0 {
@@ -40,7 +40,7 @@ func (f *finder) callTargets(r loader.Range) {
 }
 
 // decode calls visit for each instruction of a linear sweep of r.
-func (f *finder) decode(r loader.Range, visit func(uint64, isa.FrameOp)) {
+func (f *finder) decode(r structure.Range, visit func(uint64, isa.FrameOp)) {
 	n := uint64(f.arch.MaxLen())
 	for a := r.Lo; a < r.Hi; {
 		// Bytes stops at a's section's end (damaged files have sections

@@ -6,8 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"bloop/golden"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // ElemKind is the kind of a static scope on a frame's path.
@@ -89,14 +88,14 @@ func with(path []*Elem, e *Elem) []*Elem {
 }
 
 // indexModule indexes a scope tree from pipeline.Analyze.
-func indexModule(mod *scopes.Module, modName string) *scopeIndex {
+func indexModule(mod *structure.Module, modName string) *scopeIndex {
 	x := &scopeIndex{}
-	var walk func(s *scopes.Scope, file string, path []*Elem, callFile string, callLine int)
-	walk = func(s *scopes.Scope, file string, path []*Elem, callFile string, callLine int) {
+	var walk func(s *structure.Scope, file string, path []*Elem, callFile string, callLine int)
+	walk = func(s *structure.Scope, file string, path []*Elem, callFile string, callLine int) {
 		switch s.Kind {
-		case scopes.Proc:
+		case structure.Proc:
 			path = with(path, &Elem{Kind: ElemProc, Name: s.Name, Module: modName, File: file, Line: s.Line})
-		case scopes.Alien:
+		case structure.Alien:
 			switch {
 			case s.IsGuard():
 				file = s.File // code of the enclosing context written in another file
@@ -106,10 +105,10 @@ func indexModule(mod *scopes.Module, modName string) *scopeIndex {
 			default: // the call-site half of an inline pair
 				callFile, callLine = s.File, s.Line
 			}
-		case scopes.Loop:
+		case structure.Loop:
 			path = with(path, &Elem{Kind: ElemLoop, File: s.File, Line: s.Line, Addr: s.Entry})
 			file = s.File
-		case scopes.Stmt:
+		case structure.Stmt:
 			f := file
 			if s.File != "" {
 				f = s.File
@@ -136,15 +135,15 @@ func indexModule(mod *scopes.Module, modName string) *scopeIndex {
 type structLM struct {
 	file  string // the structure file
 	name  string // the LM's n: the path the module had when it was analysed
-	node  *golden.Node
+	node  *structure.Node
 	index *scopeIndex
 }
 
 // indexDoc indexes the LM elements of a structure file.
-func indexDoc(doc *golden.Doc) []structLM {
+func indexDoc(doc *structure.Doc) []structLM {
 	var out []structLM
-	var walk func(n *golden.Node, x *scopeIndex, mod, file string, path []*Elem, callFile string, callLine int)
-	walk = func(n *golden.Node, x *scopeIndex, mod, file string, path []*Elem, callFile string, callLine int) {
+	var walk func(n *structure.Node, x *scopeIndex, mod, file string, path []*Elem, callFile string, callLine int)
+	walk = func(n *structure.Node, x *scopeIndex, mod, file string, path []*Elem, callFile string, callLine int) {
 		line, _ := strconv.Atoi(n.Value("l"))
 		switch n.Tag {
 		case "LM":
@@ -167,7 +166,7 @@ func indexDoc(doc *golden.Doc) []structLM {
 				callFile, callLine = n.Value("f"), line
 			}
 		case "L":
-			rs, _ := golden.ParseRanges(n.Value("v"))
+			rs, _ := structure.ParseRanges(n.Value("v"))
 			e := &Elem{Kind: ElemLoop, File: n.Value("f"), Line: line}
 			if len(rs) > 0 {
 				e.Addr = rs[0].Lo
@@ -175,7 +174,7 @@ func indexDoc(doc *golden.Doc) []structLM {
 			path = with(path, e)
 			file = n.Value("f")
 		case "S":
-			rs, _ := golden.ParseRanges(n.Value("v"))
+			rs, _ := structure.ParseRanges(n.Value("v"))
 			p := with(path, &Elem{Kind: ElemStmt, File: file, Line: line})
 			for _, r := range rs {
 				if x != nil {

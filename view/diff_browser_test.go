@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
+	"bloop/diff"
 
-	"bloop/golden"
+	"github.com/chromedp/chromedp"
 )
 
 // writeDiffPage writes the diff page of a and b and returns its path.
@@ -215,7 +215,7 @@ func TestDiffPageDirs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := golden.DiffDirs(filepath.Join(tmp, "a"), filepath.Join(tmp, "b"), golden.DiffOptions{Detail: true}, 2)
+	r, err := diff.DiffDirs(filepath.Join(tmp, "a"), filepath.Join(tmp, "b"), diff.DiffOptions{Detail: true}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/golden"
+	"bloop/diff"
+	"bloop/structure"
 )
 
 // The diff page is tested on two real builds, inline.c by gcc 12 at -O2
@@ -23,17 +24,17 @@ var (
 )
 
 // detailedDiff diffs two structure files as bloop diff --html does.
-func detailedDiff(t *testing.T, a, b string) *golden.Report {
+func detailedDiff(t *testing.T, a, b string) *diff.Report {
 	t.Helper()
-	da, err := golden.ParseFile(a)
+	da, err := structure.ParseFile(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := golden.ParseFile(b)
+	db, err := structure.ParseFile(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return golden.Diff(da, db, golden.DiffOptions{Detail: true})
+	return diff.Diff(da, db, diff.DiffOptions{Detail: true})
 }
 
 // TestDiffDataGolden: the diff page's data of inline.c at -O2 and -O3.

@@ -3,11 +3,11 @@ package view
 import (
 	"strconv"
 
-	"bloop/golden"
+	"bloop/structure"
 )
 
 // One side's procedures as STree nodes, made from the canonical elements
-// golden's diff keeps (golden.DiffOptions.Detail). The nodes are the
+// the diff package keeps (diff.DiffOptions.Detail). The nodes are the
 // structure page's: a call-site A and its callee A are one inlined call
 // carrying its call site, an A named "<inline>" a guard, any other named
 // A outside a call site a lone alien context. Files are as the structure
@@ -17,11 +17,11 @@ import (
 // node each element became, for the changes that refer to them.
 type sideBuilder struct {
 	*streeBuilder
-	ids map[*golden.Node]int
+	ids map[*structure.Node]int
 }
 
 func newSideBuilder(t *STree, s *strTable) *sideBuilder {
-	return &sideBuilder{streeBuilder: &streeBuilder{t: t, s: s}, ids: map[*golden.Node]int{}}
+	return &sideBuilder{streeBuilder: &streeBuilder{t: t, s: s}, ids: map[*structure.Node]int{}}
 }
 
 func atoi(s string) int {
@@ -31,7 +31,7 @@ func atoi(s string) int {
 
 // ranges returns the first address of v and its bytes in all.
 func ranges(v string) (lo uint64, size int) {
-	rs, err := golden.ParseRanges(v)
+	rs, err := structure.ParseRanges(v)
 	if err != nil || len(rs) == 0 {
 		return 0, 0
 	}
@@ -42,7 +42,7 @@ func ranges(v string) (lo uint64, size int) {
 }
 
 // fileOf is the file e says it is in (as written), else ctx.
-func fileOf(e *golden.Node, ctx string) string {
+func fileOf(e *structure.Node, ctx string) string {
 	if f, ok := e.Original().Get("f"); ok {
 		return f
 	}
@@ -51,7 +51,7 @@ func fileOf(e *golden.Node, ctx string) string {
 
 // proc adds procedure p of file path and its scopes below it; nested
 // procedures are left out (the diff lists them on their own).
-func (b *sideBuilder) proc(p *golden.Node, path string) int {
+func (b *sideBuilder) proc(p *structure.Node, path string) int {
 	entry, _ := ranges(p.Value("v"))
 	i := b.node(SProc, p.Value("n"), path, atoi(p.Value("l")), entry, 0)
 	b.ids[p] = i
@@ -61,7 +61,7 @@ func (b *sideBuilder) proc(p *golden.Node, path string) int {
 
 // children adds e's children and returns how many nodes that makes at
 // e's level.
-func (b *sideBuilder) children(e *golden.Node, file string) int {
+func (b *sideBuilder) children(e *structure.Node, file string) int {
 	n := 0
 	for _, c := range e.Children {
 		n += b.child(c, file)
@@ -69,7 +69,7 @@ func (b *sideBuilder) children(e *golden.Node, file string) int {
 	return n
 }
 
-func (b *sideBuilder) child(c *golden.Node, file string) int {
+func (b *sideBuilder) child(c *structure.Node, file string) int {
 	switch c.Tag {
 	case "S", "C":
 		lo, size := ranges(c.Value("v"))
@@ -117,7 +117,7 @@ func (b *sideBuilder) child(c *golden.Node, file string) int {
 
 // refs returns the nodes of elements es (elements not in the tree, as
 // those of procedures left out, are skipped).
-func (b *sideBuilder) refs(es []*golden.Node) []int {
+func (b *sideBuilder) refs(es []*structure.Node) []int {
 	out := []int{}
 	for _, e := range es {
 		if i, ok := b.ids[e]; ok {

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"bloop/scopes"
 	"bloop/source"
+	"bloop/structure"
 )
 
 // StructData is what the structure page embeds: one module's scope tree
@@ -129,7 +129,7 @@ func (s *StructWriter) BeginModule(path, name string) {
 }
 
 // Proc adds a procedure of file (nil: a file without procedures).
-func (s *StructWriter) Proc(file string, p *scopes.Scope) {
+func (s *StructWriter) Proc(file string, p *structure.Scope) {
 	if s.err != nil {
 		return
 	}
@@ -155,17 +155,17 @@ func (s *StructWriter) Proc(file string, p *scopes.Scope) {
 // scope adds sc and its subtree; file is the enclosing context's file (a
 // statement's unless it has its own). It returns the nodes added at its
 // level: an inline pair's call site adds its callees, not itself.
-func (s *StructWriter) scope(sc *scopes.Scope, file string) int {
+func (s *StructWriter) scope(sc *structure.Scope, file string) int {
 	var i int
 	switch sc.Kind {
-	case scopes.Proc:
+	case structure.Proc:
 		i = s.node(SProc, sc.Name, file, sc.Line, sc.Entry, 0)
 		s.d.Counts.Procs++
-	case scopes.Loop:
+	case structure.Loop:
 		i = s.node(SLoop, "", sc.File, sc.Line, sc.Entry, 0)
 		s.d.Counts.Loops++
 		file = sc.File
-	case scopes.Stmt:
+	case structure.Stmt:
 		f := file
 		if sc.File != "" {
 			f = sc.File
@@ -181,7 +181,7 @@ func (s *StructWriter) scope(sc *scopes.Scope, file string) int {
 		s.node(SStmt, "", f, sc.Line, lo, size)
 		s.d.Counts.Stmts++
 		return 1
-	case scopes.Alien:
+	case structure.Alien:
 		switch {
 		case sc.IsGuard():
 			i = s.node(SGuard, "", sc.File, sc.Line, 0, 0)
