@@ -13,9 +13,10 @@ import (
 // with the statements directly inside it.
 
 // scope is a loop, an inlined call or a procedure body, with the
-// statements directly in it. Aliens that are not inlined calls (guards
-// such as n="<inline>", call-site wrappers) are transparent: they only set
-// the file of what they contain.
+// statements directly in it. Aliens that are not the callee of an inline
+// pair (guards, lone alien contexts, call sites themselves; see
+// structure.Interpret) are transparent: they only set the file of what
+// they contain.
 type scope struct {
 	kind  byte   // 'P', 'L' or 'I' (inlined call: call-site A + callee A)
 	key   string // exact match: kind, file and line (I: callee, its file, call site)
@@ -59,7 +60,7 @@ func collectProcs(d *structure.Doc) []*proc {
 					name = c.Value("n")
 				}
 				body := &scope{kind: 'P', v: c.Value("v"), node: c}
-				buildScope(c, body, file, false)
+				buildScope(structure.Interpret(structure.ScopeOf(c, path), structure.FileCtx(path)), body, false)
 				finish(body)
 				// Show n only when it says more than ln: not for C names in
 				// shared libraries ("f [lib.so]").
@@ -78,51 +79,36 @@ func collectProcs(d *structure.Doc) []*proc {
 	return out
 }
 
-func buildScope(n *structure.Node, s *scope, file string, inLoop bool) {
-	for _, c := range n.Children {
-		addChild(c, s, file, inLoop)
+// buildScope adds the children of it to s.
+func buildScope(it structure.Item, s *scope, inLoop bool) {
+	for c := range it.Children() {
+		addChild(c, s, inLoop)
 	}
 }
 
-func fileOf(n *structure.Node, ctx string) string {
-	if f, ok := n.Get("f"); ok {
-		return structure.BaseName(f)
-	}
-	return ctx
-}
-
-func addChild(c *structure.Node, s *scope, file string, inLoop bool) {
-	switch c.Tag {
-	case "S", "C":
-		rs, _ := structure.ParseRanges(c.Value("v"))
-		s.stmts = append(s.stmts, stmt{file, c.Value("l"), rs, inLoop, c})
-	case "L":
-		f, l := fileOf(c, file), c.Value("l")
-		line, _ := strconv.Atoi(l)
-		ls := &scope{kind: 'L', key: "L\x00" + f + "\x00" + l, fuzzy: f, line: line,
-			v: c.Value("v"), path: joinPath(s.path, "L("+f+":"+l+")"), node: c}
+func addChild(it structure.Item, s *scope, inLoop bool) {
+	file, l := structure.BaseName(it.File), strconv.Itoa(it.Line)
+	switch it.Role {
+	case structure.RoleStmt:
+		s.stmts = append(s.stmts, stmt{file, l, it.Ranges, inLoop, it.Src})
+	case structure.RoleLoop:
+		ls := &scope{kind: 'L', key: "L\x00" + file + "\x00" + l, fuzzy: file, line: it.Line,
+			v: it.Src.Value("v"), path: joinPath(s.path, "L("+file+":"+l+")"), node: it.Src}
 		s.kids = append(s.kids, ls)
-		buildScope(c, ls, f, true)
-	case "A":
-		f := fileOf(c, file)
-		if c.Value("n") != "" {
-			buildScope(c, s, f, inLoop) // guard alien: transparent
+		buildScope(it, ls, true)
+	case structure.RoleInlined:
+		if it.Site == nil {
+			buildScope(it, s, inLoop) // a lone alien context: transparent
 			return
 		}
-		site := f + ":" + c.Value("l")
-		for _, cc := range c.Children {
-			name := cc.Value("n")
-			if cc.Tag != "A" || name == "" {
-				addChild(cc, s, f, inLoop)
-				continue
-			}
-			cf := fileOf(cc, f)
-			is := &scope{kind: 'I', key: "I\x00" + name + "\x00" + cf + "\x00" + site,
-				fuzzy: name + "\x00" + cf, site: site,
-				path: joinPath(s.path, "A("+site+":)/A("+cf+":"+cc.Value("l")+":"+name+")"), node: cc}
-			s.kids = append(s.kids, is)
-			buildScope(cc, is, cf, inLoop)
-		}
+		site := structure.BaseName(it.Site.File) + ":" + strconv.Itoa(it.Site.Line)
+		is := &scope{kind: 'I', key: "I\x00" + it.Name + "\x00" + file + "\x00" + site,
+			fuzzy: it.Name + "\x00" + file, site: site,
+			path: joinPath(s.path, "A("+site+":)/A("+file+":"+l+":"+it.Name+")"), node: it.Src}
+		s.kids = append(s.kids, is)
+		buildScope(it, is, inLoop)
+	case structure.RoleGuard, structure.RoleCallSite:
+		buildScope(it, s, inLoop) // transparent: they only set the file of what they contain
 	}
 	// Nested P are separate procedures (collectProcs).
 }

@@ -181,16 +181,16 @@ func collect(m *structure.Module) ([]byteCtx, []loopInfo) {
 	var walk func(s *structure.Scope, alien bool, file string, loop *loopInfo)
 	walk = func(s *structure.Scope, alien bool, file string, loop *loopInfo) {
 		for _, c := range s.Children {
-			switch {
-			case c.Kind == structure.Stmt:
+			switch c.Role() {
+			case structure.RoleStmt:
 				for _, r := range c.Ranges {
 					bs = append(bs, byteCtx{r.Lo, r.Hi, alien, file, loop})
 				}
-			case c.Kind == structure.Loop:
+			case structure.RoleLoop:
 				li := &loopInfo{c.Entry, c.Line, alien, file, proc}
 				ls = append(ls, *li)
 				walk(c, alien, file, li)
-			case c.IsCallee() || c.IsLoneAlien():
+			case structure.RoleInlined:
 				walk(c, true, c.File, loop)
 			default: // call sites and guards keep the context
 				walk(c, alien, file, loop)

@@ -157,10 +157,10 @@ func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 // count adds a procedure's loops and inlined calls to r.
 func (r *Result) count(p *structure.Scope) {
 	structure.Walk(p, func(s *structure.Scope) {
-		switch {
-		case s.Kind == structure.Loop:
+		switch s.Role() {
+		case structure.RoleLoop:
 			r.NumLoops++
-		case s.Kind == structure.Alien && (s.IsCallee() || s.IsLoneAlien()):
+		case structure.RoleInlined:
 			r.NumInlined++
 		}
 	})
@@ -168,7 +168,7 @@ func (r *Result) count(p *structure.Scope) {
 
 // Writer is what an output format provides: it takes a module's
 // procedures, file by file, as they are analysed (the XML and JSON
-// writers of package scopes are ones).
+// writers of package structure are ones).
 type Writer interface {
 	BeginModule(path, name string)
 	Proc(file string, p *structure.Scope)

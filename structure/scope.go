@@ -27,6 +27,9 @@ type Scope struct {
 	// Inline says which of the format's uses of an A element this alien
 	// is; the writers spell it (JSON "inline"), Interpret reads it.
 	Inline Inline
+	// Src is the element a scope was read from (ScopeOf); nil in trees
+	// the pipeline builds.
+	Src *Node
 }
 
 // Inline is the role of an alien (A) scope: the format uses one element
@@ -98,6 +101,8 @@ type Module struct {
 	// HasCalls says that the module's call sites were analysed (GPU code
 	// with a CFG): hpcstruct's has-calls="1".
 	HasCalls bool
+	// Src is the LM element a module was read from (Doc.Modules).
+	Src *Node
 }
 
 // Walk calls f on s and its descendants in pre-order.
