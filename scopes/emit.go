@@ -115,44 +115,7 @@ func emit(n *node, ctx context) []*structure.Scope {
 		sortChildren(g.Children)
 	}
 	for k, kid := range n.kids {
-		callFile, callLine := k.callFile, k.callLine
-		if k.unknown {
-			callFile, callLine = unknownFile, 0
-		}
-		site := &structure.Scope{Kind: structure.Alien, File: callFile, Line: callLine}
-		cal := structure.NewCallee(k.name, k.calleeFile)
-		// hpcstruct takes the callee's file from its code (where its
-		// nested calls are made, else its loops or statements), not from
-		// its declaration, which is only the last resort.
-		cctx := context{file: calleeFileOf(kid, ctx.rank), rank: ctx.rank, hpcstruct: ctx.hpcstruct}
-		if cctx.file == "" {
-			cctx.file = k.calleeFile
-		}
-		cal.File = cctx.file
-		// hpcstruct treats lines of the callee's own file that lie below its
-		// first loop or inlined call as foreign code of that callee.
-		lower := func(l int) {
-			if l > 0 && (cctx.threshold == 0 || l < cctx.threshold) {
-				cctx.threshold = l
-			}
-		}
-		for ck := range kid.kids {
-			if !ck.unknown {
-				lower(ck.callLine)
-			}
-		}
-		for _, ln := range kid.loops {
-			lower(ln.line)
-		}
-		cal.Children = emit(kid, cctx)
-		cal.Line = minLine(cal.Children)
-		if cal.File == unknownFile {
-			// Nothing of the file "<unknown>" has a line: hpcstruct
-			// writes 0.
-			cal.Line = 0
-		}
-		site.Children = []*structure.Scope{cal}
-		inls = append(inls, site)
+		inls = append(inls, emitInline(k, kid, ctx))
 	}
 	sortStmts(stmts)
 	sortStmts(calls)
@@ -182,6 +145,49 @@ func emit(n *node, ctx context) []*structure.Scope {
 	out = append(out, guards...)
 	out = append(out, loops...)
 	return append(out, inls...)
+}
+
+// emitInline makes the inline pair (call site, callee) of inlined call k,
+// whose code is kid, in the context ctx.
+func emitInline(k *inlKey, kid *node, ctx context) *structure.Scope {
+	callFile, callLine := k.callFile, k.callLine
+	if k.unknown {
+		callFile, callLine = unknownFile, 0
+	}
+	site := &structure.Scope{Kind: structure.Alien, File: callFile, Line: callLine}
+	cal := structure.NewCallee(k.name, k.calleeFile)
+	// hpcstruct takes the callee's file from its code (where its
+	// nested calls are made, else its loops or statements), not from
+	// its declaration, which is only the last resort.
+	cctx := context{file: calleeFileOf(kid, ctx.rank), rank: ctx.rank, hpcstruct: ctx.hpcstruct}
+	if cctx.file == "" {
+		cctx.file = k.calleeFile
+	}
+	cal.File = cctx.file
+	// hpcstruct treats lines of the callee's own file that lie below its
+	// first loop or inlined call as foreign code of that callee.
+	lower := func(l int) {
+		if l > 0 && (cctx.threshold == 0 || l < cctx.threshold) {
+			cctx.threshold = l
+		}
+	}
+	for ck := range kid.kids {
+		if !ck.unknown {
+			lower(ck.callLine)
+		}
+	}
+	for _, ln := range kid.loops {
+		lower(ln.line)
+	}
+	cal.Children = emit(kid, cctx)
+	cal.Line = minLine(cal.Children)
+	if cal.File == unknownFile {
+		// Nothing of the file "<unknown>" has a line: hpcstruct
+		// writes 0.
+		cal.Line = 0
+	}
+	site.Children = []*structure.Scope{cal}
+	return site
 }
 
 // guardLine is a guard alien's line: its first loop's when it holds loops,
