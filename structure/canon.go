@@ -141,15 +141,12 @@ func StartTag(n *Node) string {
 	var b strings.Builder
 	b.WriteString("<" + n.Tag)
 	for _, a := range n.Attrs {
-		fmt.Fprintf(&b, " %s=\"%s\"", a.Key, escapeAttr(a.Val))
+		fmt.Fprintf(&b, " %s=\"%s\"", a.Key, EscapeAttr(a.Val))
 	}
 	b.WriteString(">")
 	return b.String()
 }
 
-var attrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\"", "&quot;")
-
-func escapeAttr(s string) string { return attrEscaper.Replace(s) }
 
 // collectRangeless appends, in pre-order, the paths of the descendants of
 // n that are scope elements covering no address, and reports whether n
