@@ -89,7 +89,10 @@ type CallSite struct {
 
 // File groups the procedures of one source file.
 type File struct {
-	Name  string
+	Name string
+	// Procs are the file's procedures; in a file read back (Doc.Modules)
+	// also any loop or statement the F holds outside a procedure, as the
+	// format allows.
 	Procs []*Scope
 }
 
