@@ -147,7 +147,6 @@ func StartTag(n *Node) string {
 	return b.String()
 }
 
-
 // collectRangeless appends, in pre-order, the paths of the descendants of
 // n that are scope elements covering no address, and reports whether n
 // covers any address.
