@@ -10,6 +10,7 @@ import (
 
 	"bloop/isa"
 	"bloop/loader"
+	"bloop/structure"
 )
 
 // Inst is one decoded instruction.
@@ -27,8 +28,8 @@ type Inst struct {
 // so on purpose, a misresolved jump table by accident); each keeps the
 // bytes from its own start, so every instruction start, the address a
 // sample can have, lies in exactly one statement.
-func (in *Inst) Span() loader.Range {
-	return loader.Range{Lo: in.Addr, Hi: in.End() - uint64(in.shared)}
+func (in *Inst) Span() structure.Range {
+	return structure.Range{Lo: in.Addr, Hi: in.End() - uint64(in.shared)}
 }
 
 // Block is a basic block.

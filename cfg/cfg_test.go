@@ -8,6 +8,7 @@ import (
 
 	"bloop/isa"
 	"bloop/loader"
+	"bloop/structure"
 )
 
 // blockShape is a compact, comparable view of a graph.
@@ -189,13 +190,13 @@ func TestOverlappingInstructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spans := map[uint64]loader.Range{}
+	spans := map[uint64]structure.Range{}
 	for _, b := range g.Blocks {
 		for i := range b.Insts {
 			spans[b.Insts[i].Addr] = b.Insts[i].Span()
 		}
 	}
-	want := map[uint64]loader.Range{
+	want := map[uint64]structure.Range{
 		0x1000: {Lo: 0x1000, Hi: 0x1001}, 0x1001: {Lo: 0x1001, Hi: 0x1002},
 		0x1003: {Lo: 0x1003, Hi: 0x1006}, 0x1006: {Lo: 0x1006, Hi: 0x1008},
 	}

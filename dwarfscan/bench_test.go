@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"bloop/structure"
 )
 
 // libjvmDebug is the separate debug file of OpenJDK's libjvm.so, the
@@ -93,7 +95,7 @@ func BenchmarkWalk(b *testing.B) {
 	walk := func(b *testing.B, d *Data, units <-chan int) (n int) {
 		r := d.Reader()
 		var e Entry
-		var rs []Range
+		var rs []structure.Range
 		for i := range units {
 			u := &d.Units()[i]
 			r.SeekUnit(i)

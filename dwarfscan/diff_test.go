@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"bloop/structure"
 )
 
 // TestDifferential walks every entry, range list and line program of the
@@ -42,7 +44,7 @@ func compareAll(t *testing.T, std *dwarf.Data, d *Data) (st diffStats) {
 	sr := std.Reader()
 	r := d.Reader()
 	var e Entry
-	var rs []Range
+	var rs []structure.Range
 	for ui := range d.Units() {
 		u := &d.Units()[ui]
 		if u.Err != nil {
@@ -93,7 +95,7 @@ func compareAll(t *testing.T, std *dwarf.Data, d *Data) (st diffStats) {
 	return st
 }
 
-func sameRanges(want [][2]uint64, got []Range) bool {
+func sameRanges(want [][2]uint64, got []structure.Range) bool {
 	if len(want) != len(got) {
 		return false
 	}
@@ -265,7 +267,7 @@ func TestConcurrentReaders(t *testing.T) {
 		mix := func(v uint64) { h = (h ^ v) * 0x100000001b3 }
 		r := d.Reader()
 		var e Entry
-		var rs []Range
+		var rs []structure.Range
 		for ui := range d.Units() {
 			u := &d.Units()[ui]
 			r.SeekUnit(ui)

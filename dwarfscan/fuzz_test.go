@@ -5,6 +5,8 @@ import (
 	"io"
 	"path/filepath"
 	"testing"
+
+	"bloop/structure"
 )
 
 // walkEverything uses every part of the API on d and fails if any loop
@@ -13,7 +15,7 @@ import (
 func walkEverything(t *testing.T, d *Data, infoLen, lineLen int) {
 	r := d.Reader()
 	var e Entry
-	var rs []Range
+	var rs []structure.Range
 	for ui := range d.Units() {
 		u := &d.Units()[ui]
 		r.SeekUnit(ui)

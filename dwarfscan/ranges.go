@@ -2,10 +2,9 @@ package dwarfscan
 
 import (
 	"fmt"
-)
 
-// Range is the address range [Lo, Hi).
-type Range struct{ Lo, Hi uint64 }
+	"bloop/structure"
+)
 
 // RLE kinds of DWARF 5 range lists (section 7.25).
 const (
@@ -28,7 +27,7 @@ const (
 // the unit root's DW_AT_entry_pc or else its DW_AT_low_pc. Unlike
 // debug/dwarf, a list cut short by the end of its section and an unknown
 // DW_RLE kind are errors rather than a silent stop or a skipped byte.
-func (d *Data) Ranges(u *Unit, e *Entry, dst []Range) ([]Range, error) {
+func (d *Data) Ranges(u *Unit, e *Entry, dst []structure.Range) ([]structure.Range, error) {
 	var lowF, highF, rngF *Field
 	for i := range e.Fields {
 		f := &e.Fields[i]
@@ -51,9 +50,9 @@ func (d *Data) Ranges(u *Unit, e *Entry, dst []Range) ([]Range, error) {
 		low := lowF.Val
 		switch {
 		case highF.Class == ClassAddress:
-			dst = append(dst, Range{low, highF.Val})
+			dst = append(dst, structure.Range{Lo: low, Hi: highF.Val})
 		case highF.Class == ClassConstant && highF.Form != FormData16:
-			dst = append(dst, Range{low, low + highF.Val})
+			dst = append(dst, structure.Range{Lo: low, Hi: low + highF.Val})
 		}
 	}
 	if rngF == nil {
@@ -109,7 +108,7 @@ func (d *Data) rnglistx(u *Unit, i uint64) (uint64, error) {
 func addrSizeOK(n int) bool { return n == 1 || n == 2 || n == 4 || n == 8 }
 
 // ranges reads a DWARF 2-4 range list at off in .debug_ranges.
-func (d *Data) ranges(u *Unit, base, off uint64, dst []Range) ([]Range, error) {
+func (d *Data) ranges(u *Unit, base, off uint64, dst []structure.Range) ([]structure.Range, error) {
 	if off > uint64(len(d.s.Ranges)) {
 		return dst, decodeErr(".debug_ranges", 0, fmt.Errorf("%w: list offset %#x", ErrBadOffset, off))
 	}
@@ -130,14 +129,14 @@ func (d *Data) ranges(u *Unit, base, off uint64, dst []Range) ([]Range, error) {
 		case lo == selector:
 			base = hi
 		default:
-			dst = append(dst, Range{base + lo, base + hi})
+			dst = append(dst, structure.Range{Lo: base + lo, Hi: base + hi})
 		}
 	}
 	return dst, nil
 }
 
 // rnglist reads a DWARF 5 range list at off in .debug_rnglists.
-func (d *Data) rnglist(u *Unit, base, off uint64, dst []Range) ([]Range, error) {
+func (d *Data) rnglist(u *Unit, base, off uint64, dst []structure.Range) ([]structure.Range, error) {
 	if off > uint64(len(d.s.RngLists)) {
 		return dst, decodeErr(".debug_rnglists", 0, fmt.Errorf("%w: list offset %#x", ErrBadOffset, off))
 	}
@@ -196,6 +195,6 @@ func (d *Data) rnglist(u *Unit, base, off uint64, dst []Range) ([]Range, error) 
 		if b.err != nil {
 			return dst, b.err
 		}
-		dst = append(dst, Range{lo, hi})
+		dst = append(dst, structure.Range{Lo: lo, Hi: hi})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"bloop/structure"
 )
 
 // TestRngLists reads a DWARF 5 range list that uses every DW_RLE kind,
@@ -83,11 +85,11 @@ func TestRngLists(t *testing.T) {
 	if u.LowPC != 0x1000 || u.AddrBase != 8 || u.RngListsBase != 12 {
 		t.Fatalf("unit: low_pc %#x addr_base %d rnglists_base %d", u.LowPC, u.AddrBase, u.RngListsBase)
 	}
-	want := [][]Range{
+	want := [][]structure.Range{
 		nil, // the root has low_pc but neither high_pc nor ranges
-		{{0x1010, 0x1020}, {0x2000, 0x3000}, {0x4000, 0x4030}, {0x5001, 0x5002}, {0x6000, 0x6100}, {0x7000, 0x7010}},
-		{{0x1000, 0x1004}},
-		{{0x9000, 0x9020}},
+		{{Lo: 0x1010, Hi: 0x1020}, {Lo: 0x2000, Hi: 0x3000}, {Lo: 0x4000, Hi: 0x4030}, {Lo: 0x5001, Hi: 0x5002}, {Lo: 0x6000, Hi: 0x6100}, {Lo: 0x7000, Hi: 0x7010}},
+		{{Lo: 0x1000, Hi: 0x1004}},
+		{{Lo: 0x9000, Hi: 0x9020}},
 	}
 	es := readAll(t, d, 0)
 	for i, w := range want {
@@ -151,7 +153,7 @@ func TestRangesV4(t *testing.T) {
 	}
 	es := readAll(t, d, 0)
 	u := &d.Units()[0]
-	for i, w := range [][]Range{nil, {{0x1010, 0x1020}, {0x8001, 0x8002}}, {{0x3000, 0x3010}}} {
+	for i, w := range [][]structure.Range{nil, {{Lo: 0x1010, Hi: 0x1020}, {Lo: 0x8001, Hi: 0x8002}}, {{Lo: 0x3000, Hi: 0x3010}}} {
 		if got, err := d.Ranges(u, &es[i], nil); err != nil || !slices.Equal(got, w) {
 			t.Errorf("entry %d: ranges %x, %v; want %x", i, got, err, w)
 		}

@@ -7,6 +7,7 @@ import (
 	"bloop/isa"
 	"bloop/loader"
 	"bloop/procs"
+	"bloop/structure"
 )
 
 // callTargets answers cfg.Oracle.Called under a policy: whether a direct
@@ -22,7 +23,7 @@ type callTargets struct {
 	// memo, when set, keeps the call targets of each extent swept, for
 	// the next round of procedure discovery (parseMemo), whose image has
 	// the same bytes and mostly the same extents.
-	memo map[loader.Range][]uint64
+	memo map[structure.Range][]uint64
 }
 
 func (c *callTargets) called(t uint64) bool {
@@ -55,7 +56,7 @@ func (c *callTargets) sweep() {
 		if f.PLT {
 			continue
 		}
-		r := loader.Range{Lo: f.Addr, Hi: f.End}
+		r := structure.Range{Lo: f.Addr, Hi: f.End}
 		ts, ok := c.memo[r]
 		if !ok {
 			ts = callsIn(c.img, ar, r)
@@ -71,7 +72,7 @@ func (c *callTargets) sweep() {
 
 // callsIn lists the targets of the direct calls a linear sweep of r
 // finds (procs.DirectCalls), decoding as the graphs do.
-func callsIn(img *loader.Image, ar isa.Arch, r loader.Range) []uint64 {
+func callsIn(img *loader.Image, ar isa.Arch, r structure.Range) []uint64 {
 	var ts []uint64
 	at := func(a uint64) isa.FrameOp {
 		b := img.Bytes(a, r.Hi)

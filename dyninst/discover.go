@@ -6,6 +6,7 @@ import (
 	"bloop/isa"
 	"bloop/loader"
 	"bloop/procs"
+	"bloop/structure"
 )
 
 // Procedures are the procedures hpcstruct writes, as Dyninst 12.3's
@@ -68,20 +69,20 @@ type discovery struct {
 	img     *loader.Image
 	src     map[uint64]procs.Source // the starts found so far, stubs too
 	funcs   map[uint64]*loader.Func // the symbols and stubs
-	open    []loader.Range          // code outside every symbol's extent and every PLT section
+	open    []structure.Range       // code outside every symbol's extent and every PLT section
 	reached map[uint64]bool         // stubs some parsed code calls or jumps to
 	entries []uint64                // the keys of src, sorted
 }
 
 func newDiscovery(img *loader.Image) *discovery {
 	d := &discovery{img: img, src: map[uint64]procs.Source{}, funcs: map[uint64]*loader.Func{}, reached: map[uint64]bool{}}
-	var covered []loader.Range
+	var covered []structure.Range
 	for _, fn := range img.Funcs {
 		d.src[fn.Addr] = procs.Symbol
 		d.funcs[fn.Addr] = fn
-		covered = append(covered, loader.Range{Lo: fn.Addr, Hi: fn.End})
+		covered = append(covered, structure.Range{Lo: fn.Addr, Hi: fn.End})
 	}
-	d.open = openCode(img, loader.MergeRanges(covered))
+	d.open = openCode(img, structure.MergeRanges(covered))
 	if img.DyninstProgram && d.isOpen(img.Entry) {
 		d.src[img.Entry] = procs.Entry
 	}
@@ -92,8 +93,8 @@ func newDiscovery(img *loader.Image) *discovery {
 // openCode is the code of img outside covered and outside PLT sections
 // (every stub is a procedure already), without the stretches that are
 // only padding.
-func openCode(img *loader.Image, covered []loader.Range) []loader.Range {
-	var out []loader.Range
+func openCode(img *loader.Image, covered []structure.Range) []structure.Range {
+	var out []structure.Range
 	for _, sec := range img.Sections {
 		if sec.IsPLT() {
 			continue
@@ -116,11 +117,11 @@ func openCode(img *loader.Image, covered []loader.Range) []loader.Range {
 }
 
 // appendCode appends [lo, hi) to out unless it is only padding.
-func appendCode(out []loader.Range, img *loader.Image, lo, hi uint64) []loader.Range {
+func appendCode(out []structure.Range, img *loader.Image, lo, hi uint64) []structure.Range {
 	if onlyPadding(img, lo, hi) {
 		return out
 	}
-	return append(out, loader.Range{Lo: lo, Hi: hi})
+	return append(out, structure.Range{Lo: lo, Hi: hi})
 }
 
 // onlyPadding reports whether [lo, hi) holds nothing but the padding

@@ -7,7 +7,7 @@ import (
 
 	"bloop/cfg"
 	"bloop/isa"
-	"bloop/loader"
+	"bloop/structure"
 )
 
 // Procedure discovery (Policy.Procedures) parses the whole image once per
@@ -26,9 +26,9 @@ import (
 // the one a fresh build gives, by construction.
 type parseMemo struct {
 	byEntry map[uint64]*memoEntry
-	noRet   map[uint64]bool           // the last round's procedures named noreturn (Parse.named)
-	calls   map[loader.Range][]uint64 // callTargets.memo
-	reused  atomic.Int64              // parses taken from an earlier round
+	noRet   map[uint64]bool              // the last round's procedures named noreturn (Parse.named)
+	calls   map[structure.Range][]uint64 // callTargets.memo
+	reused  atomic.Int64                 // parses taken from an earlier round
 
 	// verify builds every reused parse afresh too and counts in stale
 	// those that come out otherwise (tests).
@@ -37,7 +37,7 @@ type parseMemo struct {
 }
 
 func newParseMemo() *parseMemo {
-	return &parseMemo{byEntry: map[uint64]*memoEntry{}, calls: map[loader.Range][]uint64{}}
+	return &parseMemo{byEntry: map[uint64]*memoEntry{}, calls: map[structure.Range][]uint64{}}
 }
 
 // begin starts ps's round: if the procedures named noreturn changed, no

@@ -12,7 +12,7 @@ import (
 	"bloop/loader"
 	"bloop/normalize"
 	"bloop/pipeline"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // Result holds one binary's (or a total's) counts.
@@ -174,23 +174,23 @@ func (l *loopInfo) describe() string {
 }
 
 // collect lists every statement range with its context, and every loop.
-func collect(m *scopes.Module) ([]byteCtx, []loopInfo) {
+func collect(m *structure.Module) ([]byteCtx, []loopInfo) {
 	var bs []byteCtx
 	var ls []loopInfo
 	var proc string
-	var walk func(s *scopes.Scope, alien bool, file string, loop *loopInfo)
-	walk = func(s *scopes.Scope, alien bool, file string, loop *loopInfo) {
+	var walk func(s *structure.Scope, alien bool, file string, loop *loopInfo)
+	walk = func(s *structure.Scope, alien bool, file string, loop *loopInfo) {
 		for _, c := range s.Children {
-			switch {
-			case c.Kind == scopes.Stmt:
+			switch c.Role() {
+			case structure.RoleStmt:
 				for _, r := range c.Ranges {
 					bs = append(bs, byteCtx{r.Lo, r.Hi, alien, file, loop})
 				}
-			case c.Kind == scopes.Loop:
+			case structure.RoleLoop:
 				li := &loopInfo{c.Entry, c.Line, alien, file, proc}
 				ls = append(ls, *li)
 				walk(c, alien, file, li)
-			case c.IsCallee() || c.IsLoneAlien():
+			case structure.RoleInlined:
 				walk(c, true, c.File, loop)
 			default: // call sites and guards keep the context
 				walk(c, alien, file, loop)

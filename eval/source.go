@@ -13,8 +13,8 @@ import (
 	"bloop/dyninst"
 	"bloop/loader"
 	"bloop/pipeline"
-	"bloop/scopes"
 	"bloop/source"
+	"bloop/structure"
 )
 
 // SourceLoops returns the header lines of the loops written in a source
@@ -191,8 +191,8 @@ func LoopLinesOf(src string, want []int, bin string, modes []Mode, workers int) 
 		got := map[int]bool{}
 		for _, f := range mod.Files {
 			for _, p := range f.Procs {
-				scopes.Walk(p, func(s *scopes.Scope) {
-					if s.Kind == scopes.Loop && filepath.Base(s.File) == filepath.Base(src) {
+				structure.Walk(p, func(s *structure.Scope) {
+					if s.Kind == structure.Loop && filepath.Base(s.File) == filepath.Base(src) {
 						got[s.Line] = true
 					}
 				})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"bloop/loader"
+	"bloop/structure"
 )
 
 func TestBounds(t *testing.T) {
@@ -83,10 +84,10 @@ func TestMemberLines(t *testing.T) {
 		Descriptors: []*loader.Descriptor{h, l1, k, l2, m, l3, alg},
 		Lines:       loader.NewLineTable(rows),
 		Procs: []*loader.Subprogram{
-			{Name: "h", Ranges: []loader.Range{{Lo: 0x100, Hi: 0x10c}}, Desc: h},
-			{Name: "alg", Ranges: []loader.Range{{Lo: 0x200, Hi: 0x20c}}, Desc: alg},
-			{Name: "k", Ranges: []loader.Range{{Lo: 0x300, Hi: 0x304}}, Desc: k},
-			{Name: "alg", Ranges: []loader.Range{{Lo: 0x400, Hi: 0x408}}, Desc: alg},
+			{Name: "h", Ranges: []structure.Range{{Lo: 0x100, Hi: 0x10c}}, Desc: h},
+			{Name: "alg", Ranges: []structure.Range{{Lo: 0x200, Hi: 0x20c}}, Desc: alg},
+			{Name: "k", Ranges: []structure.Range{{Lo: 0x300, Hi: 0x304}}, Desc: k},
+			{Name: "alg", Ranges: []structure.Range{{Lo: 0x400, Hi: 0x408}}, Desc: alg},
 		},
 	}
 	b := NewBounds(img)

@@ -8,6 +8,7 @@ import (
 	"bloop/havlak"
 	"bloop/loader"
 	"bloop/scopes"
+	"bloop/structure"
 )
 
 // Tolerances of the thesis's matches (Algorithm 4.4).
@@ -26,7 +27,7 @@ type line struct {
 // node is a scope under construction: the procedure, an alien context or
 // a loop, with line bounds that grow as statements are placed.
 type node struct {
-	kind       scopes.Kind
+	kind       structure.Kind
 	file, name string
 	begin, end int
 	desc       *loader.Descriptor
@@ -35,13 +36,13 @@ type node struct {
 	self       bool // an alien context that is the procedure inlined into itself
 	parent     *node
 	kids       []*node
-	stmts      map[line][]scopes.Range
+	stmts      map[line][]structure.Range
 	entry      uint64
 }
 
 func (n *node) inAlien() bool {
 	for x := n.parent; x != nil; x = x.parent {
-		if x.kind == scopes.Alien {
+		if x.kind == structure.Alien {
 			return true
 		}
 	}
@@ -51,15 +52,15 @@ func (n *node) inAlien() bool {
 // context is the nearest procedure context (procedure or alien) at or above n.
 func (n *node) context() *node {
 	x := n
-	for x.kind == scopes.Loop {
+	for x.kind == structure.Loop {
 		x = x.parent
 	}
 	return x
 }
 
-func (n *node) add(l line, r scopes.Range) {
+func (n *node) add(l line, r structure.Range) {
 	if n.stmts == nil {
-		n.stmts = map[line][]scopes.Range{}
+		n.stmts = map[line][]structure.Range{}
 	}
 	n.stmts[l] = append(n.stmts[l], r)
 }
@@ -97,7 +98,7 @@ func (e *engine) line(addr uint64) line {
 // matches is the thesis's Algorithm 4.4; on success it grows s's bounds.
 func (e *engine) matches(s *node, l line) bool {
 	switch s.kind {
-	case scopes.Proc:
+	case structure.Proc:
 		if s.desc != nil {
 			// Native code: in the procedure's region, not in a nested one.
 			o := e.bounds.Owner(l.file, l.ln)
@@ -113,11 +114,11 @@ func (e *engine) matches(s *node, l line) bool {
 		if l.file != s.file || l.ln < s.begin-estBeginTol || l.ln > s.end+estEndTol {
 			return false
 		}
-	case scopes.Alien:
+	case structure.Alien:
 		if l.file != s.file {
 			return false
 		}
-	case scopes.Loop:
+	case structure.Loop:
 		end := math.MaxInt
 		if s.inAlien() {
 			end = s.end + loopEndTolInAlien
@@ -141,12 +142,12 @@ func (e *engine) determine(se *node, l line) *node {
 	}
 	var path []*node
 	for x := se; x != nil; x = x.parent {
-		if x.kind != scopes.Loop {
+		if x.kind != structure.Loop {
 			path = append(path, x)
 		}
 	}
 	var c *node
-	e.inCallee = se.context().kind == scopes.Alien
+	e.inCallee = se.context().kind == structure.Alien
 	for _, x := range path {
 		if e.matchesQuiet(x, l) {
 			c = x // the shallowest match wins
@@ -154,21 +155,21 @@ func (e *engine) determine(se *node, l line) *node {
 	}
 	e.inCallee = false
 	if c != nil {
-		if se.kind == scopes.Loop && c != se.context() {
+		if se.kind == structure.Loop && c != se.context() {
 			e.mergeBroken(se, c, l)
 		}
 		e.matches(c, l)
-		if se.kind != scopes.Loop || e.matches(se, l) {
+		if se.kind != structure.Loop || e.matches(se, l) {
 			return se
 		}
 	}
 	// An alien context of se, or a new one.
 	for _, k := range se.kids {
-		if k.kind == scopes.Alien && e.matches(k, l) {
+		if k.kind == structure.Alien && e.matches(k, l) {
 			return k
 		}
 	}
-	a := &node{kind: scopes.Alien, file: l.file, begin: l.ln, end: l.ln, parent: se}
+	a := &node{kind: structure.Alien, file: l.file, begin: l.ln, end: l.ln, parent: se}
 	se.kids = append(se.kids, a)
 	return a
 }
@@ -189,18 +190,18 @@ func (e *engine) mergeBroken(sf, ct *node, l line) {
 	x2 := sf
 	for {
 		x1 := x2
-		for x1.parent.kind == scopes.Loop {
+		for x1.parent.kind == structure.Loop {
 			x1 = x1.parent
 		}
 		c := x1.parent
-		if c == ct || c.kind == scopes.Proc || c.parent == nil {
+		if c == ct || c.kind == structure.Proc || c.parent == nil {
 			return
 		}
 		c.remove(x1)
 		x1.parent = c.parent
 		c.parent.kids = append(c.parent.kids, x1)
 		for z := x2; ; z = z.parent {
-			if z.kind == scopes.Loop {
+			if z.kind == structure.Loop {
 				e.replicate(z, c)
 				z.file, z.begin, z.end = l.file, l.ln, l.ln
 			}
@@ -209,7 +210,7 @@ func (e *engine) mergeBroken(sf, ct *node, l line) {
 			}
 		}
 		x2 = x1.parent
-		if x2.kind != scopes.Loop {
+		if x2.kind != structure.Loop {
 			return
 		}
 	}
@@ -223,12 +224,12 @@ func (e *engine) replicate(z, c *node) {
 	}
 	var a *node
 	for _, k := range z.kids {
-		if k.kind == scopes.Alien && k.file == c.file {
+		if k.kind == structure.Alien && k.file == c.file {
 			a = k
 		}
 	}
 	if a == nil {
-		a = &node{kind: scopes.Alien, file: c.file, name: c.name, begin: c.begin, end: c.end, parent: z}
+		a = &node{kind: structure.Alien, file: c.file, name: c.name, begin: c.begin, end: c.end, parent: z}
 		z.kids = append(z.kids, a)
 	}
 	for k, rs := range z.stmts {
@@ -339,7 +340,7 @@ func (e *engine) loop(se *node, l *havlak.Loop) {
 	sh := scopes.ShapeOf(e.in.Graph, l)
 	bb := e.bbranch(se, l, sh)
 	c := e.determine(se, bb)
-	ln := &node{kind: scopes.Loop, file: bb.file, begin: bb.ln, end: bb.ln, parent: c, entry: sh.Entry, header: bb}
+	ln := &node{kind: structure.Loop, file: bb.file, begin: bb.ln, end: bb.ln, parent: c, entry: sh.Entry, header: bb}
 	if bb.ln == 0 {
 		ln.file = c.context().file
 	}
@@ -355,11 +356,11 @@ func (e *engine) loop(se *node, l *havlak.Loop) {
 // line (two gotos in one state machine, two for loops on one line) do not.
 func recursiveCopies(n *node) {
 	for i, k := range n.kids {
-		if n.kind == scopes.Loop && k.kind == scopes.Loop && k.header.ln != 0 && k.header == n.header &&
+		if n.kind == structure.Loop && k.kind == structure.Loop && k.header.ln != 0 && k.header == n.header &&
 			sharesBodyLine(n, k) {
 			ctx := n.context()
-			if ctx.kind == scopes.Proc || ctx.self {
-				a := &node{kind: scopes.Alien, self: true, desc: ctx.desc, file: ctx.file, begin: k.header.ln, end: k.header.ln, parent: n, kids: []*node{k}}
+			if ctx.kind == structure.Proc || ctx.self {
+				a := &node{kind: structure.Alien, self: true, desc: ctx.desc, file: ctx.file, begin: k.header.ln, end: k.header.ln, parent: n, kids: []*node{k}}
 				if ctx.desc != nil {
 					a.name = ctx.desc.Name
 				}
@@ -393,7 +394,7 @@ func inSibling(s *node, l line) bool {
 		return false
 	}
 	for _, x := range s.parent.kids {
-		if x == s || x.kind != scopes.Loop || x.file != s.file {
+		if x == s || x.kind != structure.Loop || x.file != s.file {
 			continue
 		}
 		if x.begin <= s.header.ln && l.ln <= x.end && l.ln < s.begin || x.begin > s.header.ln && l.ln >= x.begin && l.ln > s.end {
@@ -424,7 +425,7 @@ func (e *engine) sameOwner(a, b line) bool {
 // the enclosing loop, or the first line of the procedure owning h.
 func (e *engine) floor(se *node, h line) int {
 	for x := se; x != nil; x = x.parent {
-		if x.kind == scopes.Loop && x.header.file == h.file {
+		if x.kind == structure.Loop && x.header.file == h.file {
 			return x.header.ln - 1 // loops sharing a header line may nest
 		}
 	}

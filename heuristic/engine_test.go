@@ -6,13 +6,14 @@ import (
 	"bloop/cfg"
 	"bloop/loader"
 	"bloop/scopes"
+	"bloop/structure"
 )
 
 // loopNode builds a loop with header h in file f and statements at lines.
 func loopNode(f string, h int, lines ...int) *node {
-	n := &node{kind: scopes.Loop, file: f, begin: h, end: h, header: line{f, h}, stmts: map[line][]scopes.Range{}}
+	n := &node{kind: structure.Loop, file: f, begin: h, end: h, header: line{f, h}, stmts: map[line][]structure.Range{}}
 	for i, l := range lines {
-		n.add(line{f, l}, scopes.Range{Lo: uint64(100*h + i), Hi: uint64(100*h + i + 1)})
+		n.add(line{f, l}, structure.Range{Lo: uint64(100*h + i), Hi: uint64(100*h + i + 1)})
 	}
 	return n
 }
@@ -37,20 +38,20 @@ func TestRecursiveCopies(t *testing.T) {
 	}{
 		{"self-inlined recursion", func() (*node, *node) {
 			outer, inner := loopNode("t.h", 1933, 1933, 1938), loopNode("t.h", 1933, 1933, 1938)
-			return adopt(&node{kind: scopes.Proc, file: "t.h", desc: d}, adopt(outer, inner)), inner
+			return adopt(&node{kind: structure.Proc, file: "t.h", desc: d}, adopt(outer, inner)), inner
 		}, true},
 		{"state machine: shared exit test only", func() (*node, *node) {
 			outer, inner := loopNode("s.c", 31, 27, 28), loopNode("s.c", 31, 31, 33, 34)
-			return adopt(&node{kind: scopes.Proc, file: "s.c"}, adopt(outer, inner)), inner
+			return adopt(&node{kind: structure.Proc, file: "s.c"}, adopt(outer, inner)), inner
 		}, false},
 		{"different headers", func() (*node, *node) {
 			outer, inner := loopNode("s.c", 10, 10, 12), loopNode("s.c", 11, 11, 12)
-			return adopt(&node{kind: scopes.Proc, file: "s.c"}, adopt(outer, inner)), inner
+			return adopt(&node{kind: structure.Proc, file: "s.c"}, adopt(outer, inner)), inner
 		}, false},
 		{"inside an inlined callee: its region is unknown", func() (*node, *node) {
 			outer, inner := loopNode("t.h", 1933, 1933, 1938), loopNode("t.h", 1933, 1933, 1938)
-			a := adopt(&node{kind: scopes.Alien, file: "t.h"}, adopt(outer, inner))
-			return adopt(&node{kind: scopes.Proc, file: "m.c"}, a), inner
+			a := adopt(&node{kind: structure.Alien, file: "t.h"}, adopt(outer, inner))
+			return adopt(&node{kind: structure.Proc, file: "m.c"}, a), inner
 		}, false},
 	}
 	for _, c := range cases {
@@ -58,7 +59,7 @@ func TestRecursiveCopies(t *testing.T) {
 		outer := inner.parent
 		recursiveCopies(root)
 		a := inner.parent
-		wrapped := a != outer && a.kind == scopes.Alien && a.parent == outer
+		wrapped := a != outer && a.kind == structure.Alien && a.parent == outer
 		if wrapped != c.wrap {
 			t.Errorf("%s: wrapped %v, want %v", c.name, wrapped, c.wrap)
 			continue
@@ -73,13 +74,13 @@ func TestRecursiveCopies(t *testing.T) {
 // times deep gets its own alien context, nested like the calls.
 func TestRecursiveCopiesChain(t *testing.T) {
 	d := &loader.Descriptor{Name: "erase", File: "t.h", Line: 1929}
-	root := &node{kind: scopes.Proc, file: "t.h", desc: d}
+	root := &node{kind: structure.Proc, file: "t.h", desc: d}
 	l1, l2, l3 := loopNode("t.h", 1933, 1938), loopNode("t.h", 1933, 1938), loopNode("t.h", 1933, 1938)
 	adopt(root, adopt(l1, adopt(l2, l3)))
 	recursiveCopies(root)
 	depth := 0
 	for x := l3; x != root; x = x.parent {
-		if x.kind == scopes.Alien {
+		if x.kind == structure.Alien {
 			depth++
 		}
 	}
@@ -108,7 +109,7 @@ func TestLambdaFirstLine(t *testing.T) {
 		{lam, 14, false, true}, {lam, 15, false, true}, {lam, 12, false, false}, {lam, 14, true, true},
 	} {
 		e.inCallee = c.inCallee
-		n := &node{kind: scopes.Proc, file: "m.cc", desc: c.desc, begin: c.desc.Line, end: c.desc.Line}
+		n := &node{kind: structure.Proc, file: "m.cc", desc: c.desc, begin: c.desc.Line, end: c.desc.Line}
 		if got := e.matches(n, line{"m.cc", c.line}); got != c.want {
 			t.Errorf("%s matches line %d (in a callee: %v): %v, want %v", c.desc.Name, c.line, c.inCallee, got, c.want)
 		}
@@ -133,7 +134,7 @@ func TestRecursive(t *testing.T) {
 // TestLoopInvariant2: a loop does not grow over its siblings' lines, but
 // keeps the code; within the tolerance it grows as before.
 func TestLoopInvariant2(t *testing.T) {
-	proc := &node{kind: scopes.Proc, file: "a.c", begin: 1, end: 100}
+	proc := &node{kind: structure.Proc, file: "a.c", begin: 1, end: 100}
 	x := loopNode("a.c", 10, 10, 12)
 	x.end = 14
 	y := loopNode("a.c", 17)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sort"
 
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // continued is the line that code without a line at the top of block k
@@ -89,7 +89,7 @@ func (e *engine) lastLine(v int) line {
 // context that holds the instruction before it and the first one with a
 // line after it. It is nil
 // otherwise: the padding stays in the procedure, outside loops.
-func (e *engine) between(r scopes.Range) *node {
+func (e *engine) between(r structure.Range) *node {
 	g := e.in.Graph
 	if g == nil {
 		return nil
@@ -102,7 +102,7 @@ func (e *engine) between(r scopes.Range) *node {
 	if a == nil || b == nil {
 		return nil
 	}
-	if x := common(a, b); x != nil && x.context().kind == scopes.Alien {
+	if x := common(a, b); x != nil && x.context().kind == structure.Alien {
 		return x.context()
 	}
 	return nil

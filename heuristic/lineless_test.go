@@ -7,6 +7,7 @@ import (
 	"bloop/isa"
 	"bloop/loader"
 	"bloop/scopes"
+	"bloop/structure"
 )
 
 // graph builds a graph of one-instruction blocks [start, start+4), with
@@ -61,7 +62,7 @@ func TestContinued(t *testing.T) {
 		e := &engine{
 			in:     scopes.Input{Img: img, Graph: graph([]uint64{0x10, 0x14, 0x18}, c.kinds, c.succs)},
 			bounds: bounds,
-			proc:   &node{kind: scopes.Proc, file: "m.cc", desc: p, begin: 10, end: 10},
+			proc:   &node{kind: structure.Proc, file: "m.cc", desc: p, begin: 10, end: 10},
 		}
 		if got := e.continued(1); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
@@ -72,14 +73,14 @@ func TestContinued(t *testing.T) {
 // TestBetween: padding between two pieces of one inlined call goes to its
 // alien context, never into a loop on its own.
 func TestBetween(t *testing.T) {
-	root := &node{kind: scopes.Proc, file: "m.cc"}
-	loop := &node{kind: scopes.Loop, file: "m.cc"}
-	a1 := &node{kind: scopes.Alien, file: "h.h"}
-	a2 := &node{kind: scopes.Alien, file: "h.h"}
-	inner := &node{kind: scopes.Loop, file: "h.h"}
+	root := &node{kind: structure.Proc, file: "m.cc"}
+	loop := &node{kind: structure.Loop, file: "m.cc"}
+	a1 := &node{kind: structure.Alien, file: "h.h"}
+	a2 := &node{kind: structure.Alien, file: "h.h"}
+	inner := &node{kind: structure.Loop, file: "h.h"}
 	adopt(root, adopt(loop, adopt(a1, inner), a2))
 	g := graph([]uint64{0x10, 0x20}, []isa.Kind{isa.Jump, isa.Return}, [][]int{{1}, nil})
-	pad := scopes.Range{Lo: 0x14, Hi: 0x20}
+	pad := structure.Range{Lo: 0x14, Hi: 0x20}
 	for _, c := range []struct {
 		name          string
 		before, after *node

@@ -4,20 +4,20 @@ import (
 	"math"
 	"sort"
 
-	"bloop/loader"
 	"bloop/normalize"
 	"bloop/scopes"
+	"bloop/structure"
 )
 
 // BuildProc places one procedure's code with the thesis engine, then
 // normalizes it at level lvl, and returns it with its file.
-func BuildProc(in scopes.Input, b *Bounds, lvl normalize.Level) (*scopes.Scope, string) {
+func BuildProc(in scopes.Input, b *Bounds, lvl normalize.Level) (*structure.Scope, string) {
 	p, file, _ := scopes.ProcHeader(in)
 	e := &engine{in: in, bounds: b}
-	root := &node{kind: scopes.Proc, file: file, begin: p.Line, end: p.Line, estimated: true}
+	root := &node{kind: structure.Proc, file: file, begin: p.Line, end: p.Line, estimated: true}
 	if in.Sub != nil && in.Sub.Desc != nil {
 		if bg, en, ok := b.Region(in.Sub.Desc); ok {
-			root = &node{kind: scopes.Proc, file: in.Sub.Desc.File, begin: bg, end: en, desc: in.Sub.Desc}
+			root = &node{kind: structure.Proc, file: in.Sub.Desc.File, begin: bg, end: en, desc: in.Sub.Desc}
 		}
 	}
 	e.proc = root
@@ -48,21 +48,21 @@ func BuildProc(in scopes.Input, b *Bounds, lvl normalize.Level) (*scopes.Scope, 
 }
 
 // convert turns the construction tree into scopes.
-func convert(n *node) []*scopes.Scope {
-	var out []*scopes.Scope
+func convert(n *node) []*structure.Scope {
+	var out []*structure.Scope
 	for k, rs := range n.stmts {
-		out = append(out, &scopes.Scope{Kind: scopes.Stmt, File: k.file, Line: k.ln, Ranges: loader.MergeRanges(rs)})
+		out = append(out, &structure.Scope{Kind: structure.Stmt, File: k.file, Line: k.ln, Ranges: structure.MergeRanges(rs)})
 	}
 	for _, k := range n.kids {
-		var s *scopes.Scope
-		if k.kind == scopes.Alien {
+		var s *structure.Scope
+		if k.kind == structure.Alien {
 			line := k.begin
 			if line == math.MaxInt {
 				line = 0
 			}
-			s = scopes.NewAlien(k.file, k.name, line)
+			s = structure.NewAlien(k.file, k.name, line)
 		} else {
-			s = &scopes.Scope{Kind: scopes.Loop, File: k.file, Line: k.begin, Entry: k.entry}
+			s = &structure.Scope{Kind: structure.Loop, File: k.file, Line: k.begin, Entry: k.entry}
 		}
 		s.Children = convert(k)
 		out = append(out, s)
@@ -73,9 +73,9 @@ func convert(n *node) []*scopes.Scope {
 			return order(a) < order(b)
 		}
 		switch a.Kind {
-		case scopes.Loop:
+		case structure.Loop:
 			return a.Entry < b.Entry
-		case scopes.Stmt:
+		case structure.Stmt:
 			if a.Line != b.Line {
 				return a.Line < b.Line
 			}
@@ -89,11 +89,11 @@ func convert(n *node) []*scopes.Scope {
 	return out
 }
 
-func order(s *scopes.Scope) int {
+func order(s *structure.Scope) int {
 	switch s.Kind {
-	case scopes.Stmt:
+	case structure.Stmt:
 		return 0
-	case scopes.Alien:
+	case structure.Alien:
 		return 1
 	}
 	return 2

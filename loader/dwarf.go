@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"bloop/dwarfscan"
+	"bloop/structure"
 )
 
 // Subprogram is a DWARF procedure descriptor that owns code.
@@ -14,7 +15,7 @@ type Subprogram struct {
 	LinkName string // DW_AT_linkage_name, or ""
 	DeclFile string
 	DeclLine int
-	Ranges   []Range // sorted
+	Ranges   []structure.Range // sorted
 	Inlines  []*Inline
 	Parent   *Subprogram // lexically enclosing procedure (Fortran contains, local classes)
 	Offset   uint64      // of its DWARF entry
@@ -113,8 +114,8 @@ type Inline struct {
 	// CallUnknown marks a call site whose file hpcstruct (Dyninst) cannot read:
 	// DW_AT_call_file encoded as DW_FORM_implicit_const, as gcc 12 emits in DWARF 5.
 	CallUnknown bool
-	CallIndex   int32   // DW_AT_call_file's index, or -1
-	Ranges      []Range // sorted
+	CallIndex   int32             // DW_AT_call_file's index, or -1
+	Ranges      []structure.Range // sorted
 	Children    []*Inline
 }
 

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+
+	"bloop/structure"
 )
 
 // Arch names the instruction set of an image.
@@ -77,7 +79,7 @@ type Image struct {
 	TOC uint64
 	// Frames are the code ranges of .eh_frame's FDEs, sorted by Lo: what
 	// the compiler described as one procedure (or one part of a split one).
-	Frames []Range
+	Frames []structure.Range
 	// InitFuncs are the code addresses held by .preinit_array, .init_array
 	// and .fini_array (constructors and destructors), sorted.
 	InitFuncs []uint64

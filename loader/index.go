@@ -1,9 +1,13 @@
 package loader
 
-import "sort"
+import (
+	"sort"
+
+	"bloop/structure"
+)
 
 type procRange struct {
-	Range
+	structure.Range
 	p *Subprogram
 }
 

@@ -1,12 +1,16 @@
 package loader
 
-import "testing"
+import (
+	"testing"
+
+	"bloop/structure"
+)
 
 // TestRangesClippedAtNextSymbol: a DWARF range that runs into the next
 // procedure's symbol ends there (thesis 4.3), while a range starting at a
 // symbol (a .cold part) is kept.
 func TestRangesClippedAtNextSymbol(t *testing.T) {
-	f := &Subprogram{Name: "f", Ranges: []Range{{0x100, 0x180}, {0x300, 0x340}}}
+	f := &Subprogram{Name: "f", Ranges: []structure.Range{{Lo: 0x100, Hi: 0x180}, {Lo: 0x300, Hi: 0x340}}}
 	img := &Image{
 		Funcs: []*Func{{Name: "f", Addr: 0x100}, {Name: "g", Addr: 0x140}, {Name: "f.cold", Addr: 0x300}},
 		Procs: []*Subprogram{f},

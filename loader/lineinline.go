@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"bloop/dwarfscan"
+	"bloop/structure"
 )
 
 // maxLineInlineDepth bounds the nesting of the inlined calls a line
@@ -79,7 +80,7 @@ func (r *seqReader) sequence(seq []dwarfscan.LineRow) *Subprogram {
 	for i, in := range nodes[:len(nodes)-1] {
 		lo, hi := seq[i].Address, min(seq[i+1].Address, sec.End())
 		if in != nil && lo < hi && lo >= sec.Addr {
-			in.Ranges = append(in.Ranges, Range{Lo: lo, Hi: hi})
+			in.Ranges = append(in.Ranges, structure.Range{Lo: lo, Hi: hi})
 		}
 	}
 	top = closeRanges(top)
@@ -90,7 +91,7 @@ func (r *seqReader) sequence(seq []dwarfscan.LineRow) *Subprogram {
 	for _, in := range top { // a sequence that goes backwards ends early
 		hi = max(hi, in.Ranges[len(in.Ranges)-1].Hi)
 	}
-	return &Subprogram{Ranges: []Range{{Lo: lo, Hi: hi}}, EntryPC: lo, Inlines: top, Offset: r.off}
+	return &Subprogram{Ranges: []structure.Range{{Lo: lo, Hi: hi}}, EntryPC: lo, Inlines: top, Offset: r.off}
 }
 
 // calls makes the inline tree of seq: the inlined call each row's code is
@@ -159,7 +160,7 @@ func closeRanges(ins []*Inline) []*Inline {
 		for _, c := range in.Children {
 			in.Ranges = append(in.Ranges, c.Ranges...)
 		}
-		in.Ranges = MergeRanges(in.Ranges)
+		in.Ranges = structure.MergeRanges(in.Ranges)
 		if len(in.Ranges) > 0 {
 			out = append(out, in)
 		}

@@ -4,6 +4,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"sort"
+
+	"bloop/structure"
 )
 
 // Landing pads are code reached only by the unwinder (C++ catch blocks and
@@ -133,7 +135,7 @@ type CallSite struct {
 // and the FDEs' code ranges that lie in code, both sorted by Lo. Records
 // that do not decode and FDE ranges outside the code are counted in bad
 // (the linker drops the FDEs of the code it discards).
-func readEHFrame(f *elf.File, img *Image, bad *tally) ([]CallSite, []Range) {
+func readEHFrame(f *elf.File, img *Image, bad *tally) ([]CallSite, []structure.Range) {
 	sec := f.Section(".eh_frame")
 	if sec == nil || sec.Type == elf.SHT_NOBITS {
 		return nil, nil
@@ -144,7 +146,7 @@ func readEHFrame(f *elf.File, img *Image, bad *tally) ([]CallSite, []Range) {
 	}
 	cies := map[int]*cieInfo{}
 	var pads []CallSite
-	var frames []Range
+	var frames []structure.Range
 	for off := 0; off+8 <= len(data); {
 		length := uint64(binary.LittleEndian.Uint32(data[off:]))
 		hdr := 4
@@ -179,7 +181,7 @@ func readEHFrame(f *elf.File, img *Image, bad *tally) ([]CallSite, []Range) {
 						if n > s.End()-start {
 							bad.add(CorruptFDERange, ".eh_frame", uint64(off)) // procs cuts it
 						}
-						frames = append(frames, Range{Lo: start, Hi: start + n})
+						frames = append(frames, structure.Range{Lo: start, Hi: start + n})
 					} else {
 						bad.add(CorruptFDERange, ".eh_frame", uint64(off))
 					}

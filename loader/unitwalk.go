@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"bloop/dwarfscan"
+	"bloop/structure"
 )
 
 type descKey struct {
@@ -44,7 +45,7 @@ type unitWalk struct {
 	// chain holds the entries being read by fillDecl, by depth: a
 	// reference back to one of them closes a cycle.
 	chain [maxDeclDepth + 1]uint64
-	rbuf  []dwarfscan.Range
+	rbuf  []structure.Range
 
 	// What the unit contributes, in the order it was found.
 	descList []*Descriptor
@@ -292,7 +293,7 @@ func linkageName(e *dwarfscan.Entry) string {
 
 // entryPC is a procedure's entry: DW_AT_low_pc, DW_AT_entry_pc, else the
 // first range listed (the hot part, where gcc lists it first).
-func (w *unitWalk) entryPC(u *dwarfscan.Unit, e *dwarfscan.Entry, sorted []Range) uint64 {
+func (w *unitWalk) entryPC(u *dwarfscan.Unit, e *dwarfscan.Entry, sorted []structure.Range) uint64 {
 	for _, a := range []dwarfscan.Attr{dwarfscan.AttrLowPC, dwarfscan.AttrEntryPC} {
 		if v, ok := e.Addr(a); ok && v != 0 {
 			return v
@@ -314,7 +315,7 @@ func (w *unitWalk) entryPC(u *dwarfscan.Unit, e *dwarfscan.Entry, sorted []Range
 // (relocated to 0, or a tombstone from which the length wraps); one that
 // starts in code and ends before its start or past its section is
 // corrupt.
-func (w *unitWalk) ranges(u *dwarfscan.Unit, e *dwarfscan.Entry) []Range {
+func (w *unitWalk) ranges(u *dwarfscan.Unit, e *dwarfscan.Entry) []structure.Range {
 	rs, err := w.d.Ranges(u, e, w.rbuf[:0])
 	if err != nil {
 		// A list offset or index out of range is the entry's fault; a
@@ -327,7 +328,7 @@ func (w *unitWalk) ranges(u *dwarfscan.Unit, e *dwarfscan.Entry) []Range {
 		return nil
 	}
 	w.rbuf = rs
-	var out []Range
+	var out []structure.Range
 	for _, x := range rs {
 		s := w.img.SectionAt(x.Lo)
 		if s == nil || x.Hi == x.Lo {
@@ -340,7 +341,7 @@ func (w *unitWalk) ranges(u *dwarfscan.Unit, e *dwarfscan.Entry) []Range {
 		if x.Hi > s.End() {
 			w.bad.add(CorruptRangePastSection, ".debug_info", e.Offset)
 		}
-		out = append(out, Range{x.Lo, x.Hi})
+		out = append(out, structure.Range{Lo: x.Lo, Hi: x.Hi})
 	}
 	sortRanges(out)
 	return out
@@ -541,7 +542,7 @@ func eofOK(err error) error {
 }
 
 // sortRanges orders by start address; most lists have one range.
-func sortRanges(rs []Range) {
+func sortRanges(rs []structure.Range) {
 	if len(rs) > 1 {
 		sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
 	}

@@ -1,13 +1,13 @@
 package normalize
 
-import "bloop/scopes"
+import "bloop/structure"
 
 // instance is one occurrence of a source line inside a procedure context,
 // with the loops that enclose it (outermost first) within that context.
 type instance struct {
-	stmt  *scopes.Scope
-	owner *scopes.Scope   // the scope whose child stmt is
-	loops []*scopes.Scope // loops between the context and owner
+	stmt  *structure.Scope
+	owner *structure.Scope   // the scope whose child stmt is
+	loops []*structure.Scope // loops between the context and owner
 }
 
 // CoalesceDuplicateStatements applies the thesis's two rules within every
@@ -17,9 +17,9 @@ type instance struct {
 //     loop-invariant code motion leaves it): only the deepest instance stays.
 //
 // It reports whether the tree changed.
-func CoalesceDuplicateStatements(p *scopes.Scope) bool {
+func CoalesceDuplicateStatements(p *structure.Scope) bool {
 	changed := false
-	forEachContext(p, p.File, func(ctx *scopes.Scope, file string) {
+	forEachContext(p, p.File, func(ctx *structure.Scope, file string) {
 		for coalesceOnce(ctx, file) {
 			changed = true
 		}
@@ -28,16 +28,16 @@ func CoalesceDuplicateStatements(p *scopes.Scope) bool {
 }
 
 // forEachContext calls f for p and every alien context below it.
-func forEachContext(s *scopes.Scope, file string, f func(*scopes.Scope, string)) {
+func forEachContext(s *structure.Scope, file string, f func(*structure.Scope, string)) {
 	f(s, file)
-	var walk func(x *scopes.Scope, file string)
-	walk = func(x *scopes.Scope, file string) {
+	var walk func(x *structure.Scope, file string)
+	walk = func(x *structure.Scope, file string) {
 		for _, c := range x.Children {
 			cf := file
-			if c.Kind == scopes.Loop && c.File != "" {
+			if c.Kind == structure.Loop && c.File != "" {
 				cf = c.File
 			}
-			if c.Kind == scopes.Alien {
+			if c.Kind == structure.Alien {
 				if c.File != "" {
 					cf = c.File
 				}
@@ -51,24 +51,24 @@ func forEachContext(s *scopes.Scope, file string, f func(*scopes.Scope, string))
 
 // collect gathers the statement instances of one context, not descending
 // into nested contexts.
-func collect(ctx *scopes.Scope, file string) map[lineKey][]instance {
+func collect(ctx *structure.Scope, file string) map[lineKey][]instance {
 	out := map[lineKey][]instance{}
-	var walk func(x *scopes.Scope, loops []*scopes.Scope, file string)
-	walk = func(x *scopes.Scope, loops []*scopes.Scope, file string) {
+	var walk func(x *structure.Scope, loops []*structure.Scope, file string)
+	walk = func(x *structure.Scope, loops []*structure.Scope, file string) {
 		for _, c := range x.Children {
 			switch c.Kind {
-			case scopes.Stmt:
+			case structure.Stmt:
 				// A call site (GPU code) stays one instruction.
 				if c.Line > 0 && len(c.Ranges) > 0 && c.Call == nil {
 					k := lineKey{stmtFile(c, file), c.Line}
 					out[k] = append(out[k], instance{c, x, loops})
 				}
-			case scopes.Loop:
+			case structure.Loop:
 				lf := file
 				if c.File != "" {
 					lf = c.File
 				}
-				walk(c, append(append([]*scopes.Scope(nil), loops...), c), lf)
+				walk(c, append(append([]*structure.Scope(nil), loops...), c), lf)
 			}
 		}
 	}
@@ -77,7 +77,7 @@ func collect(ctx *scopes.Scope, file string) map[lineKey][]instance {
 }
 
 // coalesceOnce applies one rule once; it reports whether it did.
-func coalesceOnce(ctx *scopes.Scope, file string) bool {
+func coalesceOnce(ctx *structure.Scope, file string) bool {
 	insts := collect(ctx, file)
 	keys := make([]lineKey, 0, len(insts))
 	for k, v := range insts {
@@ -123,7 +123,7 @@ func coalesceOnce(ctx *scopes.Scope, file string) bool {
 }
 
 // fuseLoops merges loop b into loop a (both children of parent).
-func fuseLoops(parent, a, b *scopes.Scope) {
+func fuseLoops(parent, a, b *structure.Scope) {
 	a.Children = append(a.Children, b.Children...)
 	if b.Entry < a.Entry {
 		a.Entry = b.Entry
@@ -136,11 +136,11 @@ func fuseLoops(parent, a, b *scopes.Scope) {
 }
 
 // mergeSameLineStmts joins direct statements of s that share a line.
-func mergeSameLineStmts(s *scopes.Scope) {
-	seen := map[lineKey]*scopes.Scope{}
+func mergeSameLineStmts(s *structure.Scope) {
+	seen := map[lineKey]*structure.Scope{}
 	out := s.Children[:0]
 	for _, c := range s.Children {
-		if c.Kind == scopes.Stmt && c.Call == nil {
+		if c.Kind == structure.Stmt && c.Call == nil {
 			k := lineKey{c.File, c.Line}
 			if d, ok := seen[k]; ok {
 				mergeStmt(d, c)
@@ -153,11 +153,11 @@ func mergeSameLineStmts(s *scopes.Scope) {
 	s.Children = out
 }
 
-func isPrefix(a, b []*scopes.Scope) bool {
+func isPrefix(a, b []*structure.Scope) bool {
 	return len(a) <= len(b) && commonPrefix(a, b) == len(a)
 }
 
-func commonPrefix(a, b []*scopes.Scope) int {
+func commonPrefix(a, b []*structure.Scope) int {
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++

@@ -9,8 +9,7 @@ package normalize
 import (
 	"fmt"
 
-	"bloop/loader"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // Level selects passes.
@@ -45,7 +44,7 @@ type Partitioner func(file string, line int) string
 const maxRounds = 64
 
 // Run normalizes procedure p in place.
-func Run(p *scopes.Scope, lvl Level, part Partitioner) {
+func Run(p *structure.Scope, lvl Level, part Partitioner) {
 	if lvl == None {
 		return
 	}
@@ -73,7 +72,7 @@ type lineKey struct {
 
 // stmtFile is the file of a statement for coalescing: its own, or the file
 // context it inherits.
-func stmtFile(s *scopes.Scope, ctxFile string) string {
+func stmtFile(s *structure.Scope, ctxFile string) string {
 	if s.File != "" {
 		return s.File
 	}
@@ -81,12 +80,12 @@ func stmtFile(s *scopes.Scope, ctxFile string) string {
 }
 
 // mergeStmt moves src's ranges into dst.
-func mergeStmt(dst, src *scopes.Scope) {
-	dst.Ranges = loader.MergeRanges(append(dst.Ranges, src.Ranges...))
+func mergeStmt(dst, src *structure.Scope) {
+	dst.Ranges = structure.MergeRanges(append(dst.Ranges, src.Ranges...))
 	src.Ranges = nil
 }
 
-func removeChild(parent, c *scopes.Scope) {
+func removeChild(parent, c *structure.Scope) {
 	out := parent.Children[:0]
 	for _, x := range parent.Children {
 		if x != c {
@@ -97,10 +96,10 @@ func removeChild(parent, c *scopes.Scope) {
 }
 
 // hasCode reports whether any statement under s has an address range.
-func hasCode(s *scopes.Scope) bool {
+func hasCode(s *structure.Scope) bool {
 	found := false
-	scopes.Walk(s, func(x *scopes.Scope) {
-		if x.Kind == scopes.Stmt && len(x.Ranges) > 0 {
+	structure.Walk(s, func(x *structure.Scope) {
+		if x.Kind == structure.Stmt && len(x.Ranges) > 0 {
 			found = true
 		}
 	})

@@ -5,23 +5,23 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // Trees are written compactly: P(...), L<line>@<entry>(...), A<file>(...),
 // S<line>[lo-hi]. render prints them back the same way.
-func render(s *scopes.Scope) string {
+func render(s *structure.Scope) string {
 	var b strings.Builder
-	var walk func(x *scopes.Scope)
-	walk = func(x *scopes.Scope) {
+	var walk func(x *structure.Scope)
+	walk = func(x *structure.Scope) {
 		switch x.Kind {
-		case scopes.Proc:
+		case structure.Proc:
 			b.WriteString("P(")
-		case scopes.Loop:
+		case structure.Loop:
 			fmt.Fprintf(&b, "L%d@%x(", x.Line, x.Entry)
-		case scopes.Alien:
+		case structure.Alien:
 			fmt.Fprintf(&b, "A%s:%s(", x.File, x.Name)
-		case scopes.Stmt:
+		case structure.Stmt:
 			fmt.Fprintf(&b, "S%d", x.Line)
 			for _, r := range x.Ranges {
 				fmt.Fprintf(&b, "[%x-%x]", r.Lo, r.Hi)
@@ -38,20 +38,20 @@ func render(s *scopes.Scope) string {
 	return strings.TrimSpace(strings.ReplaceAll(b.String(), " )", ")"))
 }
 
-func st(line int, lo, hi uint64) *scopes.Scope {
-	return &scopes.Scope{Kind: scopes.Stmt, Line: line, Ranges: []scopes.Range{{Lo: lo, Hi: hi}}}
+func st(line int, lo, hi uint64) *structure.Scope {
+	return &structure.Scope{Kind: structure.Stmt, Line: line, Ranges: []structure.Range{{Lo: lo, Hi: hi}}}
 }
 
-func loop(line int, entry uint64, kids ...*scopes.Scope) *scopes.Scope {
-	return &scopes.Scope{Kind: scopes.Loop, File: "a.c", Line: line, Entry: entry, Children: kids}
+func loop(line int, entry uint64, kids ...*structure.Scope) *structure.Scope {
+	return &structure.Scope{Kind: structure.Loop, File: "a.c", Line: line, Entry: entry, Children: kids}
 }
 
-func proc(kids ...*scopes.Scope) *scopes.Scope {
-	return &scopes.Scope{Kind: scopes.Proc, File: "a.c", Children: kids}
+func proc(kids ...*structure.Scope) *structure.Scope {
+	return &structure.Scope{Kind: structure.Proc, File: "a.c", Children: kids}
 }
 
-func alien(file string, kids ...*scopes.Scope) *scopes.Scope {
-	a := scopes.NewAlien(file, "", 0)
+func alien(file string, kids ...*structure.Scope) *structure.Scope {
+	a := structure.NewAlien(file, "", 0)
 	a.Children = kids
 	return a
 }
@@ -59,8 +59,8 @@ func alien(file string, kids ...*scopes.Scope) *scopes.Scope {
 func TestPasses(t *testing.T) {
 	tests := []struct {
 		name string
-		pass func(*scopes.Scope) bool
-		in   *scopes.Scope
+		pass func(*structure.Scope) bool
+		in   *structure.Scope
 		want string
 		same bool
 	}{
@@ -80,7 +80,7 @@ func TestPasses(t *testing.T) {
 			proc(loop(4, 0x10, loop(5, 0x14, st(5, 0x14, 0x18)))),
 			"P(L4@10(L5@14(S5[14-18])))", true},
 		{"empty loops and aliens go", RemoveEmptyScopes,
-			proc(loop(4, 0x10), alien("b.h", &scopes.Scope{Kind: scopes.Stmt, Line: 3}), st(1, 0, 1)),
+			proc(loop(4, 0x10), alien("b.h", &structure.Scope{Kind: structure.Stmt, Line: 3}), st(1, 0, 1)),
 			"P(S1[0-1])", false},
 	}
 	for _, tc := range tests {
@@ -122,7 +122,7 @@ func TestRunKeepsBytes(t *testing.T) {
 	p := proc(st(5, 0, 2), loop(4, 0x10, st(5, 0x10, 0x12), loop(4, 0x14, st(4, 0x14, 0x16))),
 		loop(4, 0x30, st(5, 0x30, 0x32), st(7, 0x32, 0x34)), alien("b.h", loop(9, 0x40)))
 	count := func() (n uint64) {
-		scopes.Walk(p, func(x *scopes.Scope) {
+		structure.Walk(p, func(x *structure.Scope) {
 			for _, r := range x.Ranges {
 				n += r.Hi - r.Lo
 			}

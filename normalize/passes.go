@@ -3,15 +3,15 @@ package normalize
 import (
 	"sort"
 
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // MergePerfectlyNestedLoops merges a loop whose only child is a loop with
 // identical bounds (file, begin and end line) into that child's parent.
-func MergePerfectlyNestedLoops(p *scopes.Scope) bool {
+func MergePerfectlyNestedLoops(p *structure.Scope) bool {
 	changed := false
-	scopes.Walk(p, func(s *scopes.Scope) {
-		for s.Kind == scopes.Loop && len(s.Children) == 1 && s.Children[0].Kind == scopes.Loop {
+	structure.Walk(p, func(s *structure.Scope) {
+		for s.Kind == structure.Loop && len(s.Children) == 1 && s.Children[0].Kind == structure.Loop {
 			c := s.Children[0]
 			if c.File != s.File || c.Line != s.Line || maxLine(c) != maxLine(s) {
 				break
@@ -26,10 +26,10 @@ func MergePerfectlyNestedLoops(p *scopes.Scope) bool {
 	return changed
 }
 
-func maxLine(s *scopes.Scope) int {
+func maxLine(s *structure.Scope) int {
 	m := 0
-	scopes.Walk(s, func(x *scopes.Scope) {
-		if x.Kind == scopes.Stmt && x.Line > m {
+	structure.Walk(s, func(x *structure.Scope) {
+		if x.Kind == structure.Stmt && x.Line > m {
 			m = x.Line
 		}
 	})
@@ -38,15 +38,15 @@ func maxLine(s *scopes.Scope) int {
 
 // RemoveEmptyScopes drops aliens and loops that hold no code (no statement
 // with an address range below them), and statements without ranges.
-func RemoveEmptyScopes(p *scopes.Scope) bool {
+func RemoveEmptyScopes(p *structure.Scope) bool {
 	changed := false
-	var walk func(s *scopes.Scope)
-	walk = func(s *scopes.Scope) {
+	var walk func(s *structure.Scope)
+	walk = func(s *structure.Scope) {
 		out := s.Children[:0]
 		for _, c := range s.Children {
 			switch {
-			case c.Kind == scopes.Stmt && len(c.Ranges) == 0,
-				(c.Kind == scopes.Loop || c.Kind == scopes.Alien) && !hasCode(c):
+			case c.Kind == structure.Stmt && len(c.Ranges) == 0,
+				(c.Kind == structure.Loop || c.Kind == structure.Alien) && !hasCode(c):
 				changed = true
 				continue
 			}
@@ -62,18 +62,18 @@ func RemoveEmptyScopes(p *scopes.Scope) bool {
 // PartitionAlienContexts splits a lone alien context whose statements fall
 // into the source regions of several procedures of its file (by part) into
 // one alien per procedure, named after it.
-func PartitionAlienContexts(p *scopes.Scope, part Partitioner) bool {
+func PartitionAlienContexts(p *structure.Scope, part Partitioner) bool {
 	changed := false
-	var walk func(s *scopes.Scope)
-	walk = func(s *scopes.Scope) {
-		var out []*scopes.Scope
+	var walk func(s *structure.Scope)
+	walk = func(s *structure.Scope) {
+		var out []*structure.Scope
 		for _, c := range s.Children {
 			walk(c)
 			if !c.IsLoneAlien() {
 				out = append(out, c)
 				continue
 			}
-			groups := map[string][]*scopes.Scope{}
+			groups := map[string][]*structure.Scope{}
 			for _, x := range c.Children {
 				name := part(c.File, firstLine(x))
 				groups[name] = append(groups[name], x)
@@ -96,7 +96,7 @@ func PartitionAlienContexts(p *scopes.Scope, part Partitioner) bool {
 			}
 			sort.Strings(names)
 			for _, n := range names {
-				a := scopes.NewAlien(c.File, n, firstLine(groups[n][0]))
+				a := structure.NewAlien(c.File, n, firstLine(groups[n][0]))
 				a.Children = groups[n]
 				for _, x := range a.Children {
 					if l := firstLine(x); l > 0 && (a.Line == 0 || l < a.Line) {
@@ -114,13 +114,13 @@ func PartitionAlienContexts(p *scopes.Scope, part Partitioner) bool {
 }
 
 // firstLine is the line of a statement, or the smallest line under a scope.
-func firstLine(s *scopes.Scope) int {
-	if s.Kind == scopes.Stmt || s.Kind == scopes.Loop {
+func firstLine(s *structure.Scope) int {
+	if s.Kind == structure.Stmt || s.Kind == structure.Loop {
 		return s.Line
 	}
 	m := 0
-	scopes.Walk(s, func(x *scopes.Scope) {
-		if x.Kind == scopes.Stmt && x.Line > 0 && (m == 0 || x.Line < m) {
+	structure.Walk(s, func(x *structure.Scope) {
+		if x.Kind == structure.Stmt && x.Line > 0 && (m == 0 || x.Line < m) {
 			m = x.Line
 		}
 	})

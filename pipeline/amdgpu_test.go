@@ -9,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/golden"
 	"bloop/internal/testenv"
 	"bloop/loader"
-	"bloop/scopes"
 	"bloop/source"
+	"bloop/structure"
 )
 
 // AMD GPU code objects: two OpenCL C sources (hpcstruct-amdgpu/src) built
@@ -111,7 +110,7 @@ func declLine(t *testing.T, path, name string) int {
 
 // amdgpuStructure is bloop's structure of bin under opt, parsed; a
 // procedure problem fails the test.
-func amdgpuStructure(t *testing.T, bin string, opt Options) *golden.Doc {
+func amdgpuStructure(t *testing.T, bin string, opt Options) *structure.Doc {
 	t.Helper()
 	img, err := Open(bin, loader.Options{Workers: 2}, opt)
 	if err != nil {
@@ -125,10 +124,10 @@ func amdgpuStructure(t *testing.T, bin string, opt Options) *golden.Doc {
 		t.Errorf("%s: %v", bin, p)
 	}
 	var buf bytes.Buffer
-	if err := scopes.WriteXML(&buf, []*scopes.Module{mod}, false); err != nil {
+	if err := structure.WriteXML(&buf, []*structure.Module{mod}, false); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := golden.Parse(&buf, bin)
+	doc, err := structure.Parse(&buf, bin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,10 +136,10 @@ func amdgpuStructure(t *testing.T, bin string, opt Options) *golden.Doc {
 
 // loopNests writes the loops of each procedure, in document order, as
 // "proc: 21[ 22[]] 30[]".
-func loopNests(root *golden.Node) string {
+func loopNests(root *structure.Node) string {
 	var procs []string
-	var nest func(n *golden.Node) string
-	nest = func(n *golden.Node) string {
+	var nest func(n *structure.Node) string
+	nest = func(n *structure.Node) string {
 		var s string
 		for _, c := range n.Children {
 			switch c.Tag {
@@ -159,8 +158,8 @@ func loopNests(root *golden.Node) string {
 }
 
 // findAll lists the elements with tag under n, in document order.
-func findAll(n *golden.Node, tag string) []*golden.Node {
-	var out []*golden.Node
+func findAll(n *structure.Node, tag string) []*structure.Node {
+	var out []*structure.Node
 	for _, c := range n.Children {
 		if c.Tag == tag {
 			out = append(out, c)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"bloop/loader"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // Large real binaries (Debian -dbg packages); each benchmark is skipped
@@ -57,7 +57,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := Run(img, Options{}, func(string, *scopes.Scope) error { return nil }); err != nil {
+				if _, err := Run(img, Options{}, func(string, *structure.Scope) error { return nil }); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"sort"
 
-	"bloop/loader"
 	"bloop/scopes"
+	"bloop/structure"
 )
 
 // repairProc enforces what hpcprof relies on for one procedure: statements
@@ -16,27 +16,27 @@ import (
 // mends it keeps the procedure: bytes outside are cut, and a byte claimed
 // twice stays with the first statement in tree order. Statements left
 // without code are removed. It returns the number of ranges changed.
-func repairProc(in scopes.Input, p *scopes.Scope) int {
-	allowed := []loader.Range{{Lo: in.Func.Addr, Hi: in.Func.End}}
+func repairProc(in scopes.Input, p *structure.Scope) int {
+	allowed := []structure.Range{{Lo: in.Func.Addr, Hi: in.Func.End}}
 	if in.Graph != nil {
 		for _, b := range in.Graph.Blocks {
-			allowed = append(allowed, loader.Range{Lo: b.Start, Hi: b.End})
+			allowed = append(allowed, structure.Range{Lo: b.Start, Hi: b.End})
 		}
 	}
-	allowed = loader.MergeRanges(allowed)
+	allowed = structure.MergeRanges(allowed)
 	if valid(p, allowed) {
 		return 0
 	}
 	fixed := 0
-	var used []loader.Range // sorted, disjoint
-	var prune func(s *scopes.Scope)
-	prune = func(s *scopes.Scope) {
+	var used []structure.Range // sorted, disjoint
+	var prune func(s *structure.Scope)
+	prune = func(s *structure.Scope) {
 		kids := s.Children[:0]
 		for _, c := range s.Children {
-			if c.Kind == scopes.Stmt {
-				var keep []loader.Range
+			if c.Kind == structure.Stmt {
+				var keep []structure.Range
 				for _, r := range c.Ranges {
-					parts := subtract(intersect([]loader.Range{r}, allowed), used)
+					parts := subtract(intersect([]structure.Range{r}, allowed), used)
 					if len(parts) != 1 || parts[0] != r {
 						fixed++
 					}
@@ -45,8 +45,8 @@ func repairProc(in scopes.Input, p *scopes.Scope) int {
 				if len(keep) == 0 {
 					continue
 				}
-				c.Ranges = loader.MergeRanges(keep)
-				used = loader.MergeRanges(append(used, c.Ranges...))
+				c.Ranges = structure.MergeRanges(keep)
+				used = structure.MergeRanges(append(used, c.Ranges...))
 			} else {
 				prune(c)
 			}
@@ -61,11 +61,11 @@ func repairProc(in scopes.Input, p *scopes.Scope) int {
 // valid reports whether every statement range is non-empty, inside
 // allowed, and disjoint from every other: the common case, checked without
 // changing anything.
-func valid(p *scopes.Scope, allowed []loader.Range) bool {
-	var used []loader.Range
+func valid(p *structure.Scope, allowed []structure.Range) bool {
+	var used []structure.Range
 	ok := true
-	scopes.Walk(p, func(s *scopes.Scope) {
-		if s.Kind != scopes.Stmt || !ok {
+	structure.Walk(p, func(s *structure.Scope) {
+		if s.Kind != structure.Stmt || !ok {
 			return
 		}
 		for _, r := range s.Ranges {
@@ -79,7 +79,7 @@ func valid(p *scopes.Scope, allowed []loader.Range) bool {
 	if !ok {
 		return false
 	}
-	slices.SortFunc(used, func(a, b loader.Range) int { return cmp.Compare(a.Lo, b.Lo) })
+	slices.SortFunc(used, func(a, b structure.Range) int { return cmp.Compare(a.Lo, b.Lo) })
 	for i := 1; i < len(used); i++ {
 		if used[i].Lo < used[i-1].Hi {
 			return false
@@ -88,19 +88,19 @@ func valid(p *scopes.Scope, allowed []loader.Range) bool {
 	return true
 }
 
-func covered(set []loader.Range, r loader.Range) bool {
+func covered(set []structure.Range, r structure.Range) bool {
 	i := sort.Search(len(set), func(i int) bool { return set[i].Hi > r.Lo })
 	return i < len(set) && set[i].Lo <= r.Lo && r.Hi <= set[i].Hi
 }
 
 // intersect returns the parts of rs inside the sorted, disjoint set.
-func intersect(rs, set []loader.Range) []loader.Range {
-	var out []loader.Range
+func intersect(rs, set []structure.Range) []structure.Range {
+	var out []structure.Range
 	for _, r := range rs {
 		for _, s := range set {
 			lo, hi := max(r.Lo, s.Lo), min(r.Hi, s.Hi)
 			if lo < hi {
-				out = append(out, loader.Range{Lo: lo, Hi: hi})
+				out = append(out, structure.Range{Lo: lo, Hi: hi})
 			}
 		}
 	}
@@ -108,8 +108,8 @@ func intersect(rs, set []loader.Range) []loader.Range {
 }
 
 // subtract returns the parts of rs outside the sorted, disjoint set.
-func subtract(rs, set []loader.Range) []loader.Range {
-	var out []loader.Range
+func subtract(rs, set []structure.Range) []structure.Range {
+	var out []structure.Range
 	for _, r := range rs {
 		lo := r.Lo
 		for _, s := range set {
@@ -117,12 +117,12 @@ func subtract(rs, set []loader.Range) []loader.Range {
 				continue
 			}
 			if s.Lo > lo {
-				out = append(out, loader.Range{Lo: lo, Hi: s.Lo})
+				out = append(out, structure.Range{Lo: lo, Hi: s.Lo})
 			}
 			lo = max(lo, s.Hi)
 		}
 		if lo < r.Hi {
-			out = append(out, loader.Range{Lo: lo, Hi: r.Hi})
+			out = append(out, structure.Range{Lo: lo, Hi: r.Hi})
 		}
 	}
 	return out

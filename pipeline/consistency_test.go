@@ -7,11 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bloop/golden"
 	"bloop/internal/testenv"
 	"bloop/isa"
 	"bloop/loader"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // consistent runs the whole pipeline on bin and checks what hpcprof needs:
@@ -37,16 +36,16 @@ func consistent(t *testing.T, bin string) {
 		t.Errorf("%s: %v", bin, e)
 	}
 	var buf bytes.Buffer
-	if err := scopes.WriteXML(&buf, []*scopes.Module{mod}, false); err != nil {
+	if err := structure.WriteXML(&buf, []*structure.Module{mod}, false); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := golden.Parse(&buf, bin)
+	doc, err := structure.Parse(&buf, bin)
 	if err != nil {
 		t.Fatalf("output does not parse: %v", err)
 	}
 	seen := map[string]bool{}
-	var walk func(n *golden.Node)
-	walk = func(n *golden.Node) {
+	var walk func(n *structure.Node)
+	walk = func(n *structure.Node) {
 		if n.Tag == "P" {
 			v, _ := n.Get("v")
 			if seen[v] {
@@ -134,10 +133,10 @@ func TestCorruptInput(t *testing.T) {
 		}
 		mod, _ := Analyze(img, Options{Workers: 2})
 		var buf bytes.Buffer
-		if err := scopes.WriteXML(&buf, []*scopes.Module{mod}, false); err != nil {
+		if err := structure.WriteXML(&buf, []*structure.Module{mod}, false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := golden.Parse(&buf, "corrupt"); err != nil {
+		if _, err := structure.Parse(&buf, "corrupt"); err != nil {
 			t.Errorf("round %d: output of a corrupt input is not a valid structure file: %v", round, err)
 		}
 	}
@@ -167,11 +166,11 @@ func TestOtherArchWithoutCFG(t *testing.T) {
 	stmts, loops, inl := 0, 0, 0
 	for _, f := range mod.Files {
 		for _, pr := range f.Procs {
-			scopes.Walk(pr, func(s *scopes.Scope) {
+			structure.Walk(pr, func(s *structure.Scope) {
 				switch {
-				case s.Kind == scopes.Stmt:
+				case s.Kind == structure.Stmt:
 					stmts++
-				case s.Kind == scopes.Loop:
+				case s.Kind == structure.Loop:
 					loops++
 				case s.IsCallee():
 					inl++

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"bloop/loader"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
@@ -56,10 +56,10 @@ func corpusStructure(t *testing.T, bin string) (xml, js []byte) {
 	}
 	mod.Path = rel
 	var xb, jb bytes.Buffer
-	if err := scopes.WriteXML(&xb, []*scopes.Module{mod}, false); err != nil {
+	if err := structure.WriteXML(&xb, []*structure.Module{mod}, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := scopes.WriteJSON(&jb, []*scopes.Module{mod}); err != nil {
+	if err := structure.WriteJSON(&jb, []*structure.Module{mod}); err != nil {
 		t.Fatal(err)
 	}
 	return xb.Bytes(), jb.Bytes()

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/golden"
+	"bloop/diff"
 	"bloop/internal/testenv"
+	"bloop/structure"
 )
 
 // corpusSums reads ../shared/hpcstruct-corpus/SHA256SUMS: the hashes of the
@@ -67,15 +68,15 @@ func TestHPCStructCorpus(t *testing.T) {
 				t.Skipf("%s was rebuilt: not the bytes hpcstruct read", bin)
 			}
 			compared++
-			got, err := golden.Parse(bytes.NewReader(structure(t, bin, 2)), p)
+			got, err := structure.Parse(bytes.NewReader(compatStructure(t, bin, 2)), p)
 			if err != nil {
 				t.Fatalf("our output does not parse: %v", err)
 			}
-			want, err := golden.ParseFile(ref)
+			want, err := structure.ParseFile(ref)
 			if err != nil {
 				t.Fatal(err)
 			}
-			eq, diffs := golden.Equal(want, got)
+			eq, diffs := diff.Equal(want, got)
 			if !eq {
 				eq, diffs = sameRangeless(diffs)
 			}
@@ -86,7 +87,7 @@ func TestHPCStructCorpus(t *testing.T) {
 				}
 				return
 			}
-			same, total := golden.PathAgreement(want, got)
+			same, total := diff.PathAgreement(want, got)
 			t.Logf("scope paths agree on %.2f%% of %d bytes", 100*float64(same)/float64(max(total, 1)), total)
 			report := t.Errorf
 			if corpusPending[p] {

@@ -12,10 +12,9 @@ import (
 
 	"bloop/dwarfscan"
 	"bloop/dyninst"
-	"bloop/golden"
 	"bloop/internal/testenv"
 	"bloop/loader"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // TestCubinsWithoutReference analyses the cubins hpcstruct wrote no
@@ -56,10 +55,10 @@ func TestCubinsWithoutReference(t *testing.T) {
 					t.Errorf("problem: %v", p)
 				}
 				var buf bytes.Buffer
-				if err := scopes.WriteXML(&buf, []*scopes.Module{mod}, false); err != nil {
+				if err := structure.WriteXML(&buf, []*structure.Module{mod}, false); err != nil {
 					t.Fatal(err)
 				}
-				doc, err := golden.Parse(&buf, name)
+				doc, err := structure.Parse(&buf, name)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -161,10 +160,10 @@ type scopeCounts struct {
 	stmts, lined, callees, loops int
 }
 
-func countScopes(root *golden.Node) scopeCounts {
+func countScopes(root *structure.Node) scopeCounts {
 	c := scopeCounts{procs: map[string]string{}}
-	var walk func(n, parent *golden.Node)
-	walk = func(n, parent *golden.Node) {
+	var walk func(n, parent *structure.Node)
+	walk = func(n, parent *structure.Node) {
 		switch n.Tag {
 		case "P":
 			link, ok := n.Get("ln")
@@ -272,10 +271,10 @@ func TestSM90aLoops(t *testing.T) {
 type loopAt struct{ line, depth int }
 
 // loopLines lists the loops under s in pre-order with their nesting depth.
-func loopLines(s *scopes.Scope, out []loopAt) []loopAt {
-	var walk func(s *scopes.Scope, depth int)
-	walk = func(s *scopes.Scope, depth int) {
-		if s.Kind == scopes.Loop {
+func loopLines(s *structure.Scope, out []loopAt) []loopAt {
+	var walk func(s *structure.Scope, depth int)
+	walk = func(s *structure.Scope, depth int) {
+		if s.Kind == structure.Loop {
 			depth++
 			out = append(out, loopAt{s.Line, depth})
 		}

@@ -7,7 +7,7 @@ import (
 
 	"bloop/dyninst"
 	"bloop/loader"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // funcNamed returns img's procedure with symbol name n.
@@ -132,11 +132,11 @@ func TestClaimedGaps(t *testing.T) {
 		if len(probs) > 0 {
 			t.Fatal(probs)
 		}
-		var got []scopes.Range
+		var got []structure.Range
 		lines := map[int]bool{}
-		var walk func(s *scopes.Scope)
-		walk = func(s *scopes.Scope) {
-			if s.Kind == scopes.Stmt {
+		var walk func(s *structure.Scope)
+		walk = func(s *structure.Scope) {
+			if s.Kind == structure.Stmt {
 				got = append(got, s.Ranges...)
 				lines[s.Line] = true
 			}
@@ -145,8 +145,8 @@ func TestClaimedGaps(t *testing.T) {
 			}
 		}
 		walk(p)
-		want := []scopes.Range{{Lo: 0x4217, Hi: 0x4220}, {Lo: 0x424b, Hi: 0x4250}}
-		slices.SortFunc(got, func(a, b scopes.Range) int { return int(a.Lo) - int(b.Lo) })
+		want := []structure.Range{{Lo: 0x4217, Hi: 0x4220}, {Lo: 0x424b, Hi: 0x4250}}
+		slices.SortFunc(got, func(a, b structure.Range) int { return int(a.Lo) - int(b.Lo) })
 		if !slices.Equal(got, want) || !lines[352] || !lines[1633] {
 			t.Errorf("statements %x lines %v, want %x on lines 352 and 1633", got, lines, want)
 		}
@@ -170,12 +170,12 @@ func TestGapOneStatement(t *testing.T) {
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
-	var callee func(s *scopes.Scope, in string) string
-	callee = func(s *scopes.Scope, in string) string {
-		if s.Kind == scopes.Alien && s.Name != "" && s.Name != "<inline>" {
+	var callee func(s *structure.Scope, in string) string
+	callee = func(s *structure.Scope, in string) string {
+		if s.Kind == structure.Alien && s.Name != "" && s.Name != "<inline>" {
 			in = s.Name
 		}
-		if s.Kind == scopes.Stmt {
+		if s.Kind == structure.Stmt {
 			for _, r := range s.Ranges {
 				if r.Lo <= 0x4e0c && 0x4e0c < r.Hi {
 					return in
@@ -209,10 +209,10 @@ func TestLoopLineOtherFile(t *testing.T) {
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
-	var loop *scopes.Scope
-	var walk func(s *scopes.Scope)
-	walk = func(s *scopes.Scope) {
-		if s.Kind == scopes.Loop && s.Entry == 0x14a0 {
+	var loop *structure.Scope
+	var walk func(s *structure.Scope)
+	walk = func(s *structure.Scope) {
+		if s.Kind == structure.Loop && s.Entry == 0x14a0 {
 			loop = s
 		}
 		for _, c := range s.Children {
@@ -242,9 +242,9 @@ func TestFallOutWithoutDWARF(t *testing.T) {
 		t.Fatal(probs)
 	}
 	callees := 0
-	var walk func(s *scopes.Scope)
-	walk = func(s *scopes.Scope) {
-		if s.Kind == scopes.Alien && s.Name != "" && s.Name != "<inline>" {
+	var walk func(s *structure.Scope)
+	walk = func(s *structure.Scope) {
+		if s.Kind == structure.Alien && s.Name != "" && s.Name != "<inline>" {
 			callees++
 		}
 		for _, c := range s.Children {
@@ -275,9 +275,9 @@ func TestLoopUnknownSite(t *testing.T) {
 	pl := newPlan(img, Options{Dyninst: dyninst.Hpcstruct}, 2)
 	p, _ := pl.proc(slices.Index(img.Funcs, funcNamed(t, img, "argp_hol")))
 	found := 0
-	var walk func(s *scopes.Scope)
-	walk = func(s *scopes.Scope) {
-		if s.Kind == scopes.Loop && (s.Entry == 0x112536 || s.Entry == 0x1125a8) {
+	var walk func(s *structure.Scope)
+	walk = func(s *structure.Scope) {
+		if s.Kind == structure.Loop && (s.Entry == 0x112536 || s.Entry == 0x1125a8) {
 			found++
 			if s.File != "<unknown>" || s.Line != 0 {
 				t.Errorf("loop at %#x: %s:%d, want <unknown>:0", s.Entry, s.File, s.Line)

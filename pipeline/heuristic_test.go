@@ -6,7 +6,7 @@ import (
 
 	"bloop/loader"
 	"bloop/normalize"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // TestHeuristicFlatContexts checks the thesis engine's shape on every
@@ -26,14 +26,14 @@ func TestHeuristicFlatContexts(t *testing.T) {
 			if len(errs) > 0 {
 				t.Errorf("%s: %v", b, errs[0])
 			}
-			var walk func(s *scopes.Scope, depth, contexts int, parent *scopes.Scope)
-			walk = func(s *scopes.Scope, depth, contexts int, parent *scopes.Scope) {
+			var walk func(s *structure.Scope, depth, contexts int, parent *structure.Scope)
+			walk = func(s *structure.Scope, depth, contexts int, parent *structure.Scope) {
 				switch {
-				case s.Kind == scopes.Loop:
+				case s.Kind == structure.Loop:
 					depth++
 				case s.IsContext():
 					contexts++
-					if s.Kind == scopes.Alien && parent != nil && parent.Kind == scopes.Alien {
+					if s.Kind == structure.Alien && parent != nil && parent.Kind == structure.Alien {
 						t.Errorf("%s: alien %s:%d directly inside alien %s:%d", filepath.Base(b), s.File, s.Line, parent.File, parent.Line)
 					}
 				}

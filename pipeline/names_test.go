@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/golden"
 	"bloop/internal/testenv"
+	"bloop/structure"
 )
 
 // TestCompatTemplateNames checks, on our own STL program, the names compat
@@ -19,13 +19,13 @@ func TestCompatTemplateNames(t *testing.T) {
 	testenv.Need(t, "c++filt")
 	for _, bin := range []string{"stl-gcc12-O2", "stl-clang14-O2"} {
 		t.Run(bin, func(t *testing.T) {
-			doc, err := golden.Parse(bytes.NewReader(structure(t, corpusBin+"/"+bin, 2)), bin)
+			doc, err := structure.Parse(bytes.NewReader(compatStructure(t, corpusBin+"/"+bin, 2)), bin)
 			if err != nil {
 				t.Fatal(err)
 			}
 			counts := map[string]int{}
-			var walk func(n *golden.Node)
-			walk = func(n *golden.Node) {
+			var walk func(n *structure.Node)
+			walk = func(n *structure.Node) {
 				name := n.Value("n")
 				if (n.Tag == "P" || n.Tag == "A") && name != "" && name != "<inline>" {
 					if r := returnTypePrefix(name); r != "" {

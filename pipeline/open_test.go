@@ -6,14 +6,14 @@ import (
 
 	"bloop/dyninst"
 	"bloop/loader"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 func xmlOf(t *testing.T, img *loader.Image, opt Options) []byte {
 	t.Helper()
 	mod, _ := Analyze(img, opt)
 	var buf bytes.Buffer
-	if err := scopes.WriteXML(&buf, []*scopes.Module{mod}, false); err != nil {
+	if err := structure.WriteXML(&buf, []*structure.Module{mod}, false); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

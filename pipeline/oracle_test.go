@@ -15,7 +15,7 @@ import (
 
 	"bloop/internal/testenv"
 	"bloop/loader"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // site is one inlined call's call site: file and line.
@@ -39,9 +39,9 @@ type written struct {
 // writtenSites reads the JSON bloop writes for mod and returns what it
 // says about the first address of every statement range, and the number of
 // call scopes.
-func writtenSites(t *testing.T, mod *scopes.Module) (map[uint64][]written, []string) {
+func writtenSites(t *testing.T, mod *structure.Module) (map[uint64][]written, []string) {
 	var buf bytes.Buffer
-	if err := scopes.WriteJSON(&buf, []*scopes.Module{mod}); err != nil {
+	if err := structure.WriteJSON(&buf, []*structure.Module{mod}); err != nil {
 		t.Fatal(err)
 	}
 	type scope struct {

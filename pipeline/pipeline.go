@@ -15,6 +15,7 @@ import (
 	"bloop/procs"
 	"bloop/scopes"
 	"bloop/source"
+	"bloop/structure"
 )
 
 // Engine selects how inlined code is placed.
@@ -105,13 +106,13 @@ func (p *Problem) Error() string {
 
 // Analyze builds the scope tree of img in memory; problems in single
 // procedures are returned beside it. Run streams instead.
-func Analyze(img *loader.Image, opt Options) (*scopes.Module, []*Problem) {
-	var procs []scopes.ProcResult
-	probs, _ := Run(img, opt, func(file string, p *scopes.Scope) error {
-		procs = append(procs, scopes.ProcResult{Scope: p, File: file})
+func Analyze(img *loader.Image, opt Options) (*structure.Module, []*Problem) {
+	var procs []structure.ProcResult
+	probs, _ := Run(img, opt, func(file string, p *structure.Scope) error {
+		procs = append(procs, structure.ProcResult{Scope: p, File: file})
 		return nil
 	})
-	mod := scopes.NewModule(img.Path, img.Name, procs)
+	mod := structure.NewModule(img.Path, img.Name, procs)
 	mod.HasCalls = HasCalls(img, opt)
 	return mod, probs
 }
@@ -120,7 +121,7 @@ func Analyze(img *loader.Image, opt Options) (*scopes.Module, []*Problem) {
 // order (files by name, procedures by entry) as soon as it and all before
 // it are done; a nil procedure is a file hpcstruct lists empty (compat). At most a window of finished procedures waits, so memory
 // does not grow with the image. It stops at the first error emit returns.
-func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope) error) ([]*Problem, error) {
+func Run(img *loader.Image, opt Options, emit func(file string, p *structure.Scope) error) ([]*Problem, error) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -132,7 +133,7 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *scopes.Scope)
 	pl := newPlan(img, opt, workers)
 	order, files := pl.outputOrder()
 	type result struct {
-		p     *scopes.Scope
+		p     *structure.Scope
 		probs []*Problem
 	}
 	// Positions in flight (taken, not yet written) never exceed window, so

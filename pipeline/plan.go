@@ -16,6 +16,7 @@ import (
 	"bloop/par"
 	"bloop/scopes"
 	"bloop/source"
+	"bloop/structure"
 )
 
 // plan is what every procedure's analysis shares: the chosen engine and
@@ -24,13 +25,13 @@ type plan struct {
 	img     *loader.Image
 	lvl     normalize.Level
 	names   *scopes.Names
-	hybrid  *source.Finder            // Hybrid: where sources are looked for
-	bounds  *heuristic.Bounds         // Heuristic: procedure regions
-	policy  *dyninst.Policy           // the parser emulated, its tree written (nil: none)
-	parse   *dyninst.Parse            // how graphs are built: which calls never return, the procedure table's answers
-	subs    []*loader.Subprogram      // by index in img.Funcs
-	claimed map[uint64][]loader.Range // entries another procedure's CFG continues into, and the code it parses there
-	gpu     isa.Arch                  // a cubin's instruction set, when its graphs are built (gpucfg.go)
+	hybrid  *source.Finder               // Hybrid: where sources are looked for
+	bounds  *heuristic.Bounds            // Heuristic: procedure regions
+	policy  *dyninst.Policy              // the parser emulated, its tree written (nil: none)
+	parse   *dyninst.Parse               // how graphs are built: which calls never return, the procedure table's answers
+	subs    []*loader.Subprogram         // by index in img.Funcs
+	claimed map[uint64][]structure.Range // entries another procedure's CFG continues into, and the code it parses there
+	gpu     isa.Arch                     // a cubin's instruction set, when its graphs are built (gpucfg.go)
 }
 
 func newPlan(img *loader.Image, opt Options, workers int) *plan {
@@ -125,7 +126,7 @@ func followsCallNext(img *loader.Image, addr uint64) bool {
 // it: the one the call lies in, the parent of a .cold part, and,
 // transitively, any that continues into those by the same idiom. Their
 // graphs are built (and dropped) here.
-func (pl *plan) claimedEntries(workers int, runsOn map[uint64]bool) map[uint64][]loader.Range {
+func (pl *plan) claimedEntries(workers int, runsOn map[uint64]bool) map[uint64][]structure.Range {
 	img := pl.img
 	if isa.For(img.Machine) == nil {
 		return nil
@@ -145,18 +146,18 @@ func (pl *plan) claimedEntries(workers int, runsOn map[uint64]bool) map[uint64][
 	}
 	type cont struct {
 		entries []uint64
-		blocks  []loader.Range
+		blocks  []structure.Range
 	}
 	continued := make([]cont, len(sources))
 	par.For(workers, len(sources), func(k int) {
 		if g, _, err := pl.graph(sources[k]); err == nil && g != nil {
 			continued[k].entries = g.Continued
 			for _, b := range g.Blocks {
-				continued[k].blocks = append(continued[k].blocks, loader.Range{Lo: b.Start, Hi: b.End})
+				continued[k].blocks = append(continued[k].blocks, structure.Range{Lo: b.Start, Hi: b.End})
 			}
 		}
 	})
-	claimed := map[uint64][]loader.Range{}
+	claimed := map[uint64][]structure.Range{}
 	for k, c := range continued {
 		for _, t := range c.entries {
 			f := img.FuncAt(t)
@@ -165,7 +166,7 @@ func (pl *plan) claimedEntries(workers int, runsOn map[uint64]bool) map[uint64][
 			}
 			rs := claimed[t]
 			if rs == nil {
-				rs = []loader.Range{}
+				rs = []structure.Range{}
 			}
 			for _, b := range c.blocks {
 				if b.Lo < f.End && b.Hi > f.Addr {
@@ -264,7 +265,7 @@ func (pl *plan) graph(i int) (g *cfg.Graph, f *havlak.Forest, err error) {
 
 // proc analyses procedure i. Whatever goes wrong, it returns a procedure:
 // as much of it as could be understood, with the problems met.
-func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
+func (pl *plan) proc(i int) (*structure.Scope, []*Problem) {
 	fn := pl.img.Funcs[i]
 	var probs []*Problem
 	note := func(kind string, err error) {
@@ -311,7 +312,7 @@ func (pl *plan) proc(i int) (*scopes.Scope, []*Problem) {
 }
 
 // place builds the procedure's scope tree with the plan's engine.
-func (pl *plan) place(in scopes.Input) (s *scopes.Scope, err error) {
+func (pl *plan) place(in scopes.Input) (s *structure.Scope, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s, err = nil, fmt.Errorf("%v", r)

@@ -6,6 +6,7 @@ import (
 
 	"bloop/loader"
 	"bloop/scopes"
+	"bloop/structure"
 )
 
 // handMade is an image of hand-written code: one procedure per symbol,
@@ -17,10 +18,10 @@ func handMade(code []byte, funcs []*loader.Func, rows []loader.LineRow) *loader.
 	return img
 }
 
-func stmtRanges(p *scopes.Scope) map[int][]loader.Range {
-	out := map[int][]loader.Range{}
-	scopes.Walk(p, func(s *scopes.Scope) {
-		if s.Kind == scopes.Stmt {
+func stmtRanges(p *structure.Scope) map[int][]structure.Range {
+	out := map[int][]structure.Range{}
+	structure.Walk(p, func(s *structure.Scope) {
+		if s.Kind == structure.Stmt {
 			out[s.Line] = append(out[s.Line], s.Ranges...)
 		}
 	})
@@ -59,38 +60,38 @@ func TestProblemsKeepProcedures(t *testing.T) {
 		t.Fatalf("want both procedures written, got %+v", mod.Files)
 	}
 	stub, untrain := mod.Files[0].Procs[0], mod.Files[0].Procs[1]
-	if want := map[int][]loader.Range{10: {{Lo: 0x1000, Hi: 0x1002}}, 11: {{Lo: 0x1002, Hi: 0x1004}}}; !reflect.DeepEqual(stmtRanges(stub), want) {
+	if want := map[int][]structure.Range{10: {{Lo: 0x1000, Hi: 0x1002}}, 11: {{Lo: 0x1002, Hi: 0x1004}}}; !reflect.DeepEqual(stmtRanges(stub), want) {
 		t.Errorf("stub statements %v, want %v (from the line table)", stmtRanges(stub), want)
 	}
 	// The ret at 0x1005 has its own byte; the test keeps 0x1004 only.
-	if want := map[int][]loader.Range{20: {{Lo: 0x1004, Hi: 0x1006}, {Lo: 0x1007, Hi: 0x100c}}}; !reflect.DeepEqual(stmtRanges(untrain), want) {
+	if want := map[int][]structure.Range{20: {{Lo: 0x1004, Hi: 0x1006}, {Lo: 0x1007, Hi: 0x100c}}}; !reflect.DeepEqual(stmtRanges(untrain), want) {
 		t.Errorf("untrain statements %v, want %v", stmtRanges(untrain), want)
 	}
 }
 
 func TestRepairProc(t *testing.T) {
-	s := func(line int, rs ...loader.Range) *scopes.Scope {
-		return &scopes.Scope{Kind: scopes.Stmt, Line: line, Ranges: rs}
+	s := func(line int, rs ...structure.Range) *structure.Scope {
+		return &structure.Scope{Kind: structure.Stmt, Line: line, Ranges: rs}
 	}
-	r := func(lo, hi uint64) loader.Range { return loader.Range{Lo: lo, Hi: hi} }
+	r := func(lo, hi uint64) structure.Range { return structure.Range{Lo: lo, Hi: hi} }
 	tests := []struct {
 		name  string
-		stmts []*scopes.Scope
+		stmts []*structure.Scope
 		fixed int
-		want  map[int][]loader.Range
+		want  map[int][]structure.Range
 	}{
-		{"valid", []*scopes.Scope{s(1, r(0x10, 0x14)), s(2, r(0x14, 0x18))}, 0,
-			map[int][]loader.Range{1: {r(0x10, 0x14)}, 2: {r(0x14, 0x18)}}},
-		{"a byte in two statements stays with the first", []*scopes.Scope{s(1, r(0x10, 0x16)), s(2, r(0x14, 0x18))}, 1,
-			map[int][]loader.Range{1: {r(0x10, 0x16)}, 2: {r(0x16, 0x18)}}},
-		{"outside the procedure is cut", []*scopes.Scope{s(1, r(0x0c, 0x12)), s(2, r(0x1e, 0x24))}, 2,
-			map[int][]loader.Range{1: {r(0x10, 0x12)}, 2: {r(0x1e, 0x20)}}},
-		{"a statement left empty is removed", []*scopes.Scope{s(1, r(0x10, 0x18)), s(2, r(0x12, 0x14))}, 1,
-			map[int][]loader.Range{1: {r(0x10, 0x18)}}},
+		{"valid", []*structure.Scope{s(1, r(0x10, 0x14)), s(2, r(0x14, 0x18))}, 0,
+			map[int][]structure.Range{1: {r(0x10, 0x14)}, 2: {r(0x14, 0x18)}}},
+		{"a byte in two statements stays with the first", []*structure.Scope{s(1, r(0x10, 0x16)), s(2, r(0x14, 0x18))}, 1,
+			map[int][]structure.Range{1: {r(0x10, 0x16)}, 2: {r(0x16, 0x18)}}},
+		{"outside the procedure is cut", []*structure.Scope{s(1, r(0x0c, 0x12)), s(2, r(0x1e, 0x24))}, 2,
+			map[int][]structure.Range{1: {r(0x10, 0x12)}, 2: {r(0x1e, 0x20)}}},
+		{"a statement left empty is removed", []*structure.Scope{s(1, r(0x10, 0x18)), s(2, r(0x12, 0x14))}, 1,
+			map[int][]structure.Range{1: {r(0x10, 0x18)}}},
 	}
 	for _, tc := range tests {
-		loop := &scopes.Scope{Kind: scopes.Loop, Children: tc.stmts[1:]}
-		p := &scopes.Scope{Kind: scopes.Proc, Children: []*scopes.Scope{tc.stmts[0], loop}}
+		loop := &structure.Scope{Kind: structure.Loop, Children: tc.stmts[1:]}
+		p := &structure.Scope{Kind: structure.Proc, Children: []*structure.Scope{tc.stmts[0], loop}}
 		in := scopes.Input{Func: &loader.Func{Addr: 0x10, End: 0x20}}
 		if n := repairProc(in, p); n != tc.fixed {
 			t.Errorf("%s: %d ranges repaired, want %d", tc.name, n, tc.fixed)

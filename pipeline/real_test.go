@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/golden"
+	"bloop/diff"
+	"bloop/structure"
 )
 
 // realCase is a Debian binary with the structure file real hpcstruct
@@ -18,7 +19,7 @@ import (
 type realCase struct {
 	bin, ref, buildID string
 	share             float64 // measured path agreement
-	canonical         int     // measured canonical differences (golden.Compare)
+	canonical         int     // measured canonical differences (diff.Compare)
 	kinds             map[string]uint64
 	allowed           []string // kinds of procedure problems the binary causes (in every mode)
 }
@@ -293,16 +294,16 @@ func TestHPCStructReal(t *testing.T) {
 			if id := buildIDOf(c.bin); id != c.buildID {
 				t.Skipf("%s: build-id %q, not %s (another package version)", c.bin, id, c.buildID)
 			}
-			got, err := golden.Parse(bytes.NewReader(structureAllowing(t, c.bin, 2, c.allowed)), name)
+			got, err := structure.Parse(bytes.NewReader(structureAllowing(t, c.bin, 2, c.allowed)), name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref, err := golden.ParseFile(c.ref)
+			ref, err := structure.ParseFile(c.ref)
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmp := golden.Compare(ref, got, 1)
-			same, total := golden.PathAgreement(ref, got)
+			cmp := diff.Compare(ref, got, 1)
+			same, total := diff.PathAgreement(ref, got)
 			share := float64(same) / float64(max(total, 1))
 			t.Logf("scope paths agree on %.4f%% of %d bytes; %d canonical differences", 100*share, total, cmp.Total)
 			if cmp.Total > c.canonical+c.canonical/50 {
@@ -328,8 +329,8 @@ func TestHPCStructReal(t *testing.T) {
 }
 
 // diffKinds sums, by kind, the code bytes whose scope path differs.
-func diffKinds(ref, got *golden.Doc) map[string]uint64 {
-	rp, gp := golden.Paths(ref), golden.Paths(got)
+func diffKinds(ref, got *structure.Doc) map[string]uint64 {
+	rp, gp := diff.Paths(ref), diff.Paths(got)
 	kinds := map[string]uint64{}
 	j := 0
 	for _, r := range rp {
@@ -352,7 +353,7 @@ func diffKinds(ref, got *golden.Doc) map[string]uint64 {
 }
 
 // pathDiffKind names the first component in which two scope paths (as
-// golden.Paths writes them) differ.
+// diff.Paths writes them) differ.
 func pathDiffKind(a, b string) string {
 	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
 	for i := 0; i < len(as) && i < len(bs); i++ {

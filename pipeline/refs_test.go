@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/diff"
 	"bloop/dyninst"
-	"bloop/golden"
 	"bloop/internal/sharedrefs"
 	"bloop/internal/testenv"
 	"bloop/loader"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // notExact names the reference binaries whose real-hpcstruct output bloop
@@ -88,12 +88,12 @@ func gpucfgCases() []refCase {
 	return cases
 }
 
-// structure is `bloop struct --compat hpcstruct`'s output for bin.
-func structure(t testing.TB, bin string, workers int) []byte {
+// compatStructure is `bloop struct --compat hpcstruct`'s output for bin.
+func compatStructure(t testing.TB, bin string, workers int) []byte {
 	return structureAllowing(t, bin, workers, nil)
 }
 
-// structureAllowing is structure, where the procedure problems of the
+// structureAllowing is compatStructure, where the procedure problems of the
 // kinds in allowed (the binary's, not bloop's) are no error.
 func structureAllowing(t testing.TB, bin string, workers int, allowed []string) []byte {
 	return structureWith(t, bin, Options{Workers: workers, Dyninst: dyninst.Hpcstruct}, allowed)
@@ -114,7 +114,7 @@ func structureWith(t testing.TB, bin string, opt Options, allowed []string) []by
 		}
 	}
 	var buf bytes.Buffer
-	if err := scopes.WriteXML(&buf, []*scopes.Module{mod}, false); err != nil {
+	if err := structure.WriteXML(&buf, []*structure.Module{mod}, false); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -132,19 +132,19 @@ func TestHPCStructReferences(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			out := structureWith(t, c.bin, Options{Workers: 2, Dyninst: dyninst.Hpcstruct, GPUCFG: c.gpucfg}, nil)
-			got, err := golden.Parse(bytes.NewReader(out), name)
+			got, err := structure.Parse(bytes.NewReader(out), name)
 			if err != nil {
 				t.Fatalf("our output does not parse: %v", err)
 			}
-			ref, err := golden.ParseFile(c.ref)
+			ref, err := structure.ParseFile(c.ref)
 			if err != nil {
 				t.Fatal(err)
 			}
-			eq, diffs := golden.Equal(ref, got)
+			eq, diffs := diff.Equal(ref, got)
 			if !eq {
 				eq, diffs = sameRangeless(diffs)
 			}
-			same, total := golden.PathAgreement(ref, got)
+			same, total := diff.PathAgreement(ref, got)
 			share := float64(same) / float64(max(total, 1))
 			known_, known := notExact[name]
 			if _, err := exec.LookPath("c++filt"); err == nil {
@@ -171,7 +171,7 @@ func TestHPCStructReferences(t *testing.T) {
 				if known_.ignoreNames {
 					blankCalleeNames(ref.Root)
 					blankCalleeNames(got.Root)
-					same, total = golden.PathAgreement(ref, got)
+					same, total = diff.PathAgreement(ref, got)
 					share = float64(same) / float64(max(total, 1))
 					t.Logf("with callee names ignored: %.3f%%", 100*share)
 				}
@@ -195,7 +195,7 @@ func TestDeterministic(t *testing.T) {
 		if _, err := os.Stat(bin); err != nil {
 			continue
 		}
-		a, b := structure(t, bin, 1), structure(t, bin, 3)
+		a, b := compatStructure(t, bin, 1), compatStructure(t, bin, 3)
 		if !bytes.Equal(a, b) {
 			t.Errorf("%s: outputs with 1 and 3 workers differ", bin)
 		}
@@ -204,7 +204,7 @@ func TestDeterministic(t *testing.T) {
 
 // blankCalleeNames drops the names of inlined callees, for comparisons that
 // must not depend on the demangler.
-func blankCalleeNames(n *golden.Node) {
+func blankCalleeNames(n *structure.Node) {
 	if n.Tag == "A" {
 		if v, _ := n.Get("n"); v != "" && v != "<inline>" {
 			n.Set("n", "-")
@@ -220,10 +220,10 @@ func blankCalleeNames(n *golden.Node) {
 // hpcstruct writes one (an empty F for a ppc64 local entry's file in
 // tmpl-ppc64le-gcc12-O2), which compat mode reproduces. Paired, they are
 // compared as any other element. It reports whether no difference is left.
-func sameRangeless(diffs []golden.Difference) (bool, []golden.Difference) {
+func sameRangeless(diffs []diff.Difference) (bool, []diff.Difference) {
 	side := map[string]int{}
 	for _, d := range diffs {
-		if d.Kind == golden.DiffNoRange {
+		if d.Kind == diff.DiffNoRange {
 			if d.B != "" {
 				side[d.Path] |= 2
 			} else {
@@ -231,9 +231,9 @@ func sameRangeless(diffs []golden.Difference) (bool, []golden.Difference) {
 			}
 		}
 	}
-	var out []golden.Difference
+	var out []diff.Difference
 	for _, d := range diffs {
-		if d.Kind != golden.DiffNoRange || side[d.Path] != 3 {
+		if d.Kind != diff.DiffNoRange || side[d.Path] != 3 {
 			out = append(out, d)
 		}
 	}

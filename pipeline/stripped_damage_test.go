@@ -10,7 +10,7 @@ import (
 
 	"bloop/internal/testenv"
 	"bloop/loader"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // TestStrippedDamaged runs the whole analysis on damaged stripped files,
@@ -64,6 +64,6 @@ func analyseBytes(path string, b []byte) (err error) {
 			err = fmt.Errorf("panic: %v", r)
 		}
 	}()
-	_, err = Run(img, Options{Workers: 2}, func(string, *scopes.Scope) error { return nil })
+	_, err = Run(img, Options{Workers: 2}, func(string, *structure.Scope) error { return nil })
 	return err
 }

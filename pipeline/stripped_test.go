@@ -1,9 +1,6 @@
 package pipeline
 
 import (
-	"bloop/internal/testenv"
-	"bloop/loader"
-	"bloop/scopes"
 	"debug/elf"
 	"maps"
 	"os/exec"
@@ -13,6 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"bloop/internal/testenv"
+	"bloop/loader"
+	"bloop/structure"
 )
 
 // strippedShare is what a stripped analysis found of the unstripped one.
@@ -194,10 +195,10 @@ func analyseStarts(t *testing.T, bin string, engine Engine) (loops, procs map[ui
 		t.Fatal(err)
 	}
 	loops, procs = map[uint64]bool{}, map[uint64]bool{}
-	_, err = Run(img, Options{Workers: 1, Engine: engine}, func(_ string, p *scopes.Scope) error {
+	_, err = Run(img, Options{Workers: 1, Engine: engine}, func(_ string, p *structure.Scope) error {
 		procs[p.Entry] = true
-		scopes.Walk(p, func(s *scopes.Scope) {
-			if s.Kind == scopes.Loop {
+		structure.Walk(p, func(s *structure.Scope) {
+			if s.Kind == structure.Loop {
 				loops[s.Entry] = true
 			}
 		})

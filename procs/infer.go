@@ -6,6 +6,7 @@ import (
 
 	"bloop/isa"
 	"bloop/loader"
+	"bloop/structure"
 )
 
 // infer sweeps the code no symbol covers: the targets of its direct calls
@@ -32,7 +33,7 @@ func (f *finder) infer() {
 // time, twice, took seconds. They hold no call and no start (inferRegion
 // ignores all-padding sweeps, which is how the fixed-width sets' padding
 // words go).
-func (f *finder) fill(rs []loader.Range) []loader.Range {
+func (f *finder) fill(rs []structure.Range) []structure.Range {
 	fill := f.framer.ABI().Fill
 	if len(fill) == 0 {
 		return rs
@@ -62,10 +63,10 @@ func (f *finder) known(a uint64) bool {
 }
 
 // uncovered returns the code outside the symbols' extents, per section.
-func (f *finder) uncovered() []loader.Range {
-	var code []loader.Range
+func (f *finder) uncovered() []structure.Range {
+	var code []structure.Range
 	for _, sec := range f.img.Sections {
-		code = append(code, loader.Range{Lo: sec.Addr, Hi: sec.End()})
+		code = append(code, structure.Range{Lo: sec.Addr, Hi: sec.End()})
 	}
 	return subtract(code, f.covered)
 }
@@ -81,19 +82,19 @@ func allPadding(insts []isa.SweepInst) bool {
 
 // subtract returns the parts of the sorted, disjoint ranges rs outside
 // the sorted, disjoint ranges cut.
-func subtract(rs, cut []loader.Range) []loader.Range {
-	var out []loader.Range
+func subtract(rs, cut []structure.Range) []structure.Range {
+	var out []structure.Range
 	for _, r := range rs {
 		lo := r.Lo
 		k := sort.Search(len(cut), func(k int) bool { return cut[k].Hi > lo })
 		for ; k < len(cut) && cut[k].Lo < r.Hi; k++ {
 			if cut[k].Lo > lo {
-				out = append(out, loader.Range{Lo: lo, Hi: cut[k].Lo})
+				out = append(out, structure.Range{Lo: lo, Hi: cut[k].Lo})
 			}
 			lo = max(lo, cut[k].Hi)
 		}
 		if lo < r.Hi {
-			out = append(out, loader.Range{Lo: lo, Hi: r.Hi})
+			out = append(out, structure.Range{Lo: lo, Hi: r.Hi})
 		}
 	}
 	return out
@@ -107,7 +108,7 @@ func subtract(rs, cut []loader.Range) []loader.Range {
 // landing pads, stack frames). Starts from the other sources are kept
 // even inside protected intervals: they come from the file, not from
 // guessing.
-func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r loader.Range, known func(uint64) bool) []uint64 {
+func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r structure.Range, known func(uint64) bool) []uint64 {
 	if allPadding(insts) {
 		return nil // most regions between symbols are alignment only
 	}
@@ -119,7 +120,7 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r loader
 		return j, j > i
 	}
 	var cands []uint64
-	var prot, conds, backs []loader.Range
+	var prot, conds, backs []structure.Range
 	first := uint64(0) // code right after a sized procedure: someone's start
 	if j, _ := nextReal(0); j < len(insts) && !known(insts[j].Addr) {
 		first = insts[j].Addr
@@ -133,9 +134,9 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r loader
 			// conditional tail calls to known entries.
 			if op.Target != 0 && !known(op.Target) && r.Lo <= op.Target && op.Target < r.Hi {
 				if op.Target > in.Addr {
-					conds = append(conds, loader.Range{Lo: in.Addr, Hi: op.Target + 1})
+					conds = append(conds, structure.Range{Lo: in.Addr, Hi: op.Target + 1})
 				} else {
-					conds = append(conds, loader.Range{Lo: op.Target, Hi: end})
+					conds = append(conds, structure.Range{Lo: op.Target, Hi: end})
 				}
 			}
 		case isa.Return, isa.Jump, isa.IndirectJump, isa.Halt:
@@ -143,7 +144,7 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r loader
 				continue
 			}
 			if op.Flow == isa.Jump && r.Lo <= op.Target && op.Target < in.Addr && !known(op.Target) {
-				backs = append(backs, loader.Range{Lo: op.Target, Hi: end})
+				backs = append(backs, structure.Range{Lo: op.Target, Hi: end})
 			}
 			if op.Flow == isa.IndirectJump {
 				// A jump table's targets belong to the jumping procedure.
@@ -152,7 +153,7 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r loader
 					for _, t := range ts {
 						lo, hi = min(lo, t), max(hi, t+1)
 					}
-					prot = append(prot, loader.Range{Lo: lo, Hi: hi})
+					prot = append(prot, structure.Range{Lo: lo, Hi: hi})
 					continue
 				}
 			}
@@ -221,10 +222,10 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r loader
 	// An exception landing pad belongs to the procedure of its call sites.
 	for _, cs := range img.CallSites {
 		if cs.Pad != 0 && r.Lo <= cs.Pad && cs.Pad < r.Hi && r.Lo <= cs.Lo && cs.Lo < r.Hi {
-			prot = append(prot, loader.Range{Lo: min(cs.Lo, cs.Pad), Hi: max(cs.Hi, cs.Pad+1)})
+			prot = append(prot, structure.Range{Lo: min(cs.Lo, cs.Pad), Hi: max(cs.Hi, cs.Pad+1)})
 		}
 	}
-	prot = loader.MergeRanges(prot)
+	prot = structure.MergeRanges(prot)
 	// A backward jump into a protected interval extends it to the jump
 	// (outlined cold paths that return into a loop), unless a clear entry
 	// lies between: then it is a hot part jumping back into its .cold part,
@@ -240,12 +241,12 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r loader
 			}
 			if k := find(prot, in.Op.Target); k >= 0 && prot[k].Hi < in.Addr+uint64(in.Op.Len) {
 				prot[k].Hi = in.Addr + uint64(in.Op.Len)
-				prot = loader.MergeRanges(prot)
+				prot = structure.MergeRanges(prot)
 				changed = true
 			}
 		}
 	}
-	prot = loader.MergeRanges(append(prot, frameIntervals(insts, cands, prot)...))
+	prot = structure.MergeRanges(append(prot, frameIntervals(insts, cands, prot)...))
 	var out []uint64
 	for _, c := range cands {
 		if !known(c) && find(prot, c) < 0 && c < r.Hi {
@@ -324,14 +325,14 @@ func looksLikeEntry(op isa.FrameOp) bool {
 // each kind is found once per segment: code with few such starts (a
 // stripped Go binary: 4 million instructions, no endbr64 or push rbp at
 // entries) made a search from every allocation quadratic.
-func frameIntervals(insts []isa.SweepInst, cands []uint64, prot []loader.Range) []loader.Range {
+func frameIntervals(insts []isa.SweepInst, cands []uint64, prot []structure.Range) []structure.Range {
 	strong := map[uint64]bool{}
 	for _, c := range cands {
 		if i, ok := instAt(insts, c); ok && find(prot, c) < 0 && looksLikeEntry(insts[i].Op) {
 			strong[c] = true
 		}
 	}
-	var out []loader.Range
+	var out []structure.Range
 	for lo := 0; lo < len(insts); {
 		hi := lo + 1
 		for hi < len(insts) && !strong[insts[hi].Addr] {
@@ -345,7 +346,7 @@ func frameIntervals(insts []isa.SweepInst, cands []uint64, prot []loader.Range) 
 
 // appendFrameIntervals adds the frame intervals of one segment: from each
 // allocation or frame setup to the last matching release after it.
-func appendFrameIntervals(out []loader.Range, seg []isa.SweepInst) []loader.Range {
+func appendFrameIntervals(out []structure.Range, seg []isa.SweepInst) []structure.Range {
 	lastAdd := map[int64]int{} // add rsp,n by -n (the matching sub's n)
 	lastLeave, lastLoad := -1, -1
 	for j, in := range seg {
@@ -377,7 +378,7 @@ func appendFrameIntervals(out []loader.Range, seg []isa.SweepInst) []loader.Rang
 		}
 		if j > i {
 			// The allocating instruction may itself be a procedure's first.
-			out = append(out, loader.Range{Lo: in.Addr + 1, Hi: seg[j].Addr + uint64(seg[j].Op.Len)})
+			out = append(out, structure.Range{Lo: in.Addr + 1, Hi: seg[j].Addr + uint64(seg[j].Op.Len)})
 		}
 	}
 	return out

@@ -13,6 +13,7 @@ import (
 
 	"bloop/isa"
 	"bloop/loader"
+	"bloop/structure"
 )
 
 // Source says how a procedure start was found. A start found in several
@@ -100,9 +101,9 @@ type finder struct {
 	stubs   isa.LinkerStubs   // linker code that is no procedure; nil: none known
 	src     map[uint64]Source // every start found, with its first source
 	funcs   map[uint64]*loader.Func
-	covered []loader.Range    // symbol extents: no other start inside
+	covered []structure.Range // symbol extents: no other start inside
 	ends    map[uint64]uint64 // an FDE's end bounds its procedure as a size does
-	frames  []loader.Range    // FDE extents of accepted starts: no gap inference there
+	frames  []structure.Range // FDE extents of accepted starts: no gap inference there
 }
 
 // Find computes img's procedures.
@@ -112,10 +113,10 @@ func Find(img *loader.Image, opt Options) *Table {
 		f.src[fn.Addr] = Symbol
 		f.funcs[fn.Addr] = fn
 		if fn.Sized || !opt.SplitUnsized {
-			f.covered = append(f.covered, loader.Range{Lo: fn.Addr, Hi: fn.End})
+			f.covered = append(f.covered, structure.Range{Lo: fn.Addr, Hi: fn.End})
 		}
 	}
-	f.covered = loader.MergeRanges(f.covered)
+	f.covered = structure.MergeRanges(f.covered)
 	// Inference reads prologues and epilogues: the architectures
 	// without a frame decoder keep their symbols' procedures only.
 	f.arch = isa.ForTOC(img.Machine, img.TOC)
@@ -147,7 +148,7 @@ func (f *finder) hints() {
 			f.frames = append(f.frames, r)
 		}
 	}
-	f.frames = loader.MergeRanges(f.frames)
+	f.frames = structure.MergeRanges(f.frames)
 	for _, a := range img.InitFuncs {
 		f.add(a, InitArray)
 	}
@@ -156,7 +157,7 @@ func (f *finder) hints() {
 // symbolNear reports whether a symbol starts in the first bytes of FDE
 // range r, after its start: glibc begins __restore_rt's FDE at the byte
 // before it, for unwinders that look up pc-1.
-func (f *finder) symbolNear(r loader.Range) bool {
+func (f *finder) symbolNear(r structure.Range) bool {
 	fs := f.img.Funcs
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].Addr > r.Lo })
 	return i < len(fs) && fs[i].Addr < min(r.Lo+16, r.Hi)
@@ -210,13 +211,13 @@ func (f *finder) table() *Table {
 
 // inside reports whether a lies in one of the sorted, disjoint ranges rs
 // and is not where that range begins.
-func inside(rs []loader.Range, a uint64) bool {
+func inside(rs []structure.Range, a uint64) bool {
 	i := find(rs, a)
 	return i >= 0 && rs[i].Lo != a
 }
 
 // find returns the index of the range of rs holding a, or -1.
-func find(rs []loader.Range, a uint64) int {
+func find(rs []structure.Range, a uint64) int {
 	i := sort.Search(len(rs), func(i int) bool { return rs[i].Lo > a }) - 1
 	if i >= 0 && a < rs[i].Hi {
 		return i

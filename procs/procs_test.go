@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"bloop/loader"
+	"bloop/structure"
 )
 
 // code is a small stripped .text at 0x1000: a procedure with a frame that
@@ -56,7 +57,7 @@ func TestFind(t *testing.T) {
 			{0x1000, 0x1010, Entry, "_start"}, {0x1010, 0x1020, Call, "targ1010"},
 			{0x1020, 0x1026, Gap, "targ1020"}, {0x1026, 0x1030, Call, "targ1026"}, {0x1030, 0x1033, Gap, "targ1030"}}},
 		{"FDEs bound their procedures", func(img *loader.Image) {
-			img.Frames = []loader.Range{{Lo: 0x1000, Hi: 0x100b}, {Lo: 0x1020, Hi: 0x1026}}
+			img.Frames = []structure.Range{{Lo: 0x1000, Hi: 0x100b}, {Lo: 0x1020, Hi: 0x1026}}
 		}, Options{}, []want{
 			{0x1000, 0x100b, EHFrame, "targ1000"}, {0x1010, 0x1020, Call, "targ1010"},
 			{0x1020, 0x1026, EHFrame, "targ1020"}, {0x1026, 0x1030, Call, "targ1026"}, {0x1030, 0x1033, Gap, "targ1030"}}},
@@ -74,7 +75,7 @@ func TestFind(t *testing.T) {
 			{0x1020, 0x1026, Gap, "targ1020"}, {0x1026, 0x1030, Call, "targ1026"}, {0x1030, 0x1033, Gap, "targ1030"}}},
 		{"nothing inside a sized symbol", func(img *loader.Image) {
 			img.Funcs = []*loader.Func{sym("f", 0x1000, 0x1033, true)}
-			img.Entry, img.Frames, img.InitFuncs = 0x1010, []loader.Range{{Lo: 0x1020, Hi: 0x1026}}, []uint64{0x1030}
+			img.Entry, img.Frames, img.InitFuncs = 0x1010, []structure.Range{{Lo: 0x1020, Hi: 0x1026}}, []uint64{0x1030}
 		}, Options{SplitUnsized: true}, []want{{0x1000, 0x1033, Symbol, "f"}}},
 	}
 	for _, c := range cases {
@@ -93,14 +94,14 @@ func TestFind(t *testing.T) {
 }
 
 func TestSubtract(t *testing.T) {
-	r := func(lo, hi uint64) loader.Range { return loader.Range{Lo: lo, Hi: hi} }
+	r := func(lo, hi uint64) structure.Range { return structure.Range{Lo: lo, Hi: hi} }
 	cases := []struct {
-		rs, cut, want []loader.Range
+		rs, cut, want []structure.Range
 	}{
-		{[]loader.Range{r(0, 10)}, nil, []loader.Range{r(0, 10)}},
-		{[]loader.Range{r(0, 10)}, []loader.Range{r(2, 4), r(6, 12)}, []loader.Range{r(0, 2), r(4, 6)}},
-		{[]loader.Range{r(0, 10), r(20, 30)}, []loader.Range{r(5, 25)}, []loader.Range{r(0, 5), r(25, 30)}},
-		{[]loader.Range{r(0, 10)}, []loader.Range{r(0, 10)}, nil},
+		{[]structure.Range{r(0, 10)}, nil, []structure.Range{r(0, 10)}},
+		{[]structure.Range{r(0, 10)}, []structure.Range{r(2, 4), r(6, 12)}, []structure.Range{r(0, 2), r(4, 6)}},
+		{[]structure.Range{r(0, 10), r(20, 30)}, []structure.Range{r(5, 25)}, []structure.Range{r(0, 5), r(25, 30)}},
+		{[]structure.Range{r(0, 10)}, []structure.Range{r(0, 10)}, nil},
 	}
 	for _, c := range cases {
 		if got := subtract(c.rs, c.cut); !reflect.DeepEqual(got, c.want) {

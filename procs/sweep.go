@@ -5,12 +5,12 @@ package procs
 
 import (
 	"bloop/isa"
-	"bloop/loader"
+	"bloop/structure"
 )
 
 // sweep decodes r linearly, resynchronizing at known starts the sweep
 // would step over.
-func (f *finder) sweep(r loader.Range) []isa.SweepInst {
+func (f *finder) sweep(r structure.Range) []isa.SweepInst {
 	// Instructions average 3.5 to 4 bytes on x86-64 (Go's 3.8), 4 on the
 	// fixed-width sets: growing a slice of millions costs more than the slack.
 	avg := uint64(3)
@@ -27,7 +27,7 @@ func (f *finder) sweep(r loader.Range) []isa.SweepInst {
 // that is a call that does not return, to a procedure placed after it. A
 // call to a ppc64 local entry starts the procedure at its global entry.
 // A start added resynchronizes the rest of the sweep.
-func (f *finder) callTargets(r loader.Range) {
+func (f *finder) callTargets(r structure.Range) {
 	ge, _ := f.arch.(isa.GlobalEntries)
 	DirectCalls(r, f.frameAt, f.known, func(t uint64) {
 		if t == 0 {
@@ -41,7 +41,7 @@ func (f *finder) callTargets(r loader.Range) {
 }
 
 // decode calls visit for each instruction of a linear sweep of r.
-func (f *finder) decode(r loader.Range, visit func(uint64, isa.FrameOp)) {
+func (f *finder) decode(r structure.Range, visit func(uint64, isa.FrameOp)) {
 	Sweep(r, f.frameAt, f.known, visit)
 }
 
@@ -55,7 +55,7 @@ func (f *finder) frameAt(a uint64) isa.FrameOp {
 // one at an address: the sweep steps by its Len, and ends at a Len of 0.
 // Where known (nil: nowhere) reports a start that a step would pass over,
 // the sweep resynchronizes there.
-func Sweep(r loader.Range, op func(a uint64) isa.FrameOp, known func(uint64) bool, visit func(uint64, isa.FrameOp)) {
+func Sweep(r structure.Range, op func(a uint64) isa.FrameOp, known func(uint64) bool, visit func(uint64, isa.FrameOp)) {
 	for a := r.Lo; a < r.Hi; {
 		o := op(a)
 		if o.Len == 0 {
@@ -79,7 +79,7 @@ func Sweep(r loader.Range, op func(a uint64) isa.FrameOp, known func(uint64) boo
 // adds the targets as starts, which resynchronize the rest of the sweep;
 // Dyninst's tail-call test (package dyninst) sweeps each procedure with
 // the control-flow decoder.
-func DirectCalls(r loader.Range, op func(a uint64) isa.FrameOp, known func(uint64) bool, add func(t uint64)) {
+func DirectCalls(r structure.Range, op func(a uint64) isa.FrameOp, known func(uint64) bool, add func(t uint64)) {
 	Sweep(r, op, known, func(_ uint64, o isa.FrameOp) {
 		if o.Flow == isa.Call {
 			add(o.Target)

@@ -14,9 +14,9 @@ import (
 	"strings"
 
 	"bloop/cache"
-	"bloop/golden"
 	"bloop/sample"
 	"bloop/scopes"
+	"bloop/structure"
 )
 
 // Node is a node of a calling-context tree.
@@ -187,7 +187,7 @@ func Build(path string, opt Options) (*Profile, error) {
 	p := newProfile(opt)
 	var lms []structLM
 	for _, f := range opt.StructFiles {
-		doc, err := golden.ParseFile(f)
+		doc, err := structure.ParseFile(f)
 		if err != nil {
 			return nil, err
 		}

@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"bloop/golden"
 	"bloop/hpcrun"
 	"bloop/meas"
+	"bloop/structure"
 )
 
 // An HPCToolkit measurement directory holds one .hpcrun profile per
@@ -157,7 +157,7 @@ func fileExists(p string) bool {
 func (p *Profile) bindMeasStructures(dir string, mods []*Module) {
 	var lms []structLM
 	for _, f := range append(meas.StructFiles(dir), p.opt.StructFiles...) {
-		doc, err := golden.ParseFile(f)
+		doc, err := structure.ParseFile(f)
 		if err != nil {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%v: not used", err))
 			continue

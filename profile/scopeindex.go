@@ -3,11 +3,9 @@ package profile
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
-	"bloop/golden"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // ElemKind is the kind of a static scope on a frame's path.
@@ -88,108 +86,56 @@ func with(path []*Elem, e *Elem) []*Elem {
 	return append(path[:len(path):len(path)], e)
 }
 
-// indexModule indexes a scope tree from pipeline.Analyze.
-func indexModule(mod *scopes.Module, modName string) *scopeIndex {
+// indexModule indexes a scope tree, from pipeline.Analyze or a
+// structure file.
+func indexModule(mod *structure.Module, modName string) *scopeIndex {
 	x := &scopeIndex{}
-	var walk func(s *scopes.Scope, file string, path []*Elem, callFile string, callLine int)
-	walk = func(s *scopes.Scope, file string, path []*Elem, callFile string, callLine int) {
-		switch s.Kind {
-		case scopes.Proc:
-			path = with(path, &Elem{Kind: ElemProc, Name: s.Name, Module: modName, File: file, Line: s.Line})
-		case scopes.Alien:
-			switch {
-			case s.IsGuard():
-				file = s.File // code of the enclosing context written in another file
-			case s.IsCallee() || s.IsLoneAlien():
-				path = with(path, &Elem{Kind: ElemInline, Name: s.Name, File: s.File, Line: s.Line, CallFile: callFile, CallLine: callLine})
-				file = s.File
-			default: // the call-site half of an inline pair
-				callFile, callLine = s.File, s.Line
-			}
-		case scopes.Loop:
-			path = with(path, &Elem{Kind: ElemLoop, File: s.File, Line: s.Line, Addr: s.Entry})
-			file = s.File
-		case scopes.Stmt:
-			f := file
-			if s.File != "" {
-				f = s.File
-			}
-			p := with(path, &Elem{Kind: ElemStmt, File: f, Line: s.Line})
-			for _, r := range s.Ranges {
-				x.entries = append(x.entries, indexEntry{r.Lo, r.Hi, p})
-			}
-		}
-		for _, c := range s.Children {
-			walk(c, file, path, callFile, callLine)
-		}
-	}
 	for _, f := range mod.Files {
 		for _, p := range f.Procs {
-			walk(p, f.Name, nil, "", 0)
+			x.add(structure.Interpret(p, structure.FileCtx(f.Name)), modName, nil)
 		}
 	}
 	x.sort()
 	return x
 }
 
+// add indexes the statements of it and below; path is the scopes above it.
+func (x *scopeIndex) add(it structure.Item, modName string, path []*Elem) {
+	switch it.Role {
+	case structure.RoleProc:
+		path = with(path, &Elem{Kind: ElemProc, Name: it.Name, Module: modName, File: it.File, Line: it.Line})
+	case structure.RoleInlined:
+		e := &Elem{Kind: ElemInline, Name: it.Name, File: it.File, Line: it.Line}
+		if it.Site != nil {
+			e.CallFile, e.CallLine = it.Site.File, it.Site.Line
+		}
+		path = with(path, e)
+	case structure.RoleLoop:
+		path = with(path, &Elem{Kind: ElemLoop, File: it.File, Line: it.Line, Addr: it.Entry})
+	case structure.RoleStmt:
+		p := with(path, &Elem{Kind: ElemStmt, File: it.File, Line: it.Line})
+		for _, r := range it.Ranges {
+			x.entries = append(x.entries, indexEntry{r.Lo, r.Hi, p})
+		}
+	}
+	for c := range it.Children() {
+		x.add(c, modName, path)
+	}
+}
+
 // structLM is one LM element of a structure file, indexed.
 type structLM struct {
 	file  string // the structure file
 	name  string // the LM's n: the path the module had when it was analysed
-	node  *golden.Node
+	node  *structure.Node
 	index *scopeIndex
 }
 
 // indexDoc indexes the LM elements of a structure file.
-func indexDoc(doc *golden.Doc) []structLM {
+func indexDoc(doc *structure.Doc) []structLM {
 	var out []structLM
-	var walk func(n *golden.Node, x *scopeIndex, mod, file string, path []*Elem, callFile string, callLine int)
-	walk = func(n *golden.Node, x *scopeIndex, mod, file string, path []*Elem, callFile string, callLine int) {
-		line, _ := strconv.Atoi(n.Value("l"))
-		switch n.Tag {
-		case "LM":
-			mod = n.Value("n")
-			x = &scopeIndex{}
-			out = append(out, structLM{file: doc.Name, name: mod, node: n, index: x})
-		case "F":
-			file = n.Value("n")
-		case "P":
-			path = with(path, &Elem{Kind: ElemProc, Name: n.Value("n"), Module: base(mod), File: file, Line: line})
-		case "A":
-			name := n.Value("n")
-			switch {
-			case name == "<inline>":
-				file = n.Value("f")
-			case name != "":
-				path = with(path, &Elem{Kind: ElemInline, Name: name, File: n.Value("f"), Line: line, CallFile: callFile, CallLine: callLine})
-				file = n.Value("f")
-			default:
-				callFile, callLine = n.Value("f"), line
-			}
-		case "L":
-			rs, _ := golden.ParseRanges(n.Value("v"))
-			e := &Elem{Kind: ElemLoop, File: n.Value("f"), Line: line}
-			if len(rs) > 0 {
-				e.Addr = rs[0].Lo
-			}
-			path = with(path, e)
-			file = n.Value("f")
-		case "S":
-			rs, _ := golden.ParseRanges(n.Value("v"))
-			p := with(path, &Elem{Kind: ElemStmt, File: file, Line: line})
-			for _, r := range rs {
-				if x != nil {
-					x.entries = append(x.entries, indexEntry{r.Lo, r.Hi, p})
-				}
-			}
-		}
-		for _, c := range n.Children {
-			walk(c, x, mod, file, path, callFile, callLine)
-		}
-	}
-	walk(doc.Root, nil, "", "", nil, "", 0)
-	for _, lm := range out {
-		lm.index.sort()
+	for _, m := range doc.Modules() {
+		out = append(out, structLM{file: doc.Name, name: m.Path, node: m.Src, index: indexModule(m, base(m.Path))})
 	}
 	return out
 }

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"bloop/golden"
 	"bloop/loader"
 	"bloop/scopes"
+	"bloop/structure"
 )
 
 // A structure file names no build-id or hash of the module it describes,
@@ -72,10 +72,10 @@ func (c structCheck) String() string {
 }
 
 // checkStructure compares the LM element lm with the module's image.
-func checkStructure(lm *golden.Node, img *loader.Image) structCheck {
+func checkStructure(lm *structure.Node, img *loader.Image) structCheck {
 	var c structCheck
-	var walk func(n *golden.Node)
-	walk = func(n *golden.Node) {
+	var walk func(n *structure.Node)
+	walk = func(n *structure.Node) {
 		if n.Tag != "LM" {
 			c.countRanges(n, img)
 		}
@@ -100,24 +100,24 @@ func checkStructure(lm *golden.Node, img *loader.Image) structCheck {
 
 // missName names a procedure that disagrees, briefly (C++ names can run
 // to hundreds of characters).
-func missName(p *golden.Node) string {
+func missName(p *structure.Node) string {
 	name := []rune(plainName(p.Value("n")))
 	if len(name) > 60 {
 		name = append(name[:57], []rune("...")...)
 	}
-	if rs, err := golden.ParseRanges(p.Value("v")); err == nil && len(rs) > 0 {
+	if rs, err := structure.ParseRanges(p.Value("v")); err == nil && len(rs) > 0 {
 		return fmt.Sprintf("%s at %#x", string(name), rs[0].Lo)
 	}
 	return string(name)
 }
 
 // countRanges counts n's address ranges and those outside the code.
-func (c *structCheck) countRanges(n *golden.Node, img *loader.Image) {
+func (c *structCheck) countRanges(n *structure.Node, img *loader.Image) {
 	v, ok := n.Get("v")
 	if !ok {
 		return
 	}
-	rs, err := golden.ParseRanges(v)
+	rs, err := structure.ParseRanges(v)
 	if err != nil {
 		c.ranges++
 		c.outside++
@@ -133,9 +133,9 @@ func (c *structCheck) countRanges(n *golden.Node, img *loader.Image) {
 
 // checkLine compares a statement's line with the module's line table at
 // the statement's first address.
-func (c *structCheck) checkLine(s *golden.Node, img *loader.Image) {
+func (c *structCheck) checkLine(s *structure.Node, img *loader.Image) {
 	line, _ := strconv.Atoi(s.Value("l"))
-	rs, err := golden.ParseRanges(s.Value("v"))
+	rs, err := structure.ParseRanges(s.Value("v"))
 	if line <= 0 || err != nil || len(rs) == 0 || img.Lines == nil {
 		return
 	}
@@ -153,8 +153,8 @@ func (c *structCheck) checkLine(s *golden.Node, img *loader.Image) {
 // p's entry address: a symbol or PLT stub, or a DWARF procedure; for the
 // names hpcstruct makes up for code without a symbol (targ<addr>), any
 // procedure start the module knows there.
-func procAgrees(p *golden.Node, img *loader.Image) bool {
-	rs, err := golden.ParseRanges(p.Value("v"))
+func procAgrees(p *structure.Node, img *loader.Image) bool {
+	rs, err := structure.ParseRanges(p.Value("v"))
 	if err != nil || len(rs) == 0 {
 		return false
 	}
@@ -184,7 +184,7 @@ func procAgrees(p *golden.Node, img *loader.Image) bool {
 // procNames are the names a P element gives its procedure: the link name
 // and the name, without the " [module]" that hpcstruct appends to code
 // without debug information.
-func procNames(p *golden.Node) []string {
+func procNames(p *structure.Node) []string {
 	var out []string
 	for _, k := range []string{"ln", "n"} {
 		if v := p.Value(k); v != "" {

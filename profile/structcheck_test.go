@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/golden"
 	"bloop/loader"
 	"bloop/sample"
+	"bloop/structure"
 )
 
 const (
@@ -52,7 +52,7 @@ func TestStructCheck(t *testing.T) {
 			if _, err := os.Stat(c.structure); err != nil {
 				t.Fatalf("no %s", c.structure)
 			}
-			doc, err := golden.ParseFile(c.structure)
+			doc, err := structure.ParseFile(c.structure)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,18 +102,18 @@ func fakeRecording(t *testing.T, bin string, addrs ...uint64) string {
 }
 
 // rewriteLM copies a structure file with its LM named name.
-func rewriteLM(t *testing.T, structure, name string) string {
+func rewriteLM(t *testing.T, file, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(structure)
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := golden.ParseFile(structure)
+	doc, err := structure.ParseFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := indexDoc(doc)[0].name
-	out := filepath.Join(t.TempDir(), filepath.Base(structure))
+	out := filepath.Join(t.TempDir(), filepath.Base(file))
 	s := strings.Replace(string(data), `<LM i="2" n="`+old+`"`, `<LM i="2" n="`+name+`"`, 1)
 	if err := os.WriteFile(out, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
@@ -182,11 +182,11 @@ func TestStructFileOfOtherBuild(t *testing.T) {
 // was analysed: accepted, with a warning naming both paths.
 func TestStructFileRealHpcstruct(t *testing.T) {
 	bin, _ := filepath.Abs(hpctests + "/bin/inlines+loops-x86_64-gcc12-dr")
-	structure := hpctests + "/struct/inlines+loops-x86_64-gcc12-dr.hpcstruct"
+	sfile := hpctests + "/struct/inlines+loops-x86_64-gcc12-dr.hpcstruct"
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("no %s", bin)
 	}
-	p, err := Build(fakeRecording(t, bin, 0x1138), Options{StructFiles: []string{structure}, Analyze: func(string) bool { return false }})
+	p, err := Build(fakeRecording(t, bin, 0x1138), Options{StructFiles: []string{sfile}, Analyze: func(string) bool { return false }})
 	if err != nil {
 		t.Fatal(err)
 	}

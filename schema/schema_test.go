@@ -134,7 +134,7 @@ func TestGoldensValidate(t *testing.T) {
 		}
 	}
 	t.Logf("validated %v", counts)
-	// The corpus goldens (testdata/golden*) and golden's diff reports.
+	// The corpus goldens (testdata/golden*) and the diff package's reports.
 	if counts[schema.Structure] < 200 || counts[schema.Diff] < 20 {
 		t.Errorf("validated %v: goldens not found", counts)
 	}
@@ -249,7 +249,7 @@ func TestSchemasReject(t *testing.T) {
 			{"lines of one number", has("lines"), set("lines", []any{1})},
 			{"lines from 0", has("lines"), set("lines", []any{0, 3})},
 		}},
-		{schema.Diff, "../golden/testdata/diff/inline-with-loop-removed.json", []mutation{
+		{schema.Diff, "../diff/testdata/diff/inline-with-loop-removed.json", []mutation{
 			{"no version", has("procedures"), del("version")},
 			{"version 2", has("procedures"), set("version", 2)},
 			{"no warnings", has("procedures"), del("warnings")},
@@ -281,21 +281,21 @@ func TestSchemasReject(t *testing.T) {
 			{"unknown node kind", has("calls"), set("kind", []any{7})},
 			{"first string not empty", has("tree_a"), set("strings", []any{"x"})},
 		}},
-		{schema.Diff, "../golden/testdata/diff/loop-moved.json", []mutation{
+		{schema.Diff, "../diff/testdata/diff/loop-moved.json", []mutation{
 			{"moved loop without new", is("kind", "loop-moved"), del("new")},
 			{"nested loops on a move", is("kind", "loop-moved"), set("nested_loops", 1)},
 		}},
-		{schema.Diff, "../golden/testdata/diff/loop-split.json", []mutation{
+		{schema.Diff, "../diff/testdata/diff/loop-split.json", []mutation{
 			{"split without count", is("kind", "loop-split"), del("count")},
 			{"split into one loop", is("kind", "loop-split"), set("count", 1)},
 		}},
-		{schema.Diff, "../golden/testdata/diff/procedure-added.json", []mutation{
+		{schema.Diff, "../diff/testdata/diff/procedure-added.json", []mutation{
 			{"added procedure with changes", is("status", "added"), set("changes", []any{map[string]any{"kind": "loop-added", "path": "L(x.c:1)"}})},
 		}},
-		{schema.Diff, "../golden/testdata/diff/loop-added.json", []mutation{
+		{schema.Diff, "../diff/testdata/diff/loop-added.json", []mutation{
 			{"changed procedure without changes", is("status", "changed"), set("changes", []any{})},
 		}},
-		{schema.Diff, "../golden/testdata/dirdiff/malformed.json", []mutation{
+		{schema.Diff, "../diff/testdata/dirdiff/malformed.json", []mutation{
 			{"pair marked equal with procedures", has("equal"), set("equal", true)},
 			{"pair without report", has("equal"), del("report")},
 			{"totals without pairs", has("pairs_differ"), del("pairs")},
@@ -456,8 +456,8 @@ func TestValidatorNotLinked(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "bloop/golden\n") {
-		t.Fatalf("go list -deps bloop/cmd/bloop lacks bloop/golden:\n%s", out)
+	if !strings.Contains(string(out), "bloop/structure\n") {
+		t.Fatalf("go list -deps bloop/cmd/bloop lacks bloop/structure:\n%s", out)
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		if strings.Contains(dep, "jsonschema") || dep == "bloop/internal/schematest" {

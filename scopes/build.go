@@ -7,6 +7,7 @@ import (
 	"bloop/havlak"
 	"bloop/isa"
 	"bloop/loader"
+	"bloop/structure"
 )
 
 // Input is one procedure to place: its symbol, DWARF descriptor (or nil),
@@ -26,7 +27,7 @@ type Input struct {
 	// (hpcstruct files the padding of __heap_select, which vector's copy
 	// constructor runs into in stl-gcc12-O3, under __heap_select).
 	Claimed bool
-	Covered []Range
+	Covered []structure.Range
 	// Hpcstruct builds hpcstruct's tree where it departs from what the
 	// DWARF says (the hpcstruct-compatible mode):
 	//   - call sites read as Dyninst reads them
@@ -70,7 +71,7 @@ type stmtKey struct {
 // nested inlined calls, before ordering and guard aliens are decided.
 type node struct {
 	kids  map[*inlKey]*node
-	stmts map[stmtKey][]Range
+	stmts map[stmtKey][]structure.Range
 	calls []callNode
 	loops []*loopNode
 	// lowest is the smallest address under the node once known (0: not
@@ -81,7 +82,7 @@ type node struct {
 // callNode is one call instruction written as a call site.
 type callNode struct {
 	key    stmtKey
-	r      Range
+	r      structure.Range
 	target uint64
 	device string
 }
@@ -94,7 +95,7 @@ type loopNode struct {
 	body  *node
 }
 
-func newNode() *node { return &node{kids: map[*inlKey]*node{}, stmts: map[stmtKey][]Range{}} }
+func newNode() *node { return &node{kids: map[*inlKey]*node{}, stmts: map[stmtKey][]structure.Range{}} }
 
 func (n *node) child(k *inlKey) *node {
 	c := n.kids[k]
@@ -132,7 +133,7 @@ type builder struct {
 	// The range the last instruction went into, in lastNode's statement
 	// of the row [rowLo, rowHi): the next one usually extends it. Only
 	// appends to that statement move it, and they update it.
-	lastRange    *Range
+	lastRange    *structure.Range
 	rowLo, rowHi uint64
 	// beyond are the rows only this procedure's unit sees
 	// (loader.LineTable.Beyond), in compat mode.
@@ -263,7 +264,7 @@ func samePath(a, b []*inlKey) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-func (b *builder) addRange(root *node, path []*inlKey, r Range) {
+func (b *builder) addRange(root *node, path []*inlKey, r structure.Range) {
 	n := b.lastNode
 	if n == nil || root != b.lastRoot || !samePath(path, b.lastPath) {
 		n = root
@@ -365,7 +366,7 @@ func (b *builder) addGaps(root *node) {
 // callee holding the call ends, stays in that callee (_M_check_len's
 // __throw_length_error in vector::_M_realloc_insert, ppc64le stl-gcc12-O2,
 // tmpl-gcc12-O2/O3). Pieces come in address order.
-func (b *builder) gapAt(r Range) uint64 {
+func (b *builder) gapAt(r structure.Range) uint64 {
 	if !b.in.Hpcstruct || b.in.Img.InstSize > 0 {
 		return r.Lo
 	}
@@ -383,27 +384,27 @@ func (b *builder) gapAt(r Range) uint64 {
 // each piece has one line. Where instructions have one width and no CFG
 // decodes them (cubins), each instruction is a piece, with the line and
 // inline context of its first byte, as hpcstruct walks such code.
-func Gaps(in Input) []Range {
+func Gaps(in Input) []structure.Range {
 	fn := in.Func
 	if in.Hpcstruct && fn.Found {
 		// hpcstruct fills gaps only in procedures a symbol names: those
 		// ParseAPI found by a call get the code their parse reaches.
 		return nil
 	}
-	var covered []Range
+	var covered []structure.Range
 	if in.Claimed {
 		covered = append(covered, in.Covered...)
 	} else if in.Graph != nil {
 		for _, blk := range in.Graph.Blocks {
-			covered = append(covered, Range{Lo: blk.Start, Hi: blk.End})
+			covered = append(covered, structure.Range{Lo: blk.Start, Hi: blk.End})
 		}
 	}
-	covered = loader.MergeRanges(covered)
-	var out []Range
+	covered = structure.MergeRanges(covered)
+	var out []structure.Range
 	split := func(lo, hi uint64) {
 		if w := in.Img.InstSize; w > 0 {
 			for ; lo < hi; lo += w {
-				out = append(out, Range{Lo: lo, Hi: min(lo+w, hi)})
+				out = append(out, structure.Range{Lo: lo, Hi: min(lo+w, hi)})
 			}
 			return
 		}
@@ -416,7 +417,7 @@ func Gaps(in Input) []Range {
 					end = nx
 				}
 			}
-			out = append(out, Range{Lo: lo, Hi: end})
+			out = append(out, structure.Range{Lo: lo, Hi: end})
 			lo = end
 		}
 	}

@@ -3,6 +3,8 @@ package scopes
 import (
 	"slices"
 	"testing"
+
+	"bloop/structure"
 )
 
 // TestCalleeFileLineZero: with hpcstruct's ranks (compat mode), an inlined
@@ -13,8 +15,8 @@ import (
 // lowest lined statement's file.
 func TestCalleeFileLineZero(t *testing.T) {
 	n := newNode()
-	n.stmts[stmtKey{"stl_algo.h", 0}] = []Range{{Lo: 0x3af9, Hi: 0x3afd}}
-	n.stmts[stmtKey{"predefined_ops.h", 45}] = []Range{{Lo: 0x3afd, Hi: 0x3b0d}}
+	n.stmts[stmtKey{"stl_algo.h", 0}] = []structure.Range{{Lo: 0x3af9, Hi: 0x3afd}}
+	n.stmts[stmtKey{"predefined_ops.h", 45}] = []structure.Range{{Lo: 0x3afd, Hi: 0x3b0d}}
 	if got := calleeFileOf(n, map[string]int{}); got != "stl_algo.h" {
 		t.Errorf("compat: %s, want stl_algo.h", got)
 	}
@@ -39,13 +41,13 @@ func TestLineZeroLoopNotForeign(t *testing.T) {
 	} {
 		n := newNode()
 		body := newNode()
-		body.stmts[stmtKey{"stl_heap.h", 355}] = []Range{{Lo: 0x468e, Hi: 0x4693}}
+		body.stmts[stmtKey{"stl_heap.h", 355}] = []structure.Range{{Lo: 0x468e, Hi: 0x4693}}
 		n.loops = []*loopNode{{file: "stl_heap.h", line: tc.line, entry: 0x468e, body: body}}
 		out := emit(n, context{file: "stl_iterator.h", rank: tc.rank})
 		if len(out) != 1 {
 			t.Fatalf("%d scopes", len(out))
 		}
-		if guarded := out[0].Kind == Alien; guarded != tc.guard {
+		if guarded := out[0].Kind == structure.Alien; guarded != tc.guard {
 			t.Errorf("rank %v, line %d: guarded %v, want %v", tc.rank != nil, tc.line, guarded, tc.guard)
 		}
 	}
@@ -59,10 +61,10 @@ func TestLineZeroLoopNotForeign(t *testing.T) {
 // (the lowest address); the other modes guard each file on its own.
 func TestGuardByBaseName(t *testing.T) {
 	n := newNode()
-	n.stmts[stmtKey{"linux/getcwd.c", 106}] = []Range{{Lo: 0xf918b, Hi: 0xf9199}}
-	n.stmts[stmtKey{"posix/getcwd.c", 191}] = []Range{{Lo: 0xf8cfe, Hi: 0xf8d0d}}
-	n.stmts[stmtKey{"posix/getcwd.c", 173}] = []Range{{Lo: 0xf8db6, Hi: 0xf8dcb}}
-	n.stmts[stmtKey{"posix/getcwd.c", 270}] = []Range{{Lo: 0xf8d8c, Hi: 0xf8db3}}
+	n.stmts[stmtKey{"linux/getcwd.c", 106}] = []structure.Range{{Lo: 0xf918b, Hi: 0xf9199}}
+	n.stmts[stmtKey{"posix/getcwd.c", 191}] = []structure.Range{{Lo: 0xf8cfe, Hi: 0xf8d0d}}
+	n.stmts[stmtKey{"posix/getcwd.c", 173}] = []structure.Range{{Lo: 0xf8db6, Hi: 0xf8dcb}}
+	n.stmts[stmtKey{"posix/getcwd.c", 270}] = []structure.Range{{Lo: 0xf8d8c, Hi: 0xf8db3}}
 	type guard struct {
 		file  string
 		line  int
@@ -77,7 +79,7 @@ func TestGuardByBaseName(t *testing.T) {
 	} {
 		var got []guard
 		for _, s := range emit(n, context{file: "posix/getcwd.c", threshold: 269, hpcstruct: tc.hpcstruct}) {
-			if s.Kind == Alien {
+			if s.Kind == structure.Alien {
 				got = append(got, guard{s.File, s.Line, len(s.Children)})
 			}
 		}

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"bloop/loader"
+	"bloop/structure"
 )
 
 // context is what guard aliens are judged against: the enclosing procedure's
@@ -22,9 +22,9 @@ type context struct {
 func base(f string) string { return filepath.Base(f) }
 
 // emit turns a context node into ordered child scopes.
-func emit(n *node, ctx context) []*Scope {
-	var stmts, calls, guards, loops, inls []*Scope
-	guardBy := map[string]*Scope{}
+func emit(n *node, ctx context) []*structure.Scope {
+	var stmts, calls, guards, loops, inls []*structure.Scope
+	guardBy := map[string]*structure.Scope{}
 	// foreign code (another file, or a line below the procedure's) goes into
 	// a guard alien per file, as hpcstruct writes it. hpcstruct keys its
 	// guards by the file's base name, as it judges what is foreign, and
@@ -32,8 +32,8 @@ func emit(n *node, ctx context) []*Scope {
 	// first loop: in libc.so.6's __getcwd_generic (posix/getcwd.c:269),
 	// line 106 of linux/getcwd.c, the caller's file, shares the guard of
 	// posix/getcwd.c's lines 173-267, which it gives its line.
-	firstAt := map[*Scope]uint64{} // compat: a guard's lowest statement address
-	guard := func(file string, line int, lo uint64, stmt bool) *Scope {
+	firstAt := map[*structure.Scope]uint64{} // compat: a guard's lowest statement address
+	guard := func(file string, line int, lo uint64, stmt bool) *structure.Scope {
 		foreign := file != "" && ctx.file != "" && base(file) != base(ctx.file)
 		if !foreign && !(line > 0 && line < ctx.threshold) {
 			return nil
@@ -44,7 +44,7 @@ func emit(n *node, ctx context) []*Scope {
 		}
 		g := guardBy[key]
 		if g == nil {
-			g = &Scope{Kind: Alien, Name: "<inline>", File: file, guard: true}
+			g = structure.NewGuard(file)
 			guardBy[key] = g
 			guards = append(guards, g)
 			if stmt {
@@ -55,19 +55,19 @@ func emit(n *node, ctx context) []*Scope {
 		}
 		return g
 	}
-	var line0 *Scope
+	var line0 *structure.Scope
 	for k, rs := range n.stmts {
 		if k.line == 0 {
 			// Line 0 is "no line": one statement per scope, whatever file
 			// the rows name, and never foreign.
 			if line0 == nil {
-				line0 = &Scope{Kind: Stmt}
+				line0 = &structure.Scope{Kind: structure.Stmt}
 				stmts = append(stmts, line0)
 			}
 			line0.Ranges = append(line0.Ranges, rs...)
 			continue
 		}
-		s := &Scope{Kind: Stmt, File: k.file, Line: k.line, Ranges: loader.MergeRanges(append([]Range(nil), rs...))}
+		s := &structure.Scope{Kind: structure.Stmt, File: k.file, Line: k.line, Ranges: structure.MergeRanges(append([]structure.Range(nil), rs...))}
 		if g := guard(k.file, k.line, s.Ranges[0].Lo, true); g != nil {
 			g.Children = append(g.Children, s)
 			continue
@@ -75,7 +75,7 @@ func emit(n *node, ctx context) []*Scope {
 		stmts = append(stmts, s)
 	}
 	for _, c := range n.calls {
-		s := &Scope{Kind: Stmt, File: c.key.file, Line: c.key.line, Ranges: []Range{c.r}, Call: &CallSite{Target: c.target, Device: c.device}}
+		s := &structure.Scope{Kind: structure.Stmt, File: c.key.file, Line: c.key.line, Ranges: []structure.Range{c.r}, Call: &structure.CallSite{Target: c.target, Device: c.device}}
 		if c.key.line != 0 {
 			// Foreign as a statement of its file and line would be.
 			if g := guard(c.key.file, c.key.line, c.r.Lo, true); g != nil {
@@ -86,7 +86,7 @@ func emit(n *node, ctx context) []*Scope {
 		calls = append(calls, s)
 	}
 	for _, ln := range n.loops {
-		l := &Scope{Kind: Loop, File: ln.file, Line: ln.line, Entry: ln.entry}
+		l := &structure.Scope{Kind: structure.Loop, File: ln.file, Line: ln.line, Entry: ln.entry}
 		if l.File == "" {
 			l.File = ctx.file // no line info: the loop is in the procedure's file
 		}
@@ -108,51 +108,14 @@ func emit(n *node, ctx context) []*Scope {
 		loops = append(loops, l)
 	}
 	if line0 != nil {
-		line0.Ranges = loader.MergeRanges(line0.Ranges)
+		line0.Ranges = structure.MergeRanges(line0.Ranges)
 	}
 	for _, g := range guards {
 		g.Line = guardLine(g)
 		sortChildren(g.Children)
 	}
 	for k, kid := range n.kids {
-		callFile, callLine := k.callFile, k.callLine
-		if k.unknown {
-			callFile, callLine = unknownFile, 0
-		}
-		site := &Scope{Kind: Alien, File: callFile, Line: callLine}
-		cal := &Scope{Kind: Alien, Name: k.name, File: k.calleeFile, callee: true}
-		// hpcstruct takes the callee's file from its code (where its
-		// nested calls are made, else its loops or statements), not from
-		// its declaration, which is only the last resort.
-		cctx := context{file: calleeFileOf(kid, ctx.rank), rank: ctx.rank, hpcstruct: ctx.hpcstruct}
-		if cctx.file == "" {
-			cctx.file = k.calleeFile
-		}
-		cal.File = cctx.file
-		// hpcstruct treats lines of the callee's own file that lie below its
-		// first loop or inlined call as foreign code of that callee.
-		lower := func(l int) {
-			if l > 0 && (cctx.threshold == 0 || l < cctx.threshold) {
-				cctx.threshold = l
-			}
-		}
-		for ck := range kid.kids {
-			if !ck.unknown {
-				lower(ck.callLine)
-			}
-		}
-		for _, ln := range kid.loops {
-			lower(ln.line)
-		}
-		cal.Children = emit(kid, cctx)
-		cal.Line = minLine(cal.Children)
-		if cal.File == unknownFile {
-			// Nothing of the file "<unknown>" has a line: hpcstruct
-			// writes 0.
-			cal.Line = 0
-		}
-		site.Children = []*Scope{cal}
-		inls = append(inls, site)
+		inls = append(inls, emitInline(k, kid, ctx))
 	}
 	sortStmts(stmts)
 	sortStmts(calls)
@@ -176,7 +139,7 @@ func emit(n *node, ctx context) []*Scope {
 		}
 		return lowest(a) < lowest(b)
 	})
-	out := make([]*Scope, 0, len(stmts)+len(calls)+len(guards)+len(loops)+len(inls))
+	out := make([]*structure.Scope, 0, len(stmts)+len(calls)+len(guards)+len(loops)+len(inls))
 	out = append(out, stmts...)
 	out = append(out, calls...)
 	out = append(out, guards...)
@@ -184,12 +147,55 @@ func emit(n *node, ctx context) []*Scope {
 	return append(out, inls...)
 }
 
+// emitInline makes the inline pair (call site, callee) of inlined call k,
+// whose code is kid, in the context ctx.
+func emitInline(k *inlKey, kid *node, ctx context) *structure.Scope {
+	callFile, callLine := k.callFile, k.callLine
+	if k.unknown {
+		callFile, callLine = unknownFile, 0
+	}
+	site := &structure.Scope{Kind: structure.Alien, File: callFile, Line: callLine}
+	cal := structure.NewCallee(k.name, k.calleeFile)
+	// hpcstruct takes the callee's file from its code (where its
+	// nested calls are made, else its loops or statements), not from
+	// its declaration, which is only the last resort.
+	cctx := context{file: calleeFileOf(kid, ctx.rank), rank: ctx.rank, hpcstruct: ctx.hpcstruct}
+	if cctx.file == "" {
+		cctx.file = k.calleeFile
+	}
+	cal.File = cctx.file
+	// hpcstruct treats lines of the callee's own file that lie below its
+	// first loop or inlined call as foreign code of that callee.
+	lower := func(l int) {
+		if l > 0 && (cctx.threshold == 0 || l < cctx.threshold) {
+			cctx.threshold = l
+		}
+	}
+	for ck := range kid.kids {
+		if !ck.unknown {
+			lower(ck.callLine)
+		}
+	}
+	for _, ln := range kid.loops {
+		lower(ln.line)
+	}
+	cal.Children = emit(kid, cctx)
+	cal.Line = minLine(cal.Children)
+	if cal.File == unknownFile {
+		// Nothing of the file "<unknown>" has a line: hpcstruct
+		// writes 0.
+		cal.Line = 0
+	}
+	site.Children = []*structure.Scope{cal}
+	return site
+}
+
 // guardLine is a guard alien's line: its first loop's when it holds loops,
 // else its smallest statement line.
-func guardLine(g *Scope) int {
+func guardLine(g *structure.Scope) int {
 	line := 0
 	for _, c := range g.Children {
-		if c.Kind == Loop && (line == 0 || c.Line < line) {
+		if c.Kind == structure.Loop && (line == 0 || c.Line < line) {
 			line = c.Line
 		}
 	}
@@ -197,7 +203,7 @@ func guardLine(g *Scope) int {
 		return line
 	}
 	for _, c := range g.Children {
-		if c.Kind == Stmt && c.Line > 0 && (line == 0 || c.Line < line) {
+		if c.Kind == structure.Stmt && c.Line > 0 && (line == 0 || c.Line < line) {
 			line = c.Line
 		}
 	}
@@ -206,16 +212,16 @@ func guardLine(g *Scope) int {
 
 // sortChildren orders statements by line, then call sites by line, then
 // loops by entry.
-func sortChildren(cs []*Scope) {
+func sortChildren(cs []*structure.Scope) {
 	sort.SliceStable(cs, func(i, j int) bool {
 		a, b := cs[i], cs[j]
 		if a.Kind != b.Kind {
-			return a.Kind == Stmt
+			return a.Kind == structure.Stmt
 		}
 		if (a.Call == nil) != (b.Call == nil) {
 			return a.Call == nil
 		}
-		if a.Kind == Loop {
+		if a.Kind == structure.Loop {
 			return a.Entry < b.Entry
 		}
 		if a.Line != b.Line {
@@ -225,7 +231,7 @@ func sortChildren(cs []*Scope) {
 	})
 }
 
-func sortStmts(s []*Scope) {
+func sortStmts(s []*structure.Scope) {
 	sort.Slice(s, func(i, j int) bool {
 		if s[i].Line != s[j].Line {
 			return s[i].Line < s[j].Line
@@ -239,10 +245,10 @@ func sortStmts(s []*Scope) {
 
 // minLine is the callee's line: the smallest known line of its own code
 // (statements outside guards, loops, and call sites of nested inlines).
-func minLine(children []*Scope) int {
+func minLine(children []*structure.Scope) int {
 	best := 0
 	for _, c := range children {
-		if c.guard || c.Line <= 0 {
+		if c.IsGuard() || c.Line <= 0 {
 			continue
 		}
 		if best == 0 || c.Line < best {
@@ -394,10 +400,10 @@ func lowestNode(n *node) uint64 {
 }
 
 // lowest is the smallest address under s.
-func lowest(s *Scope) uint64 {
+func lowest(s *structure.Scope) uint64 {
 	lo := ^uint64(0)
-	Walk(s, func(x *Scope) {
-		if x.Kind == Stmt && len(x.Ranges) > 0 && x.Ranges[0].Lo < lo {
+	structure.Walk(s, func(x *structure.Scope) {
+		if x.Kind == structure.Stmt && len(x.Ranges) > 0 && x.Ranges[0].Lo < lo {
 			lo = x.Ranges[0].Lo
 		}
 	})

@@ -7,11 +7,12 @@ import (
 	"github.com/ianlancetaylor/demangle"
 
 	"bloop/loader"
+	"bloop/structure"
 )
 
 // BuildProc places one procedure's code into a P scope with the DWARF-inline
 // engine and returns it with the name of the file it belongs to.
-func BuildProc(in Input) (*Scope, string) {
+func BuildProc(in Input) (*structure.Scope, string) {
 	b := &builder{in: in, names: in.Names.inlineName}
 	var rank map[string]int
 	if in.Hpcstruct {
@@ -27,8 +28,8 @@ func BuildProc(in Input) (*Scope, string) {
 // ProcHeader makes the P scope of a procedure (names, line, entry) without
 // children, and says which file it belongs to and which file its own code
 // is judged against.
-func ProcHeader(in Input) (p *Scope, file, cfile string) {
-	p = &Scope{Kind: Proc, Entry: in.Func.Addr}
+func ProcHeader(in Input) (p *structure.Scope, file, cfile string) {
+	p = &structure.Scope{Kind: structure.Proc, Entry: in.Func.Addr}
 	p.Name, p.LinkName = in.Names.procName(in.Img, in.Func, in.Sub)
 	p.Line, file = procLine(in)
 	return p, file, file

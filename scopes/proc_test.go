@@ -8,6 +8,7 @@ import (
 
 	"bloop/internal/testenv"
 	"bloop/loader"
+	"bloop/structure"
 )
 
 // TestDemangle pins names as hpcstruct (the GNU demangler) writes them.
@@ -278,7 +279,7 @@ func TestDWARFAliasDeclNames(t *testing.T) {
 	)
 	img := &loader.Image{Name: "prog", DyninstExec: true}
 	fn := &loader.Func{Name: c1, Aliases: []string{c1, c2}, Addr: 0x1148, End: 0x1180}
-	at := []loader.Range{{Lo: 0x1148, Hi: 0x1180}}
+	at := []structure.Range{{Lo: 0x1148, Hi: 0x1180}}
 	compat, plain := &Names{Hpcstruct: true, DWARFAliases: true}, &Names{}
 	for _, c := range []struct {
 		names *Names

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sort"
 
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // Tol is how far above its branch line a loop statement may be: the
@@ -15,18 +15,18 @@ const Tol = 5
 // statement written at most Tol lines above it in the same file, inner
 // loops first, each source loop used once per nest (a nest of two loops
 // whose branches share a line gets the two DO lines above it).
-func SnapLoops(p *scopes.Scope, f *Finder) {
+func SnapLoops(p *structure.Scope, f *Finder) {
 	// walk returns the source loop lines used in s: few, so a slice (a map
 	// for every scope was most of this pass's cost).
-	var walk func(s *scopes.Scope) []int
-	walk = func(s *scopes.Scope) []int {
+	var walk func(s *structure.Scope) []int
+	walk = func(s *structure.Scope) []int {
 		var used []int
 		for _, c := range s.Children {
-			if c.Kind != scopes.Stmt {
+			if c.Kind != structure.Stmt {
 				used = append(used, walk(c)...)
 			}
 		}
-		if s.Kind != scopes.Loop || s.Line == 0 || s.File == "" {
+		if s.Kind != structure.Loop || s.Line == 0 || s.File == "" {
 			return used
 		}
 		// A do-while's branch is on its while line: the loop is its do.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 func TestScan(t *testing.T) {
@@ -47,17 +47,17 @@ func TestCLoops(t *testing.T) {
 
 func TestSnapLoops(t *testing.T) {
 	f := &Finder{cache: map[string]*loops{"a.f90": {lines: []int{15, 16, 28, 29, 38}}, "a.c": {lines: []int{3}, tails: map[int]int{20: 3}}}}
-	loop := func(line int, kids ...*scopes.Scope) *scopes.Scope {
-		return &scopes.Scope{Kind: scopes.Loop, File: "a.f90", Line: line, Children: kids}
+	loop := func(line int, kids ...*structure.Scope) *structure.Scope {
+		return &structure.Scope{Kind: structure.Loop, File: "a.f90", Line: line, Children: kids}
 	}
-	p := &scopes.Scope{Kind: scopes.Proc, Children: []*scopes.Scope{
+	p := &structure.Scope{Kind: structure.Proc, Children: []*structure.Scope{
 		loop(17, loop(17)), loop(14), loop(28, loop(30)), loop(39), loop(60),
-		{Kind: scopes.Loop, File: "a.c", Line: 20}, // a do-while 17 lines long
+		{Kind: structure.Loop, File: "a.c", Line: 20}, // a do-while 17 lines long
 	}}
 	SnapLoops(p, f)
 	var got []int
-	scopes.Walk(p, func(s *scopes.Scope) {
-		if s.Kind == scopes.Loop {
+	structure.Walk(p, func(s *structure.Scope) {
+		if s.Kind == structure.Loop {
 			got = append(got, s.Line)
 		}
 	})

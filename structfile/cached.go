@@ -14,7 +14,7 @@ import (
 
 	"bloop/cache"
 	"bloop/loader"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // formatVersion changes whenever the key's parts or the entry layout do.
@@ -269,9 +269,9 @@ type relocation struct {
 // writer copies a structure file to w with the placeholder replaced by
 // the module path, escaped as the format's writer escapes it.
 func (rl relocation) writer(w io.Writer) *pathWriter {
-	esc := scopes.EscapeAttr(rl.module)
+	esc := structure.EscapeAttr(rl.module)
 	if rl.json {
-		esc = scopes.EscapeJSON(rl.module)
+		esc = structure.EscapeJSON(rl.module)
 	}
 	return &pathWriter{w: w, old: []byte(modulePlaceholder), new: []byte(esc)}
 }

@@ -5,13 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"bloop/diff"
 	"bloop/dyninst"
-	"bloop/golden"
 	"bloop/internal/schematest"
 	"bloop/internal/sharedrefs"
 	"bloop/internal/testenv"
 	"bloop/pipeline"
 	"bloop/schema"
+	"bloop/structure"
 )
 
 // TestJSONCallSites: with --gpucfg, a cubin's JSON holds what its XML
@@ -37,18 +38,18 @@ func TestJSONCallSites(t *testing.T) {
 			if _, err := Write(bin, opt, &jb); err != nil {
 				t.Fatal(err)
 			}
-			x, err := golden.Parse(bytes.NewReader(xb.Bytes()), bin+".hpcstruct")
+			x, err := structure.Parse(bytes.NewReader(xb.Bytes()), bin+".hpcstruct")
 			if err != nil {
 				t.Fatal(err)
 			}
-			j, err := golden.Parse(bytes.NewReader(jb.Bytes()), bin+".json")
+			j, err := structure.Parse(bytes.NewReader(jb.Bytes()), bin+".json")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ok, ds := golden.Equal(x, j); !ok {
+			if ok, ds := diff.Equal(x, j); !ok {
 				t.Errorf("XML and JSON differ: %v", ds)
 			}
-			if r := golden.Diff(x, j, golden.DiffOptions{Addresses: true}); !r.Equal() {
+			if r := diff.Diff(x, j, diff.DiffOptions{Addresses: true}); !r.Equal() {
 				t.Errorf("Diff(XML, JSON) = %+v", r.Summary)
 			}
 			if err := schematest.ValidateJSON(schema.Structure, jb.Bytes()); err != nil {

@@ -14,8 +14,8 @@ import (
 	"bloop/loader"
 	"bloop/pipeline"
 	"bloop/procs"
-	"bloop/scopes"
 	"bloop/source"
+	"bloop/structure"
 )
 
 // Options decide what is written.
@@ -104,22 +104,22 @@ func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 	for _, n := range popt.Procs.Counts() {
 		total += n
 	}
-	var sw Writer = scopes.NewXMLWriter(w, opt.Pretty)
+	var sw Writer = structure.NewXMLWriter(w, opt.Pretty)
 	switch {
 	case opt.Writer != nil:
 		sw = opt.Writer(w)
 	case opt.JSON:
-		sw = scopes.NewJSONWriter(w)
+		sw = structure.NewJSONWriter(w)
 	}
 	switch x := sw.(type) {
-	case *scopes.XMLWriter:
+	case *structure.XMLWriter:
 		x.HasCalls = pipeline.HasCalls(img, popt)
-	case *scopes.JSONWriter:
+	case *structure.JSONWriter:
 		x.HasCalls = pipeline.HasCalls(img, popt)
 	}
 	sw.BeginModule(path, img.Name)
 	last := ""
-	probs, err := pipeline.Run(img, popt, func(file string, p *scopes.Scope) error {
+	probs, err := pipeline.Run(img, popt, func(file string, p *structure.Scope) error {
 		if r.NumProcs == 0 && r.NumFiles == 0 || file != last {
 			r.NumFiles++
 			last = file
@@ -155,12 +155,12 @@ func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 }
 
 // count adds a procedure's loops and inlined calls to r.
-func (r *Result) count(p *scopes.Scope) {
-	scopes.Walk(p, func(s *scopes.Scope) {
-		switch {
-		case s.Kind == scopes.Loop:
+func (r *Result) count(p *structure.Scope) {
+	structure.Walk(p, func(s *structure.Scope) {
+		switch s.Role() {
+		case structure.RoleLoop:
 			r.NumLoops++
-		case s.Kind == scopes.Alien && (s.IsCallee() || s.IsLoneAlien()):
+		case structure.RoleInlined:
 			r.NumInlined++
 		}
 	})
@@ -168,10 +168,10 @@ func (r *Result) count(p *scopes.Scope) {
 
 // Writer is what an output format provides: it takes a module's
 // procedures, file by file, as they are analysed (the XML and JSON
-// writers of package scopes are ones).
+// writers of package structure are ones).
 type Writer interface {
 	BeginModule(path, name string)
-	Proc(file string, p *scopes.Scope)
+	Proc(file string, p *structure.Scope)
 	EndModule()
 	Close() error
 }
@@ -221,7 +221,7 @@ func ReplacePath(rs []Replacement, p string) string {
 }
 
 // replaceFiles rewrites the file names of a procedure's scopes.
-func replaceFiles(rs []Replacement, s *scopes.Scope) {
+func replaceFiles(rs []Replacement, s *structure.Scope) {
 	if s == nil {
 		return
 	}

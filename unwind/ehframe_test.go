@@ -17,6 +17,7 @@ import (
 	"bloop/internal/testenv"
 	"bloop/isa"
 	"bloop/loader"
+	"bloop/structure"
 )
 
 // ehTable reads .eh_frame with delve's pkg/dwarf/frame: the cross-check,
@@ -90,7 +91,7 @@ func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
 	var a agreement
 	dw := dwarfRegsOf[img.Machine]
 	ar := isa.For(img.Machine)
-	var sync []loader.Range
+	var sync []structure.Range
 	if dw.link {
 		sync = clangRanges(t, path)
 	}
@@ -152,7 +153,7 @@ func compareModule(t testing.TB, m *Module, path string, maxBad int) agreement {
 // and ppc64 are synchronous: they hold at call sites, which is what
 // exceptions need, and its CFI comes at the end of a prologue (aarch64)
 // or before it (ppc64), with none for epilogues.
-func clangRanges(t testing.TB, path string) []loader.Range {
+func clangRanges(t testing.TB, path string) []structure.Range {
 	f, err := elf.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +163,7 @@ func clangRanges(t testing.TB, path string) []loader.Range {
 	if err != nil {
 		return nil // no DWARF: the Debian libraries, built by gcc
 	}
-	var out []loader.Range
+	var out []structure.Range
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -176,15 +177,15 @@ func clangRanges(t testing.TB, path string) []loader.Range {
 		if p, _ := e.Val(dwarf.AttrProducer).(string); strings.Contains(p, "clang") {
 			rs, _ := d.Ranges(e)
 			for _, x := range rs {
-				out = append(out, loader.Range{Lo: x[0], Hi: x[1]})
+				out = append(out, structure.Range{Lo: x[0], Hi: x[1]})
 			}
 		}
 		r.SkipChildren()
 	}
-	return loader.MergeRanges(out)
+	return structure.MergeRanges(out)
 }
 
-func inRanges(rs []loader.Range, a uint64) bool {
+func inRanges(rs []structure.Range, a uint64) bool {
 	i := sort.Search(len(rs), func(i int) bool { return rs[i].Hi > a })
 	return i < len(rs) && rs[i].Lo <= a
 }

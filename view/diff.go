@@ -5,14 +5,14 @@ import (
 	"regexp"
 	"sort"
 
-	"bloop/golden"
+	"bloop/diff"
 )
 
 // DiffData is what the diff page embeds: the procedures that differ
 // between A and B (of two structure files, or of the pairs of two
 // directories), both sides' trees of them, for each change the nodes it
 // is about on each side, the names of the identical procedures, and the
-// sources. Matching is golden's: the page only shows what its diff found.
+// sources. Matching is the diff package's: the page only shows what its diff found.
 type DiffData struct {
 	Version int    `json:"version"`
 	A       string `json:"a"`
@@ -21,7 +21,7 @@ type DiffData struct {
 	Proc string `json:"proc,omitempty"`
 	// Summary is the text report's last line (directories: summed over
 	// the pairs), of all procedures whatever Proc.
-	Summary golden.Summary `json:"summary"`
+	Summary diff.Summary `json:"summary"`
 	// Totals: directories only, the pairs and files.
 	Totals *DirCounts `json:"totals,omitempty"`
 	// Pairs: two files make one pair (Path ""); two directories one per
@@ -50,9 +50,9 @@ type DirCounts struct {
 
 // DiffPair is the diff of two structure files.
 type DiffPair struct {
-	Path    string         `json:"path"`
-	Summary golden.Summary `json:"summary"`
-	Procs   []DiffProc     `json:"procs"`
+	Path    string       `json:"path"`
+	Summary diff.Summary `json:"summary"`
+	Procs   []DiffProc   `json:"procs"`
 	// Same holds the identical procedures as pairs of strings: the link
 	// name, the name when it says more (else 0).
 	Same []int `json:"same"`
@@ -70,7 +70,7 @@ type DiffProc struct {
 	Changes []DiffChange `json:"changes"`
 }
 
-// DiffChange is one change, as golden.Change, with the nodes it is about
+// DiffChange is one change, as diff.Change, with the nodes it is about
 // in each tree.
 type DiffChange struct {
 	Kind          string `json:"kind"`
@@ -120,9 +120,9 @@ func newDiffMaker(a, b string, o DiffOptions) *diffMaker {
 }
 
 // DiffPage makes the diff page's data of two structure files, from the
-// report golden.Diff made with DiffOptions.Detail. A page of more scopes
+// report diff.Diff made with DiffOptions.Detail. A page of more scopes
 // than o.MaxScopes is an *ErrTooLarge.
-func DiffPage(r *golden.Report, o DiffOptions) (*DiffData, error) {
+func DiffPage(r *diff.Report, o DiffOptions) (*DiffData, error) {
 	m := newDiffMaker(r.A, r.B, o)
 	m.d.Summary = r.Summary
 	m.pair("", r)
@@ -130,9 +130,9 @@ func DiffPage(r *golden.Report, o DiffOptions) (*DiffData, error) {
 }
 
 // DirDiffPage makes the diff page's data of two directories, from the
-// report golden.DiffDirs made with DiffOptions.Detail: the pairs that
+// report diff.DiffDirs made with DiffOptions.Detail: the pairs that
 // differ, and the files only on one side.
-func DirDiffPage(r *golden.DirReport, o DiffOptions) (*DiffData, error) {
+func DirDiffPage(r *diff.DirReport, o DiffOptions) (*DiffData, error) {
 	m := newDiffMaker(r.A, r.B, o)
 	t := r.Totals
 	m.d.Summary = t.Summary
@@ -150,13 +150,13 @@ func DirDiffPage(r *golden.DirReport, o DiffOptions) (*DiffData, error) {
 	return m.finish()
 }
 
-func (m *diffMaker) keep(p *golden.ProcReport) bool {
+func (m *diffMaker) keep(p *diff.ProcReport) bool {
 	re := m.o.Proc
 	return re == nil || re.MatchString(p.Name) || p.Pretty != "" && re.MatchString(p.Pretty)
 }
 
 // pair adds the procedures of one report.
-func (m *diffMaker) pair(path string, r *golden.Report) {
+func (m *diffMaker) pair(path string, r *diff.Report) {
 	dp := DiffPair{Path: path, Summary: r.Summary, Procs: []DiffProc{}, Same: []int{}}
 	for i := range r.Procedures {
 		p := &r.Procedures[i]

@@ -1,123 +1,89 @@
 package view
 
-import (
-	"strconv"
-
-	"bloop/golden"
-)
+import "bloop/structure"
 
 // One side's procedures as STree nodes, made from the canonical elements
-// golden's diff keeps (golden.DiffOptions.Detail). The nodes are the
+// the diff package keeps (diff.DiffOptions.Detail). The nodes are the
 // structure page's: a call-site A and its callee A are one inlined call
-// carrying its call site, an A named "<inline>" a guard, any other named
-// A outside a call site a lone alien context. Files are as the structure
-// file wrote them (the canonical elements have base names only).
+// carrying its call site (structure.Interpret says which scope is what).
+// Files are as the structure file wrote them (the canonical elements have
+// base names only).
 
 // sideBuilder turns one side's elements into nodes and remembers which
 // node each element became, for the changes that refer to them.
 type sideBuilder struct {
 	*streeBuilder
-	ids map[*golden.Node]int
+	ids map[*structure.Node]int
 }
 
 func newSideBuilder(t *STree, s *strTable) *sideBuilder {
-	return &sideBuilder{streeBuilder: &streeBuilder{t: t, s: s}, ids: map[*golden.Node]int{}}
+	return &sideBuilder{streeBuilder: &streeBuilder{t: t, s: s}, ids: map[*structure.Node]int{}}
 }
 
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
-}
-
-// ranges returns the first address of v and its bytes in all.
-func ranges(v string) (lo uint64, size int) {
-	rs, err := golden.ParseRanges(v)
-	if err != nil || len(rs) == 0 {
-		return 0, 0
-	}
+// span is the first address of rs and its bytes in all.
+func span(rs []structure.Range) (lo uint64, size int) {
 	for _, r := range rs {
 		size += int(r.Hi - r.Lo)
 	}
-	return rs[0].Lo, size
-}
-
-// fileOf is the file e says it is in (as written), else ctx.
-func fileOf(e *golden.Node, ctx string) string {
-	if f, ok := e.Original().Get("f"); ok {
-		return f
+	if len(rs) > 0 {
+		lo = rs[0].Lo
 	}
-	return ctx
+	return lo, size
 }
 
 // proc adds procedure p of file path and its scopes below it; nested
 // procedures are left out (the diff lists them on their own).
-func (b *sideBuilder) proc(p *golden.Node, path string) int {
-	entry, _ := ranges(p.Value("v"))
-	i := b.node(SProc, p.Value("n"), path, atoi(p.Value("l")), entry, 0)
+func (b *sideBuilder) proc(p *structure.Node, path string) int {
+	it := structure.Interpret(structure.ScopeOf(p, path), structure.FileCtx(path))
+	i := b.node(SProc, it.Name, it.File, it.Line, it.Entry, 0)
 	b.ids[p] = i
-	b.t.Kids[i] = b.children(p, path)
+	b.t.Kids[i] = b.children(it)
 	return i
 }
 
-// children adds e's children and returns how many nodes that makes at
-// e's level.
-func (b *sideBuilder) children(e *golden.Node, file string) int {
+// children adds it's children and returns how many nodes that makes at
+// its level.
+func (b *sideBuilder) children(it structure.Item) int {
 	n := 0
-	for _, c := range e.Children {
-		n += b.child(c, file)
+	for c := range it.Children() {
+		n += b.child(c)
 	}
 	return n
 }
 
-func (b *sideBuilder) child(c *golden.Node, file string) int {
-	switch c.Tag {
-	case "S", "C":
-		lo, size := ranges(c.Value("v"))
-		b.ids[c] = b.node(SStmt, "", file, atoi(c.Value("l")), lo, size)
+func (b *sideBuilder) child(it structure.Item) int {
+	switch it.Role {
+	case structure.RoleStmt:
+		lo, size := span(it.Ranges)
+		b.ids[it.Src] = b.node(SStmt, "", it.File, it.Line, lo, size)
 		return 1
-	case "L":
-		f := fileOf(c, file)
-		entry, _ := ranges(c.Value("v"))
-		i := b.node(SLoop, "", f, atoi(c.Value("l")), entry, 0)
-		b.ids[c] = i
-		b.t.Kids[i] = b.children(c, f)
+	case structure.RoleLoop:
+		i := b.node(SLoop, "", it.File, it.Line, it.Entry, 0)
+		b.ids[it.Src] = i
+		b.t.Kids[i] = b.children(it)
 		return 1
-	case "A":
-		f := fileOf(c, file)
-		name := c.Value("n")
-		if name != "" {
-			kind := SInlined // a lone alien context
-			if name == "<inline>" {
-				kind, name = SGuard, ""
-			}
-			i := b.node(kind, name, f, atoi(c.Value("l")), 0, 0)
-			b.ids[c] = i
-			b.t.Kids[i] = b.children(c, f)
-			return 1
+	case structure.RoleGuard, structure.RoleInlined:
+		kind, name := SInlined, it.Name // an inlined call or a lone alien context
+		if it.Role == structure.RoleGuard {
+			kind, name = SGuard, ""
 		}
-		// A call site: its callees stand in its place, as golden pairs
-		// them (a named A inside is a callee).
-		n := 0
-		for _, cc := range c.Children {
-			if cc.Tag != "A" || cc.Value("n") == "" {
-				n += b.child(cc, f)
-				continue
-			}
-			cf := fileOf(cc, f)
-			i := b.node(SInlined, cc.Value("n"), cf, atoi(cc.Value("l")), 0, 0)
-			b.ids[cc] = i
-			b.call(i, f, atoi(c.Value("l")))
-			b.t.Kids[i] = b.children(cc, cf)
-			n++
+		i := b.node(kind, name, it.File, it.Line, 0, 0)
+		b.ids[it.Src] = i
+		if it.Site != nil {
+			b.call(i, it.Site.File, it.Site.Line)
 		}
-		return n
+		b.t.Kids[i] = b.children(it)
+		return 1
+	case structure.RoleCallSite:
+		// Its callees stand in its place, as the diff pairs them.
+		return b.children(it)
 	}
 	return 0 // P: a nested procedure, listed on its own
 }
 
 // refs returns the nodes of elements es (elements not in the tree, as
 // those of procedures left out, are skipped).
-func (b *sideBuilder) refs(es []*golden.Node) []int {
+func (b *sideBuilder) refs(es []*structure.Node) []int {
 	out := []int{}
 	for _, e := range es {
 		if i, ok := b.ids[e]; ok {

@@ -1,7 +1,7 @@
 package view
 
 import (
-	"bloop/golden"
+	"bloop/diff"
 	"bloop/profile"
 )
 
@@ -30,12 +30,12 @@ var enums = []struct {
 	// ReportData.Unwind's indices.
 	{"outcome", []enumValue{{"complete", int(profile.Complete)}, {"truncated", int(profile.Truncated)}, {"failed", int(profile.Failed)}}},
 	// DiffProc.Status.
-	{"status", []enumValue{{"changed", golden.ProcChanged}, {"removed", golden.ProcRemoved}, {"added", golden.ProcAdded}}},
+	{"status", []enumValue{{"changed", diff.ProcChanged}, {"removed", diff.ProcRemoved}, {"added", diff.ProcAdded}}},
 	// DiffChange.Kind.
-	{"change", []enumValue{{"loopRemoved", golden.LoopRemoved}, {"loopAdded", golden.LoopAdded}, {"loopMoved", golden.LoopMoved},
-		{"loopSplit", golden.LoopSplit}, {"loopFused", golden.LoopFused}, {"inlineRemoved", golden.InlineRemoved},
-		{"inlineAdded", golden.InlineAdded}, {"inlineMoved", golden.InlineMoved}, {"stmtIntoLoop", golden.StmtIntoLoop},
-		{"stmtOutOfLoop", golden.StmtOutOfLoop}, {"address", golden.AddressChanged}}},
+	{"change", []enumValue{{"loopRemoved", diff.LoopRemoved}, {"loopAdded", diff.LoopAdded}, {"loopMoved", diff.LoopMoved},
+		{"loopSplit", diff.LoopSplit}, {"loopFused", diff.LoopFused}, {"inlineRemoved", diff.InlineRemoved},
+		{"inlineAdded", diff.InlineAdded}, {"inlineMoved", diff.InlineMoved}, {"stmtIntoLoop", diff.StmtIntoLoop},
+		{"stmtOutOfLoop", diff.StmtOutOfLoop}, {"address", diff.AddressChanged}}},
 }
 
 // enumData is the tables as the page's JSON: name -> value name ->

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"bloop/scopes"
 	"bloop/source"
+	"bloop/structure"
 )
 
 // StructData is what the structure page embeds: one module's scope tree
@@ -128,7 +128,7 @@ func (s *StructWriter) BeginModule(path, name string) {
 }
 
 // Proc adds a procedure of file (nil: a file without procedures).
-func (s *StructWriter) Proc(file string, p *scopes.Scope) {
+func (s *StructWriter) Proc(file string, p *structure.Scope) {
 	if s.err != nil {
 		return
 	}
@@ -145,68 +145,57 @@ func (s *StructWriter) Proc(file string, p *scopes.Scope) {
 		return
 	}
 	s.d.Tree.Kids[s.file]++
-	s.scope(p, file)
+	s.scope(structure.Interpret(p, structure.FileCtx(file)))
 	if n := len(s.d.Tree.Kind); n > s.o.MaxScopes {
 		s.err = &ErrTooLarge{Module: s.d.Module, Scopes: n, MaxScopes: s.o.MaxScopes}
 	}
 }
 
-// scope adds sc and its subtree; file is the enclosing context's file (a
-// statement's unless it has its own). It returns the nodes added at its
+// scope adds it and its subtree. It returns the nodes added at its
 // level: an inline pair's call site adds its callees, not itself.
-func (s *StructWriter) scope(sc *scopes.Scope, file string) int {
+func (s *StructWriter) scope(it structure.Item) int {
 	var i int
-	switch sc.Kind {
-	case scopes.Proc:
-		i = s.node(SProc, sc.Name, file, sc.Line, sc.Entry, 0)
+	switch it.Role {
+	case structure.RoleProc:
+		i = s.node(SProc, it.Name, it.File, it.Line, it.Entry, 0)
 		s.d.Counts.Procs++
-	case scopes.Loop:
-		i = s.node(SLoop, "", sc.File, sc.Line, sc.Entry, 0)
+	case structure.RoleLoop:
+		i = s.node(SLoop, "", it.File, it.Line, it.Entry, 0)
 		s.d.Counts.Loops++
-		file = sc.File
-	case scopes.Stmt:
-		f := file
-		if sc.File != "" {
-			f = sc.File
-		}
+	case structure.RoleStmt:
 		var lo uint64
 		size := 0
-		for k, r := range sc.Ranges {
+		for k, r := range it.Ranges {
 			if k == 0 {
 				lo = r.Lo
 			}
 			size += int(r.Hi - r.Lo)
 		}
-		s.node(SStmt, "", f, sc.Line, lo, size)
+		s.node(SStmt, "", it.File, it.Line, lo, size)
 		s.d.Counts.Stmts++
 		return 1
-	case scopes.Alien:
-		switch {
-		case sc.IsGuard():
-			i = s.node(SGuard, "", sc.File, sc.Line, 0, 0)
-			file = sc.File
-		case sc.IsCallee() || sc.IsLoneAlien():
-			i = s.node(SInlined, sc.Name, sc.File, sc.Line, 0, 0)
-			s.d.Counts.Inlined++
-			file = sc.File
-		default:
-			// The call site: its callees stand in its place.
-			n := 0
-			for _, c := range sc.Children {
-				k := len(s.d.Tree.Kind)
-				n += s.scope(c, file)
-				if c.IsCallee() {
-					s.b.call(k, sc.File, sc.Line)
-				}
+	case structure.RoleGuard:
+		i = s.node(SGuard, "", it.File, it.Line, 0, 0)
+	case structure.RoleInlined:
+		i = s.node(SInlined, it.Name, it.File, it.Line, 0, 0)
+		s.d.Counts.Inlined++
+	case structure.RoleCallSite:
+		// The call site: its callees stand in its place.
+		n := 0
+		for c := range it.Children() {
+			k := len(s.d.Tree.Kind)
+			n += s.scope(c)
+			if c.Site != nil {
+				s.b.call(k, c.Site.File, c.Site.Line)
 			}
-			return n
 		}
+		return n
 	default:
 		return 0
 	}
 	kids := 0
-	for _, c := range sc.Children {
-		kids += s.scope(c, file)
+	for c := range it.Children() {
+		kids += s.scope(c)
 	}
 	s.d.Tree.Kids[i] = kids
 	return 1

@@ -10,7 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"bloop/browser/browsertest"
-	"bloop/golden"
+	"bloop/diff"
 	"bloop/internal/viewtest"
 	"bloop/view"
 )
@@ -223,7 +223,7 @@ func TestDiffPageDirs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := golden.DiffDirs(filepath.Join(tmp, "a"), filepath.Join(tmp, "b"), golden.DiffOptions{Detail: true}, 2)
+	r, err := diff.DiffDirs(filepath.Join(tmp, "a"), filepath.Join(tmp, "b"), diff.DiffOptions{Detail: true}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

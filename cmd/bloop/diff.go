@@ -8,12 +8,13 @@ import (
 	"runtime"
 
 	"bloop/atomicfile"
-	"bloop/golden"
+	"bloop/diff"
+	"bloop/structure"
 	"bloop/view"
 )
 
 // diffNotes follow the usage line in -h: which files diff reads, and how
-// its report writes scope paths (built in golden/scopes.go).
+// its report writes scope paths (built in diff/scopes.go).
 const diffNotes = `
 A and B are hpcstruct XML or bloop JSON (struct --format json), told apart by
 content; the two forms of one structure compare equal. Exit 0 equal,
@@ -74,8 +75,8 @@ func runDiff(args []string) int {
 		fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
 		return 2
 	}
-	opts := golden.DiffOptions{Addresses: *addrs, Detail: page != nil}
-	dirs, err := golden.BothDirs(operands[0], operands[1])
+	opts := diff.DiffOptions{Addresses: *addrs, Detail: page != nil}
+	dirs, err := diff.BothDirs(operands[0], operands[1])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop diff: %v (see bloop diff -h)\n", err)
 		return 2
@@ -86,16 +87,16 @@ func runDiff(args []string) int {
 		}
 		return diffDirs(operands[0], operands[1], opts, *jobs, *asJSON, page)
 	}
-	var docs [2]*golden.Doc
+	var docs [2]*structure.Doc
 	for i := range docs {
-		d, err := golden.ParseFile(operands[i])
+		d, err := structure.ParseFile(operands[i])
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
 			return 2
 		}
 		docs[i] = d
 	}
-	r := golden.Diff(docs[0], docs[1], opts)
+	r := diff.Diff(docs[0], docs[1], opts)
 	if *asJSON {
 		err = r.WriteJSON(os.Stdout)
 	} else {
@@ -117,8 +118,8 @@ func runDiff(args []string) int {
 // diffDirs compares the structure files of two directories: each error on
 // stderr in one line, the report on stdout; exit 2 after any error, else
 // 1 when the trees differ, else 0.
-func diffDirs(a, b string, opts golden.DiffOptions, jobs int, asJSON bool, page *diffPage) int {
-	r, err := golden.DiffDirs(a, b, opts, jobs)
+func diffDirs(a, b string, opts diff.DiffOptions, jobs int, asJSON bool, page *diffPage) int {
+	r, err := diff.DiffDirs(a, b, opts, jobs)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
 		return 2

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/golden"
+	"bloop/diff"
+	"bloop/structure"
 )
 
 // The diff tests compare the reviewed corpus goldens (testdata/golden, see
@@ -34,22 +35,22 @@ func diffCaptured(t *testing.T, args ...string) (code int, stdout, stderr string
 	return captured(t, runDiff, args...)
 }
 
-// goldenReport is golden.Diff of two corpus goldens.
-func goldenReport(t *testing.T, a, b string) *golden.Report {
+// goldenReport is diff.Diff of two corpus goldens.
+func goldenReport(t *testing.T, a, b string) *diff.Report {
 	t.Helper()
-	da, err := golden.ParseFile(goldenFile(t, a))
+	da, err := structure.ParseFile(goldenFile(t, a))
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := golden.ParseFile(goldenFile(t, b))
+	db, err := structure.ParseFile(goldenFile(t, b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return golden.Diff(da, db, golden.DiffOptions{})
+	return diff.Diff(da, db, diff.DiffOptions{})
 }
 
 // hasChange reports whether procedure proc of r has a change of kind at path.
-func hasChange(r *golden.Report, proc, kind, path string) bool {
+func hasChange(r *diff.Report, proc, kind, path string) bool {
 	for _, p := range r.Procedures {
 		if p.Name != proc {
 			continue
@@ -91,8 +92,8 @@ func TestDiffIdenticalGoldens(t *testing.T) {
 		t.Errorf("identical files report a procedure:\n%s", out)
 	}
 	wantLines(t, out, "\n0 procedures differ: 0 added, 0 removed; loops +0 -0 moved 0 split 0 fused 0; inlined calls +0 -0 moved 0;")
-	if r := goldenReport(t, "tmpl-gcc12-O2", "tmpl-gcc12-O2"); !r.Equal() || r.Summary != (golden.Summary{}) {
-		t.Errorf("golden.Diff of a file with itself: equal=%v summary %+v", r.Equal(), r.Summary)
+	if r := goldenReport(t, "tmpl-gcc12-O2", "tmpl-gcc12-O2"); !r.Equal() || r.Summary != (diff.Summary{}) {
+		t.Errorf("diff.Diff of a file with itself: equal=%v summary %+v", r.Equal(), r.Summary)
 	}
 }
 
@@ -120,7 +121,7 @@ func TestDiffGCCvsClang(t *testing.T) {
 	}
 
 	r := goldenReport(t, "loops-gcc12-O2", "loops-clang14-O2")
-	if !hasChange(r, "collatz_steps", golden.LoopRemoved, "L(loops.c:43)/L(loops.c:44)") {
+	if !hasChange(r, "collatz_steps", diff.LoopRemoved, "L(loops.c:43)/L(loops.c:44)") {
 		t.Errorf("collatz_steps: inner loop at line 44 not reported removed: %+v", r.Procedures)
 	}
 	if r.Summary.LoopsRemoved != 1 || r.Summary.LoopsAdded != 0 || r.Summary.ProcsAdded+r.Summary.ProcsRemoved != 0 {
@@ -128,7 +129,7 @@ func TestDiffGCCvsClang(t *testing.T) {
 	}
 	// The other way round the loop is added.
 	back := goldenReport(t, "loops-clang14-O2", "loops-gcc12-O2")
-	if !hasChange(back, "collatz_steps", golden.LoopAdded, "L(loops.c:43)/L(loops.c:44)") {
+	if !hasChange(back, "collatz_steps", diff.LoopAdded, "L(loops.c:43)/L(loops.c:44)") {
 		t.Errorf("clang -> gcc: collatz_steps inner loop not reported added: %+v", back.Procedures)
 	}
 
@@ -136,7 +137,7 @@ func TestDiffGCCvsClang(t *testing.T) {
 	// inline_poly into main at line 63 (with its loop at 53 and poly_eval
 	// at 54); gcc keeps inline_poly a call.
 	ri := goldenReport(t, "inline-gcc12-O2", "inline-clang14-O2")
-	if !hasChange(ri, "main", golden.InlineAdded, "A(inline.c:63:)/A(inline.c:53:inline_poly)") {
+	if !hasChange(ri, "main", diff.InlineAdded, "A(inline.c:63:)/A(inline.c:53:inline_poly)") {
 		t.Errorf("inline gcc -> clang: inline_poly inlined into main at line 63 not reported: %+v", ri.Procedures)
 	}
 }
@@ -160,10 +161,10 @@ func TestDiffO2vsO3(t *testing.T) {
 		"  inlined call added     A(inline.c:54:)/A(inline_helpers.h:13:poly_eval)\n",
 	)
 	r := goldenReport(t, "inline-gcc12-O2", "inline-gcc12-O3")
-	if !hasChange(r, "main", golden.InlineAdded, "A(inline.c:63:)/A(inline.c:53:inline_poly)") {
+	if !hasChange(r, "main", diff.InlineAdded, "A(inline.c:63:)/A(inline.c:53:inline_poly)") {
 		t.Errorf("inline_poly inlined into main not reported: %+v", r.Procedures)
 	}
-	if !hasChange(r, "inline_poly", golden.LoopRemoved, "L(inline.c:53)/A(inline.c:54:)/A(inline_helpers.h:12:poly_eval)/L(inline_helpers.h:12)") {
+	if !hasChange(r, "inline_poly", diff.LoopRemoved, "L(inline.c:53)/A(inline.c:54:)/A(inline_helpers.h:12:poly_eval)/L(inline_helpers.h:12)") {
 		t.Errorf("unrolled poly_eval loop not reported removed: %+v", r.Procedures)
 	}
 	// Loops added/removed count the loops nested in added inlined calls.
@@ -230,11 +231,11 @@ func TestDiffJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("identical: exit %d", code)
 	}
-	var eq golden.Report
+	var eq diff.Report
 	if err := json.Unmarshal([]byte(out), &eq); err != nil {
 		t.Fatal(err)
 	}
-	if eq.Summary != (golden.Summary{}) || len(eq.Procedures) != 0 {
+	if eq.Summary != (diff.Summary{}) || len(eq.Procedures) != 0 {
 		t.Errorf("identical files: %+v", eq)
 	}
 }
@@ -474,7 +475,7 @@ func TestDiffUsage(t *testing.T) {
 	wantLines(t, out, example, "procedure inline_poly")
 	r := goldenReport(t, "inline-gcc12-O2", "inline-gcc12-O3")
 	path := strings.TrimPrefix(example, "loop removed  ")
-	if !hasChange(r, "inline_poly", golden.LoopRemoved, path) {
+	if !hasChange(r, "inline_poly", diff.LoopRemoved, path) {
 		t.Errorf("the usage example %s is not in the report: %+v", path, r.Procedures)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/golden"
+	"bloop/diff"
 )
 
 // buildTree writes, under dir, the structure of each corpus binary with
@@ -214,7 +214,7 @@ func TestDiffDirs(t *testing.T) {
 			}
 			OnlyInA []string `json:"only_in_a"`
 			OnlyInB []string `json:"only_in_b"`
-			Errors  []golden.FileError
+			Errors  []diff.FileError
 			Ignored []string
 		}
 		dec := json.NewDecoder(strings.NewReader(out))
@@ -241,7 +241,7 @@ func TestDiffDirs(t *testing.T) {
 	}
 	// --json with an error: the document still comes, with the error.
 	code, out, errOut := diffCaptured(t, "--json", gcc, broken)
-	var r golden.DirReport
+	var r diff.DirReport
 	if code != 2 || json.Unmarshal([]byte(out), &r) != nil || len(r.Errors) != 1 || !strings.HasPrefix(errOut, "bloop diff: "+loops+":") ||
 		r.Errors[0].Path != "bin/loops.hpcstruct" || r.Errors[0].Message != strings.TrimPrefix(strings.TrimSpace(errOut), "bloop diff: ") {
 		t.Errorf("--json with a malformed file: exit %d, errors %+v, stderr %q", code, r.Errors, errOut)

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/golden"
+	"bloop/diff"
 	"bloop/hpcrun"
 	"bloop/internal/testenv"
 	"bloop/meas"
+	"bloop/structure"
 )
 
 const measSample = "../../../shared/hpcrun-meas"
@@ -101,19 +102,19 @@ func TestStructMeasurementDir(t *testing.T) {
 }
 
 // hpcstructsProg checks that dir's structs/prog.hpcstruct is real
-// hpcstruct's for the sample's prog (golden.Equal: ids and the module
+// hpcstruct's for the sample's prog (diff.Equal: ids and the module
 // path aside), and returns it.
-func hpcstructsProg(t *testing.T, dir string) *golden.Doc {
+func hpcstructsProg(t *testing.T, dir string) *structure.Doc {
 	t.Helper()
-	got, err := golden.ParseFile(filepath.Join(meas.StructsDir(dir), "prog.hpcstruct"))
+	got, err := structure.ParseFile(filepath.Join(meas.StructsDir(dir), "prog.hpcstruct"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := golden.ParseFile(filepath.Join(measSample, "hpcstruct-output", "structs", "prog.hpcstruct"))
+	ref, err := structure.ParseFile(filepath.Join(measSample, "hpcstruct-output", "structs", "prog.hpcstruct"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if eq, diffs := golden.Equal(ref, got); !eq {
+	if eq, diffs := diff.Equal(ref, got); !eq {
 		t.Errorf("structs/prog.hpcstruct differs from hpcstruct's: %v", diffs)
 	}
 	return got

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/golden"
+	"bloop/diff"
 	"bloop/profile"
 	"bloop/sample"
-	"bloop/scopes"
+	"bloop/structure"
 )
 
 // Names that are markup when taken for HTML: C++ templates and operators,
@@ -89,17 +89,17 @@ func childOf(n *profile.Node, e *profile.Elem) *profile.Node {
 }
 
 // DetailedDiff diffs two structure files as bloop diff --html does.
-func DetailedDiff(t testing.TB, a, b string) *golden.Report {
+func DetailedDiff(t testing.TB, a, b string) *diff.Report {
 	t.Helper()
-	da, err := golden.ParseFile(a)
+	da, err := structure.ParseFile(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := golden.ParseFile(b)
+	db, err := structure.ParseFile(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return golden.Diff(da, db, golden.DiffOptions{Detail: true})
+	return diff.Diff(da, db, diff.DiffOptions{Detail: true})
 }
 
 // Hand-made builds whose names are markup: A's loop in a C++ template
@@ -185,10 +185,10 @@ const KernelEntry = 0xffffffff81000000
 // KernelProc is a kernel procedure, start_kernel of /src/k.c at
 // KernelEntry (line 2): a statement of 16 bytes at its entry (line 3), a
 // loop at KernelEntry+0x10 (line 4) of one statement of 8 (line 5).
-func KernelProc() *scopes.Scope {
+func KernelProc() *structure.Scope {
 	const entry = KernelEntry
-	loop := &scopes.Scope{Kind: scopes.Loop, File: "/src/k.c", Line: 4, Entry: entry + 0x10,
-		Children: []*scopes.Scope{{Kind: scopes.Stmt, Line: 5, Ranges: []scopes.Range{{Lo: entry + 0x10, Hi: entry + 0x18}}}}}
-	return &scopes.Scope{Kind: scopes.Proc, Name: "start_kernel", Line: 2, Entry: entry,
-		Children: []*scopes.Scope{{Kind: scopes.Stmt, Line: 3, Ranges: []scopes.Range{{Lo: entry, Hi: entry + 0x10}}}, loop}}
+	loop := &structure.Scope{Kind: structure.Loop, File: "/src/k.c", Line: 4, Entry: entry + 0x10,
+		Children: []*structure.Scope{{Kind: structure.Stmt, Line: 5, Ranges: []structure.Range{{Lo: entry + 0x10, Hi: entry + 0x18}}}}}
+	return &structure.Scope{Kind: structure.Proc, Name: "start_kernel", Line: 2, Entry: entry,
+		Children: []*structure.Scope{{Kind: structure.Stmt, Line: 3, Ranges: []structure.Range{{Lo: entry, Hi: entry + 0x10}}}, loop}}
 }
