@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/internal/structtest"
 	"bloop/structure"
 )
 
 func TestEqualRangeless(t *testing.T) {
-	d := mustParse(t, wrapProcs(`<P n="p" l="1" v="{}"/>`), "e.hpcstruct")
+	d := mustParse(t, structtest.WrapProcs(`<P n="p" l="1" v="{}"/>`), "e.hpcstruct")
 	ok, ds := Equal(d, d)
 	if ok {
 		t.Fatal("a procedure without addresses compared equal")
@@ -36,8 +37,8 @@ func TestEqualLimit(t *testing.T) {
 		fmt.Fprintf(&a, `<S l="%d" v="{[0x%x-0x%x)}"/>`, i+1, 0x100+16*i, 0x108+16*i)
 		fmt.Fprintf(&b, `<S l="%d" v="{[0x%x-0x%x)}"/>`, i+1, 0x100+16*i, 0x10c+16*i)
 	}
-	da := mustParse(t, wrapProcs(`<P n="p" l="1" v="{[0x100-0x101)}">`+a.String()+`</P>`), "a")
-	db := mustParse(t, wrapProcs(`<P n="p" l="1" v="{[0x100-0x101)}">`+b.String()+`</P>`), "b")
+	da := mustParse(t, structtest.WrapProcs(`<P n="p" l="1" v="{[0x100-0x101)}">`+a.String()+`</P>`), "a")
+	db := mustParse(t, structtest.WrapProcs(`<P n="p" l="1" v="{[0x100-0x101)}">`+b.String()+`</P>`), "b")
 	ok, ds := Equal(da, db)
 	if ok || len(ds) != DefaultLimit+1 {
 		t.Fatalf("ok %v, %d diffs", ok, len(ds))
@@ -55,7 +56,7 @@ func TestEqualLimit(t *testing.T) {
 }
 
 func TestEqualSmallMutations(t *testing.T) {
-	base := wrapProcs(`<P n="main" l="9" v="{[0x100-0x101)}"><S l="10" v="{[0x100-0x110)}"/>` +
+	base := structtest.WrapProcs(`<P n="main" l="9" v="{[0x100-0x101)}"><S l="10" v="{[0x100-0x110)}"/>` +
 		`<L l="11" f="/src/x.c" v="{[0x110-0x111)}"><S l="11" v="{[0x110-0x120)}"/></L></P>`)
 	tests := []struct {
 		name, old, new string
@@ -138,7 +139,7 @@ func hasDiff(ds []Difference, kind, suffix string) bool {
 }
 
 func TestRealFiles(t *testing.T) {
-	files, _ := realFiles(t)
+	files, _ := structtest.RealFiles(t)
 	removedLoops := 0
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(f[strings.LastIndexByte(f, '/')+1:], ".hpcstruct"), func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/internal/structtest"
 	"bloop/structure"
 )
 
@@ -57,8 +58,8 @@ func TestDiffDetail(t *testing.T) {
 	}
 	for _, c := range diffCases {
 		t.Run(c.name, func(t *testing.T) {
-			a := mustParse(t, wrapProcs(c.a), "a.hpcstruct")
-			b := mustParse(t, wrapProcs(c.b), "b.hpcstruct")
+			a := mustParse(t, structtest.WrapProcs(c.a), "a.hpcstruct")
+			b := mustParse(t, structtest.WrapProcs(c.b), "b.hpcstruct")
 			plain := Diff(a, b, c.opts)
 			opts := c.opts
 			opts.Detail = true
@@ -112,8 +113,8 @@ func TestDiffDetail(t *testing.T) {
 		})
 	}
 	// A moved loop's element keeps its file's directory.
-	a := mustParse(t, wrapProcs(diffCases[2].a), "a")
-	b := mustParse(t, wrapProcs(diffCases[2].b), "b")
+	a := mustParse(t, structtest.WrapProcs(diffCases[2].a), "a")
+	b := mustParse(t, structtest.WrapProcs(diffCases[2].b), "b")
 	r := Diff(a, b, DiffOptions{Detail: true})
 	in := r.Procedures[0].Changes[0].InB[0]
 	if in.Value("f") != "x.c" || in.Original().Value("f") != "/other/dir/x.c" {

@@ -3,51 +3,20 @@ package diff
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
+	"bloop/internal/structtest"
 	"bloop/structure"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// wrapProcs puts procedure elements into a one-file structure document.
-func wrapProcs(procs string) string {
-	return `<?xml version="1.0"?>
-<HPCToolkitStructure i="0" version="4.9" n="">
-<LM i="2" n="/bin/x" has-calls="0" v="{}">
-<F i="3" n="/src/x.c">
-` + procs + `</F>
-</LM>
-</HPCToolkitStructure>
-`
-}
-
-// startTagRE matches the start tags of a structure file below the root.
-var startTagRE = regexp.MustCompile(`<(LM|F|P|A|L|S|C)\b[^>]*>`)
-
-// withIDs gives each element of src below the root that has no id one:
-// the parser requires them, and the fixtures leave them out where they do
-// not matter (Diff and Equal ignore ids).
-func withIDs(src string) string {
-	next := 100
-	return startTagRE.ReplaceAllStringFunc(src, func(tag string) string {
-		if strings.Contains(tag, ` i="`) {
-			return tag
-		}
-		name := startTagRE.FindStringSubmatch(tag)[1]
-		next++
-		return fmt.Sprintf(`<%s i="%d"%s`, name, next, tag[1+len(name):])
-	})
-}
-
 func mustParse(t testing.TB, src, name string) *structure.Doc {
 	t.Helper()
-	d, err := structure.Parse(strings.NewReader(withIDs(src)), name)
+	d, err := structure.Parse(strings.NewReader(structtest.WithIDs(src)), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,8 +153,8 @@ var diffCases = []struct {
 func TestDiffCases(t *testing.T) {
 	for _, c := range diffCases {
 		t.Run(c.name, func(t *testing.T) {
-			a := mustParse(t, wrapProcs(c.a), "a.hpcstruct")
-			b := mustParse(t, wrapProcs(c.b), "b.hpcstruct")
+			a := mustParse(t, structtest.WrapProcs(c.a), "a.hpcstruct")
+			b := mustParse(t, structtest.WrapProcs(c.b), "b.hpcstruct")
 			r := Diff(a, b, c.opts)
 			if r.Summary != c.want {
 				t.Errorf("summary\n got %+v\nwant %+v", r.Summary, c.want)
@@ -244,8 +213,8 @@ func TestSummaryString(t *testing.T) {
 }
 
 func TestDiffRealCompilers(t *testing.T) {
-	fa := filepath.Join(hpctoolkitStructDir, "inlines+loops-x86_64-gcc12-dr.hpcstruct")
-	fb := filepath.Join(hpctoolkitStructDir, "inlines+loops-x86_64-llvm15-dr.hpcstruct")
+	fa := filepath.Join(structtest.HPCToolkitStructDir, "inlines+loops-x86_64-gcc12-dr.hpcstruct")
+	fb := filepath.Join(structtest.HPCToolkitStructDir, "inlines+loops-x86_64-llvm15-dr.hpcstruct")
 	if _, err := os.Stat(fa); err != nil {
 		t.Fatal(err)
 	}

@@ -4,16 +4,17 @@ import (
 	"bytes"
 	"testing"
 
+	"bloop/internal/structtest"
 	"bloop/structure"
 )
 
 // FuzzDiff checks that any file the reader accepts compares equal to
 // itself and to nothing less.
 func FuzzDiff(f *testing.F) {
-	f.Add([]byte(smallDoc))
+	f.Add([]byte(structtest.SmallDoc))
 	f.Add([]byte(`<HPCToolkitStructure><LM><F n="a"><P n="p"><A><S l="1" v="{[0x1-0x2)}"/></A></P></F></LM></HPCToolkitStructure>`))
 	for _, c := range diffCases {
-		f.Add([]byte(withIDs(wrapProcs(c.a))))
+		f.Add([]byte(structtest.WithIDs(structtest.WrapProcs(c.a))))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := structure.Parse(bytes.NewReader(data), "fuzz")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"bloop/internal/structtest"
 )
 
 func formatPaths(ps []PathRange) string {
@@ -15,7 +17,7 @@ func formatPaths(ps []PathRange) string {
 }
 
 func TestPaths(t *testing.T) {
-	d := mustParse(t, smallDoc, "small")
+	d := mustParse(t, structtest.SmallDoc, "small")
 	want := `[0x100-0x108) main/5
 [0x108-0x110) main/L(x.c:6)/7
 [0x110-0x118) main/L(x.c:6)/A(x.c:8:)/A(y.h:2:g)/2
@@ -26,7 +28,7 @@ func TestPaths(t *testing.T) {
 
 	// ln wins over n; adjacent ranges with one path merge; bytes claimed
 	// twice get both paths.
-	d = mustParse(t, wrapProcs(`<P n="f [lib.so]" ln="f" l="1" v="{[0x100-0x101)}"><S l="1" v="{[0x100-0x104) [0x104-0x108) [0x120-0x128)}"/></P>`+
+	d = mustParse(t, structtest.WrapProcs(`<P n="f [lib.so]" ln="f" l="1" v="{[0x100-0x101)}"><S l="1" v="{[0x100-0x104) [0x104-0x108) [0x120-0x128)}"/></P>`+
 		`<P n="g" l="2" v="{[0x110-0x111)}"><S l="2" v="{[0x106-0x110)}"/></P>`), "overlap")
 	want = `[0x100-0x106) f/1
 [0x106-0x108) f/1 | g/2
@@ -39,7 +41,7 @@ func TestPaths(t *testing.T) {
 }
 
 func TestPathAgreement(t *testing.T) {
-	ref := mustParse(t, smallDoc, "ref")
+	ref := mustParse(t, structtest.SmallDoc, "ref")
 	tests := []struct {
 		name, old, new string
 		same, total    uint64
@@ -52,10 +54,10 @@ func TestPathAgreement(t *testing.T) {
 		{"statement missing", `<S i="10" l="2" v="{[0x110-0x118)}"/>`, ``, 0x10, 0x18},
 	}
 	for _, tt := range tests {
-		if !strings.Contains(smallDoc, tt.old) {
+		if !strings.Contains(structtest.SmallDoc, tt.old) {
 			t.Fatalf("%s: %q not found", tt.name, tt.old)
 		}
-		got := mustParse(t, strings.Replace(smallDoc, tt.old, tt.new, 1), "got")
+		got := mustParse(t, strings.Replace(structtest.SmallDoc, tt.old, tt.new, 1), "got")
 		same, total := PathAgreement(ref, got)
 		if same != tt.same || total != tt.total {
 			t.Errorf("%s: PathAgreement = %#x, %#x; want %#x, %#x", tt.name, same, total, tt.same, tt.total)

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"bloop/internal/structtest"
 )
 
 func TestBaseName(t *testing.T) {
@@ -26,7 +28,7 @@ func TestBaseName(t *testing.T) {
 }
 
 func TestCanonicalize(t *testing.T) {
-	src := wrapProcs(`<P i="9" n="g" s="3" l="1" v="{[0x200-0x201)}"><S i="10" l="1" v="{[0x200-0x210)}"/></P>` +
+	src := structtest.WrapProcs(`<P i="9" n="g" s="3" l="1" v="{[0x200-0x201)}"><S i="10" l="1" v="{[0x200-0x210)}"/></P>` +
 		`<P i="4" n="main" l="9" v="{[0x100-0x101)}"><L i="6" l="11" f="/a/b/x.c" v="{[0x110-0x111)}"><S i="7" l="11" v="{[0x110-0x120)}"/></L>` +
 		`<A i="11" l="3" f="/q/y.h" n="&lt;inline&gt;" v="{}"><S i="12" l="3" v="{[0x108-0x110)}"/></A>` +
 		`<S i="5" l="10" v="{[0x100-0x108)}"/></P>`)
@@ -81,7 +83,7 @@ func TestCanonicalTieBreak(t *testing.T) {
 		for _, k := range order {
 			body += kids[k]
 		}
-		d := mustParse(t, wrapProcs(`<P n="p" l="1" v="{[0x100-0x101)}">`+body+`</P>`), "t.hpcstruct")
+		d := mustParse(t, structtest.WrapProcs(`<P n="p" l="1" v="{[0x100-0x101)}">`+body+`</P>`), "t.hpcstruct")
 		c, err := Canonicalize(d)
 		var re *RangelessError
 		if !errors.As(err, &re) || len(re.Paths) != 4 {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"bloop/internal/structtest"
 )
 
 // TestViewRoundTrip: the typed view of a file bloop wrote is the tree it
@@ -68,7 +70,7 @@ func TestInterpret(t *testing.T) {
 // TestViewAliens: a named A in a call site is its callee, elsewhere a
 // lone alien context; an A or L without f is in its context's file.
 func TestViewAliens(t *testing.T) {
-	d := mustParse(t, wrapProcs(`<P n="p" l="1" v="{[0x10-0x11)}"><A l="2" n="lone" v="{}"><L l="3" v="{[0x10-0x11)}"><S l="3" v="{[0x10-0x12)}"/></L></A>`+
+	d := mustParse(t, structtest.WrapProcs(`<P n="p" l="1" v="{[0x10-0x11)}"><A l="2" n="lone" v="{}"><L l="3" v="{[0x10-0x11)}"><S l="3" v="{[0x10-0x12)}"/></L></A>`+
 		`<A l="4" f="/src/y.c" n="" v="{}"><A l="5" n="callee" v="{}"><S l="5" v="{[0x20-0x22)}"/></A></A></P>`), "x")
 	p := d.Modules()[0].Files[0].Procs[0]
 	lone, site := p.Children[0], p.Children[1]

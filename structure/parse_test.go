@@ -1,71 +1,18 @@
 package structure
 
 import (
-	"bloop/internal/testenv"
 	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"bloop/internal/structtest"
 )
-
-// Reference corpora written by the real hpcstruct; tests skip when absent.
-const (
-	hpctoolkitStructDir = "../../shared/hpctoolkit-tests/struct"
-	refsStructDir       = "../../shared/hpcstruct-refs/struct"
-)
-
-// realFiles lists the .hpcstruct files of the reference corpora; empty
-// files are returned separately.
-func realFiles(t testing.TB) (nonEmpty, empty []string) {
-	t.Helper()
-	for _, dir := range []string{hpctoolkitStructDir, refsStructDir} {
-		fs, _ := filepath.Glob(filepath.Join(dir, "*.hpcstruct"))
-		for _, f := range fs {
-			st, err := os.Stat(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.Size() == 0 {
-				empty = append(empty, f)
-			} else {
-				nonEmpty = append(nonEmpty, f)
-			}
-		}
-	}
-	if len(nonEmpty) == 0 {
-		testenv.Absent(t, "reference structure files not found under ../../shared/")
-	}
-	return nonEmpty, empty
-}
-
-const smallDoc = `<?xml version="1.0"?>
-<!DOCTYPE HPCToolkitStructure [
-<!ELEMENT HPCToolkitStructure (LM)*>
-<!-- a comment -->
-]>
-<HPCToolkitStructure i="0" version="4.9" n="">
-<LM i="2" n="/bin/x" has-calls="0" v="{}">
-<F i="3" n="/src/x.c">
-<P i="4" n="main" l="5" v="{[0x100-0x101)}">
-<S i="5" l="5" v="{[0x100-0x108)}"/>
-<L i="6" l="6" f="/src/x.c" v="{[0x108-0x109)}">
-<S i="7" l="7" v="{[0x108-0x110)}"/>
-<A i="8" l="8" f="/src/x.c" n="" v="{}">
-<A i="9" l="2" f="/src/y.h" n="g" v="{}">
-<S i="10" l="2" v="{[0x110-0x118)}"/>
-</A>
-</A>
-</L>
-</P>
-</F>
-</LM>
-</HPCToolkitStructure>
-`
 
 func TestParseSmall(t *testing.T) {
-	d, err := Parse(strings.NewReader(smallDoc), "small.hpcstruct")
+	d, err := Parse(strings.NewReader(structtest.SmallDoc), "small.hpcstruct")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +72,7 @@ func TestParseErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			name := "case-" + tt.name + ".hpcstruct"
 			// Ids are added: the cases are about other rules.
-			d, err := Parse(strings.NewReader(withIDs(tt.src)), name)
+			d, err := Parse(strings.NewReader(structtest.WithIDs(tt.src)), name)
 			if err == nil {
 				t.Fatalf("no error; root %+v", d.Root)
 			}
@@ -141,7 +88,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseErrorLine(t *testing.T) {
-	src := strings.Replace(smallDoc, `<S i="7" l="7"`, `<Z i="7" l="7"`, 1)
+	src := strings.Replace(structtest.SmallDoc, `<S i="7" l="7"`, `<Z i="7" l="7"`, 1)
 	src = strings.Replace(src, `</Z>`, `</Z>`, 1)
 	_, err := Parse(strings.NewReader(src), "f.hpcstruct")
 	if err == nil || !strings.HasPrefix(err.Error(), "f.hpcstruct:12: unknown element <Z>") {
@@ -167,7 +114,7 @@ func TestParseFile(t *testing.T) {
 // TestTruncatedReal cuts real files in half, and one file at every byte:
 // each cut must be an error that names the file and says it is truncated.
 func TestTruncatedReal(t *testing.T) {
-	files, empty := realFiles(t)
+	files, empty := structtest.RealFiles(t)
 	for _, f := range empty {
 		if _, err := ParseFile(f); err == nil || !strings.Contains(err.Error(), f+": empty file") {
 			t.Errorf("%s: err = %v, want empty file", f, err)
@@ -183,7 +130,7 @@ func TestTruncatedReal(t *testing.T) {
 			t.Errorf("first half of %s: err = %v", f, err)
 		}
 	}
-	f := filepath.Join(hpctoolkitStructDir, "inlines+loops-x86_64-gcc12-dr.hpcstruct")
+	f := filepath.Join(structtest.HPCToolkitStructDir, "inlines+loops-x86_64-gcc12-dr.hpcstruct")
 	data, err := os.ReadFile(f)
 	if err != nil {
 		t.Fatal(err)
@@ -201,9 +148,9 @@ func TestTruncatedReal(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	f.Add([]byte(smallDoc))
-	f.Add([]byte(smallDoc[:len(smallDoc)/2]))
-	f.Add([]byte(strings.ReplaceAll(smallDoc, `i="`, `x="`)))
+	f.Add([]byte(structtest.SmallDoc))
+	f.Add([]byte(structtest.SmallDoc[:len(structtest.SmallDoc)/2]))
+	f.Add([]byte(strings.ReplaceAll(structtest.SmallDoc, `i="`, `x="`)))
 	f.Add([]byte(`<HPCToolkitStructure><LM><F n="a"><P n="p"><A><S l="1" v="{[0x1-0x2)}"/></A></P></F></LM></HPCToolkitStructure>`))
 	f.Add([]byte(`<HPCToolkitStructure><LM><F n="a"><P n="p" v="{}"/><P n="p" v="{}"/></F></LM></HPCToolkitStructure>`))
 	f.Add([]byte(`<HPCToolkitStructure><LM><F><P><S v="{[0x1-0x9)}"/></P><P><S v="{[0x4-0x6)}"/></P></F></LM></HPCToolkitStructure>`))

@@ -10,9 +10,11 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"bloop/internal/structtest"
 )
 
-// smallJSON is smallDoc as bloop's JSON writer would write it.
+// smallJSON is structtest.SmallDoc as bloop's JSON writer would write it.
 const smallJSON = `{
  "version": 1,
  "modules": [
@@ -64,12 +66,12 @@ func sameTree(a, b *Node, path string) string {
 }
 
 func TestParseJSONSmall(t *testing.T) {
-	x := mustParse(t, smallDoc, "small.hpcstruct")
+	x := mustParse(t, structtest.SmallDoc, "small.hpcstruct")
 	j := mustParse(t, smallJSON, "small.json")
 	if j.Name != "small.json" {
 		t.Errorf("Name = %q", j.Name)
 	}
-	// smallDoc's ids and root attributes are bloop's, so the trees are identical.
+	// structtest.SmallDoc's ids and root attributes are bloop's, so the trees are identical.
 	if d := sameTree(x.Root, j.Root, ""); d != "" {
 		t.Errorf("JSON and XML trees differ: %s", d)
 	}
@@ -351,7 +353,7 @@ func TestParseJSONDepth(t *testing.T) {
 		xml := `<HPCToolkitStructure i="0" version="4.9"><LM n="x" has-calls="0"><F n="x.c"><P n="p" l="1">` + strings.Repeat(`<L l="1">`, loops) +
 			strings.Repeat(`</L>`, loops) + `</P></F></LM></HPCToolkitStructure>`
 		_, errJ := Parse(strings.NewReader(js), "deep.json")
-		_, errX := Parse(strings.NewReader(withIDs(xml)), "deep.hpcstruct")
+		_, errX := Parse(strings.NewReader(structtest.WithIDs(xml)), "deep.hpcstruct")
 		if (errJ == nil) != (errX == nil) {
 			t.Errorf("%d nested loops: JSON error %v, XML error %v", loops, errJ, errX)
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"bloop/internal/structtest"
 )
 
 // TestParseEveryRealFile: the rules reject nothing that hpcstruct or bloop
@@ -242,7 +244,7 @@ func TestLongMessageClipped(t *testing.T) {
 // TestGuardChunking: the guard's verdict does not depend on how the input
 // is cut into reads: a file read one byte at a time parses the same.
 func TestGuardChunking(t *testing.T) {
-	for _, src := range []string{smallDoc, smallJSON} {
+	for _, src := range []string{structtest.SmallDoc, smallJSON} {
 		want := mustParse(t, src, "x")
 		got, err := Parse(&oneByte{strings.NewReader(src)}, "x")
 		if err != nil {
