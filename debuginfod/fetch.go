@@ -186,6 +186,9 @@ func (c *Client) ask(parent context.Context, s *server, e entry) (o outcome) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = fmt.Errorf("truncated answer: %d bytes, then the connection ended", n)
+	}
 	if err == nil && size >= 0 && n != size {
 		err = fmt.Errorf("truncated answer: %d of %d bytes", n, size)
 	}
