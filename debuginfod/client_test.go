@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"bloop/debuginfod/debuginfodtest"
+	"bloop/internal/debuginfodtest"
 	"bloop/internal/testenv"
 )
 

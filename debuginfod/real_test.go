@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"bloop/debuginfod/debuginfodtest"
+	"bloop/internal/debuginfodtest"
 	"bloop/internal/testenv"
 )
 
