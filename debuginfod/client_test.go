@@ -325,3 +325,71 @@ func TestFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestTwoClients: two clients sharing one cache (two bloop processes)
+// fetching the same file at once both get a whole, checked entry, and
+// leave no temporary file.
+func TestTwoClients(t *testing.T) {
+	_, url := newFiles(t, binA)
+	cache := t.TempDir()
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, _ := client(t, cache, url)
+			if _, err := c.Debuginfo(id(t, binA)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	p := filepath.Join(cache, debuginfodtest.BuildID(t, binA), "debuginfo")
+	got, _ := os.ReadFile(p)
+	orig, _ := os.ReadFile(binA)
+	if !bytes.Equal(got, orig) {
+		t.Error("entry differs from the served file")
+	}
+	if left, _ := filepath.Glob(p + ".*"); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestSource: a source file is asked for at elfutils' URL and stored
+// under elfutils' name for it.
+func TestSource(t *testing.T) {
+	var uri atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		uri.Store(r.RequestURI)
+		w.Write([]byte("int main() {}\n"))
+	}))
+	defer srv.Close()
+	cache := t.TempDir()
+	c, _ := client(t, cache, srv.URL+"/")
+	p, err := c.Source([]byte{0xab, 0xcd}, "/src/a b#.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(cache, "abcd", "source##src##a b#_.c"); p != want {
+		t.Errorf("path %s, want %s", p, want)
+	}
+	if got, want := uri.Load(), "/buildid/abcd/source/src/a%20b%23.c"; got != want {
+		t.Errorf("asked for %v, want %s", got, want)
+	}
+}
+
+// TestMaxSize: an answer over $DEBUGINFOD_MAXSIZE is a miss that is
+// neither cached nor the server's failure.
+func TestMaxSize(t *testing.T) {
+	srv, url := newFiles(t, binA, binB)
+	w := &warnings{}
+	c := New(Options{URLs: []string{url}, CachePath: t.TempDir(), Timeout: time.Second, MaxSize: 1000, Warn: w.add})
+	for _, b := range []string{binA, binB} {
+		if _, err := c.Debuginfo(id(t, b)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: %v", b, err)
+		}
+	}
+	if srv.requests.Load() != 2 || len(w.list()) > 0 {
+		t.Errorf("%d requests, warnings %q", srv.requests.Load(), w.list())
+	}
+}

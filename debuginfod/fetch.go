@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"bloop/atomicfile"
 )
 
 // lowSpeedLimit is curl's CURLOPT_LOW_SPEED_LIMIT as elfutils sets it: a
@@ -89,15 +91,17 @@ func (c *Client) fetch(e entry) (string, error) {
 	for o := range results {
 		switch {
 		case o.tmp != "" && won == "":
-			if err := os.Rename(o.tmp, e.path()); err != nil {
-				os.Remove(o.tmp)
+			err := os.Rename(o.tmp, e.path())
+			atomicfile.Done(o.tmp)
+			if err != nil {
+				discard(o.tmp)
 				c.opt.Warn(fmt.Sprintf("debuginfod: cannot store %s: %v", e.path(), err))
 				continue
 			}
 			won = e.path()
 			cancel() // the others' answers are not needed
 		case o.tmp != "":
-			os.Remove(o.tmp)
+			discard(o.tmp)
 		case o.notFound:
 			notFound++
 		case o.tooBig:
@@ -176,13 +180,18 @@ func (c *Client) ask(parent context.Context, s *server, e entry) (o outcome) {
 		o.tooBig = true
 		return o
 	}
-	f, err := os.CreateTemp(e.dir(), filepath.Base(e.path())+".*")
+	// Removed if the run is interrupted (bloop struct handles signals).
+	f, err := atomicfile.CreateTemp(e.dir(), filepath.Base(e.path())+".*")
 	if err != nil {
 		o.err = err
 		return o
 	}
 	tmp := f.Name()
-	n, err := c.copyBody(ctx, cancel, f, resp.Body)
+	var body io.Reader = resp.Body
+	if c.opt.MaxSize > 0 {
+		body = io.LimitReader(body, c.opt.MaxSize+1) // an unsized answer stops past the limit
+	}
+	n, err := c.copyBody(ctx, cancel, f, body)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -193,7 +202,7 @@ func (c *Client) ask(parent context.Context, s *server, e entry) (o outcome) {
 		err = fmt.Errorf("truncated answer: %d of %d bytes", n, size)
 	}
 	if err == nil && c.opt.MaxSize > 0 && n > c.opt.MaxSize {
-		os.Remove(tmp)
+		discard(tmp)
 		o.tooBig = true
 		return o
 	}
@@ -201,13 +210,19 @@ func (c *Client) ask(parent context.Context, s *server, e entry) (o outcome) {
 		err = verify(tmp, e)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		discard(tmp)
 		o.err = netError(ctx, err, c.opt)
 		return o
 	}
 	os.Chmod(tmp, 0o444)
 	o.tmp = tmp
 	return o
+}
+
+// discard removes a temporary file that will not be an entry.
+func discard(tmp string) {
+	os.Remove(tmp)
+	atomicfile.Done(tmp)
 }
 
 // copyBody copies the answer to w, cancelling it when fewer than
