@@ -271,6 +271,15 @@ func TestMiss(t *testing.T) {
 	if len(w.list()) > 0 {
 		t.Errorf("a miss warned: %q", w.list())
 	}
+	// Not remembered when a server failed: it may have the file.
+	other := t.TempDir()
+	c4, w4 := client(t, other, url, debuginfodtest.DeadURL(t))
+	if _, err := c4.Debuginfo(id(t, binA)); !errors.Is(err, ErrNotFound) || len(w4.list()) != 1 {
+		t.Errorf("404 and dead: %v, warnings %q", err, w4.list())
+	}
+	if ents, _ := filepath.Glob(filepath.Join(other, "*", "*")); len(ents) > 0 {
+		t.Errorf("remembered a miss beside a failure: %v", ents)
+	}
 }
 
 // TestFaults: each misbehaving server gives a miss, one warning that

@@ -115,9 +115,10 @@ func (c *Client) fetch(e entry) (string, error) {
 	if won != "" {
 		return won, nil
 	}
-	if notFound == len(live) {
+	if notFound == len(c.servers) {
 		// Every server said it has no such file: remembered for
-		// cache_miss_s, as elfutils does. Failures are not.
+		// cache_miss_s, as elfutils does. Not when one failed (in
+		// this request or before in the run): it may have it.
 		e.remember()
 	}
 	return "", ErrNotFound

@@ -54,7 +54,9 @@ func verify(path string, e entry) (err error) {
 	return nil
 }
 
-// noteBuildID is the descriptor of the file's GNU build-id note, or nil.
+// noteBuildID is the descriptor of the file's GNU build-id note, or nil:
+// from the note sections, else (a file without section headers) the
+// note segments.
 func noteBuildID(f *elf.File) []byte {
 	for _, s := range f.Sections {
 		if s.Type != elf.SHT_NOTE {
@@ -62,6 +64,18 @@ func noteBuildID(f *elf.File) []byte {
 		}
 		data, err := s.Data()
 		if err != nil {
+			continue
+		}
+		if id := scanNotes(data, f.ByteOrder.Uint32); id != nil {
+			return id
+		}
+	}
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_NOTE || p.Filesz > 1<<20 {
+			continue
+		}
+		data := make([]byte, p.Filesz)
+		if _, err := p.ReadAt(data, 0); err != nil {
 			continue
 		}
 		if id := scanNotes(data, f.ByteOrder.Uint32); id != nil {
