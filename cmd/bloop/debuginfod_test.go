@@ -12,6 +12,7 @@ import (
 
 	"bloop/internal/debuginfodtest"
 	"bloop/internal/testenv"
+	"bloop/meas"
 	"bloop/structfile"
 )
 
@@ -170,5 +171,42 @@ func TestStructDebuginfodFaults(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStructMeasurementDirDebuginfod: a measurement directory's module,
+// stripped on this machine, gets its structs/ file from its unstripped
+// build on a real debuginfod, the same as when it was not stripped.
+func TestStructMeasurementDirDebuginfod(t *testing.T) {
+	strip := testenv.Need(t, "strip")
+	dir, prog := measDir(t)
+	sdir := t.TempDir()
+	served := filepath.Join(sdir, "prog")
+	b, err := os.ReadFile(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(served, b, 0o755)
+	srv := debuginfodtest.Start(t, sdir, debuginfodtest.BuildID(t, served))
+	structs := func(args ...string) []byte {
+		t.Helper()
+		os.RemoveAll(meas.StructsDir(dir))
+		if code, _, stderr := captured(t, runStruct, append(append([]string{"-q", "--nocache"}, args...), dir)...); code != 0 || len(warningLines(stderr)) > 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		got, _ := os.ReadFile(filepath.Join(meas.StructsDir(dir), "prog.hpcstruct"))
+		return got
+	}
+	want := structs()
+	if out, err := exec.Command(strip, "--strip-debug", prog).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
+	t.Setenv("DEBUGINFOD_URLS", srv.URL)
+	if got := structs("--no-debuginfod"); bytes.Equal(got, want) {
+		t.Fatal("stripping changed nothing")
+	}
+	if got := structs(); len(want) == 0 || !bytes.Equal(got, want) {
+		t.Error("structs/prog.hpcstruct of the stripped module differs from the unstripped one's")
 	}
 }
