@@ -106,8 +106,9 @@ type Client struct {
 	http    *http.Client
 	servers []*server
 
-	mu    sync.Mutex
-	calls map[string]*call
+	mu        sync.Mutex
+	calls     map[string]*call
+	cacheOnce sync.Once // the warning of an unusable cache
 }
 
 // call is one file's fetch, which every goroutine asking for it waits on.

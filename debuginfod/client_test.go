@@ -402,3 +402,20 @@ func TestMaxSize(t *testing.T) {
 		t.Errorf("%d requests, warnings %q", srv.requests.Load(), w.list())
 	}
 }
+
+// TestUnusableCache: a cache that cannot be made is one warning, and
+// nothing is asked.
+func TestUnusableCache(t *testing.T) {
+	srv, url := newFiles(t, binA, binB)
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	c, w := client(t, filepath.Join(file, "cache"), url)
+	for _, b := range []string{binA, binB} {
+		if _, err := c.Debuginfo(id(t, b)); err == nil {
+			t.Errorf("%s: fetched without a cache", b)
+		}
+	}
+	if len(w.list()) != 1 || srv.requests.Load() != 0 {
+		t.Errorf("warnings %q, %d requests", w.list(), srv.requests.Load())
+	}
+}

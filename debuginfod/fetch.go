@@ -69,11 +69,15 @@ func (c *Client) fetch(e entry) (string, error) {
 	if len(live) == 0 {
 		return "", ErrNotFound
 	}
-	if err := initCache(e.root); err != nil {
-		return "", fmt.Errorf("debuginfod: cache %s: %w", e.root, err)
+	err := initCache(e.root)
+	if err == nil {
+		err = os.MkdirAll(e.dir(), 0o700)
 	}
-	if err := os.MkdirAll(e.dir(), 0o700); err != nil {
-		return "", fmt.Errorf("debuginfod: cache %s: %w", e.root, err)
+	if err != nil {
+		// Without a cache nothing can be fetched: said once a run.
+		err = fmt.Errorf("debuginfod: cache %s: %w", e.root, err)
+		c.cacheOnce.Do(func() { c.opt.Warn(err.Error() + "; fetching nothing") })
+		return "", err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
