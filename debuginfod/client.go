@@ -55,9 +55,10 @@ type Options struct {
 	URLs []string
 	// CachePath is the client cache's root.
 	CachePath string
-	// Timeout bounds connecting and waiting for the answer's head, and
-	// a download slower than 100 KiB per Timeout fails (curl's low-speed
-	// limit, which elfutils sets); <= 0 means DefaultTimeout.
+	// Timeout bounds connecting (up to maxConnect) and waiting for the
+	// answer's head, and a download slower than 100 KiB per Timeout
+	// fails (curl's low-speed limit, which elfutils sets); <= 0 means
+	// DefaultTimeout.
 	Timeout time.Duration
 	// MaxSize refuses answers larger than it (bytes); 0: no limit.
 	MaxSize int64

@@ -21,10 +21,17 @@ import (
 // stalled.
 const lowSpeedLimit = 100 << 10
 
+// maxConnect bounds connecting to a server whatever $DEBUGINFOD_TIMEOUT
+// says: an unreachable server (packets dropped) then costs a whole run
+// this once, not elfutils' 90 s; a server that answers still has the
+// timeout to send its answer's head (a first request for a file in a
+// package archive can take a while).
+const maxConnect = 4 * time.Second
+
 func newTransport(timeout time.Duration) *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           (&net.Dialer{Timeout: min(timeout, maxConnect), KeepAlive: 30 * time.Second}).DialContext,
 		TLSHandshakeTimeout:   timeout,
 		ResponseHeaderTimeout: timeout,
 		MaxIdleConnsPerHost:   4,
