@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -208,5 +212,55 @@ func TestStructMeasurementDirDebuginfod(t *testing.T) {
 	}
 	if got := structs(); len(want) == 0 || !bytes.Equal(got, want) {
 		t.Error("structs/prog.hpcstruct of the stripped module differs from the unstripped one's")
+	}
+}
+
+// TestInterruptDebuginfodDownload interrupts bloop struct (a child
+// process) while it downloads a debug file: no partial entry and no
+// temporary file is left in the client cache.
+func TestInterruptDebuginfodDownload(t *testing.T) {
+	strip := testenv.Need(t, "strip")
+	bin := filepath.Join(t.TempDir(), "prog")
+	if out, err := exec.Command(strip, "--strip-debug", "-o", bin, testenv.Fixture(t, "../../testdata/bin/inline-gcc12-O2")).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	// A server that sends the head and a few bytes, then nothing.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "100000")
+		w.Write(make([]byte, 64))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	defer srv.CloseClientConnections()
+	cache := t.TempDir()
+	entry := filepath.Join(cache, debuginfodtest.BuildID(t, bin))
+	cmd := exec.Command(os.Args[0], "struct", "-q", "--nocache", "-o", filepath.Join(t.TempDir(), "out"), bin)
+	cmd.Env = append(os.Environ(), "BLOOP_TEST_MAIN=1", "DEBUGINFOD_URLS="+srv.URL,
+		"DEBUGINFOD_CACHE_PATH="+cache, "DEBUGINFOD_TIMEOUT=60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if m, _ := filepath.Glob(filepath.Join(entry, "debuginfo.*")); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("no download started")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGINT) {
+		t.Errorf("%v, want exit status %d", err, 128+int(syscall.SIGINT))
+	}
+	ents, _ := os.ReadDir(entry)
+	for _, e := range ents {
+		t.Errorf("%s left behind", e.Name())
 	}
 }
