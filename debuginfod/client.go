@@ -109,7 +109,8 @@ type Client struct {
 
 	mu        sync.Mutex
 	calls     map[string]*call
-	cacheOnce sync.Once // the warning of an unusable cache
+	cacheOnce sync.Once  // the warning of an unusable cache
+	verboseMu sync.Mutex // requests log from several goroutines
 }
 
 // call is one file's fetch, which every goroutine asking for it waits on.
@@ -195,7 +196,9 @@ func (c *Client) find(kind string, id []byte, src string) (string, error) {
 // verbosef writes a line to the verbose writer, when there is one.
 func (c *Client) verbosef(format string, args ...any) {
 	if c.opt.Verbose != nil {
+		c.verboseMu.Lock()
 		fmt.Fprintf(c.opt.Verbose, "debuginfod: "+format+"\n", args...)
+		c.verboseMu.Unlock()
 	}
 }
 

@@ -419,3 +419,19 @@ func TestUnusableCache(t *testing.T) {
 		t.Errorf("warnings %q, %d requests", w.list(), srv.requests.Load())
 	}
 }
+
+// TestVerbose: $DEBUGINFOD_VERBOSE's lines name each request and its
+// answer, without the URL's credentials.
+func TestVerbose(t *testing.T) {
+	_, url := newFiles(t, binA)
+	var buf bytes.Buffer
+	c := New(Options{URLs: []string{strings.Replace(url, "http://", "http://user:s3cret@", 1)},
+		CachePath: t.TempDir(), Timeout: time.Second, Verbose: &buf})
+	if _, err := c.Debuginfo(id(t, binA)); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "GET "+url+"/buildid/") || !strings.Contains(out, "200 OK") || strings.Contains(out, "s3cret") {
+		t.Errorf("verbose output:\n%s", out)
+	}
+}
