@@ -335,11 +335,11 @@ func TestFaults(t *testing.T) {
 	}
 }
 
-// TestTwoClients: two clients sharing one cache (two bloop processes)
-// fetching the same file at once both get a whole, checked entry, and
-// leave no temporary file.
+// TestTwoClients: clients sharing one cache (bloop processes) fetching
+// the same file at once all get the whole, checked entry, which one of
+// them fetched, and leave no temporary file.
 func TestTwoClients(t *testing.T) {
-	_, url := newFiles(t, binA)
+	srv, url := newFiles(t, binA)
 	cache := t.TempDir()
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {
@@ -361,6 +361,9 @@ func TestTwoClients(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(p + ".*"); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+	if n := srv.requests.Load(); n != 1 {
+		t.Errorf("fetched %d times, want once", n)
 	}
 }
 

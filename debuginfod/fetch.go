@@ -86,6 +86,17 @@ func (c *Client) fetch(e entry) (string, error) {
 		c.cacheOnce.Do(func() { c.opt.Warn(err.Error() + "; fetching nothing") })
 		return "", err
 	}
+	// Another process may have fetched it while this one waited, for
+	// about what its failing would take.
+	defer lockDir(e.dir(), c.opt.Timeout+maxConnect)()
+	switch e.lookup() {
+	case hit:
+		if verify(e.path(), e) == nil {
+			return e.path(), nil
+		}
+	case negative:
+		return "", ErrNotFound
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	results := make(chan outcome, len(live))

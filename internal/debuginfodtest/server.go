@@ -73,7 +73,7 @@ func start(t testing.TB, bin, dir string) (*Server, error) {
 	s.cmd = exec.Command(bin, "-F", "-p", fmt.Sprint(port), "-d", filepath.Join(tmp, "db.sqlite"),
 		"-t", "0", "-g", "0", "-c", "1", dir)
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	dieWithParent(s.cmd)
 	if err := s.cmd.Start(); err != nil {
 		logf.Close()
 		return nil, err
