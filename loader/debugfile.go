@@ -11,11 +11,48 @@ import (
 // defaultDebugRoot is where distributions install -dbg/-dbgsym packages.
 const defaultDebugRoot = "/usr/lib/debug"
 
-// findDebugFile locates a separate debug file the way gdb does: by build-id
+// Where a separate debug file came from (Image.DebugSource).
+const (
+	DebugLocal      = "local"      // next to the binary or under a debug root
+	DebugDebuginfod = "debuginfod" // fetched by build-id (Options.Fetcher)
+)
+
+// DebugFetcher fetches the separate debug file of the ELF file whose
+// build-id is given, from elsewhere than this machine's files (package
+// debuginfod's Client); it returns the fetched file's path. Loading asks
+// it only when no local debug file is found.
+type DebugFetcher interface {
+	Debuginfo(buildID []byte) (string, error)
+}
+
+// findDebugFile locates a separate debug file as gdb does: on this
+// machine (findLocalDebugFile), else from opt.Fetcher by build-id, last
+// as gdb asks debuginfod last. from says which (DebugLocal or
+// DebugDebuginfod).
+func findDebugFile(path string, f *elf.File, opt Options) (p, from string) {
+	if p := findLocalDebugFile(path, f, opt.DebugDirs); p != "" {
+		return p, DebugLocal
+	}
+	if opt.Fetcher == nil {
+		return "", ""
+	}
+	id := buildID(f)
+	if len(id) == 0 {
+		return "", ""
+	}
+	// A miss is the fetcher's to report (once per run); loading goes on
+	// as without it.
+	if p, err := opt.Fetcher.Debuginfo(id); err == nil && usable(p, path) {
+		return p, DebugDebuginfod
+	}
+	return "", ""
+}
+
+// findLocalDebugFile locates a separate debug file the way gdb does: by build-id
 // under each debug root (.build-id/xx/rest.debug), then by .gnu_debuglink next
 // to the binary, in its .debug/ directory, and under each root + the binary's
 // directory. Extra roots from --debug-dir are searched first.
-func findDebugFile(path string, f *elf.File, extra []string) string {
+func findLocalDebugFile(path string, f *elf.File, extra []string) string {
 	roots := append(append([]string{}, extra...), defaultDebugRoot)
 	if id := buildID(f); len(id) >= 2 {
 		h := hex.EncodeToString(id)
@@ -106,24 +143,36 @@ func debugLink(f *elf.File) string {
 	return ""
 }
 
-// DebugFileOf returns the separate debug file Open would read for path
-// ("" when the binary has its own DWARF or none is found), reading only
-// the ELF headers: a structure cache keys on that file's content too.
+// DebugFileOf returns the separate debug file on this machine that Open
+// would read for path ("" when the binary has its own DWARF or none is
+// found), reading only the ELF headers.
 func DebugFileOf(path string, extra []string) (p string, err error) {
+	p, _, err = DebugFileFor(path, Options{DebugDirs: extra})
+	return p, err
+}
+
+// DebugFileFor returns the separate debug file Open would read for path
+// under opt, and where it came from (DebugLocal, DebugDebuginfod); ""
+// when the binary has its own DWARF or none is found. It reads only the
+// ELF headers (and fetches what Open would fetch, which Open then finds
+// in the fetcher's cache): a structure cache keys on that file's content
+// too.
+func DebugFileFor(path string, opt Options) (p, from string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			p, err = "", errorf(path, "malformed ELF (%v)", r)
+			p, from, err = "", "", errorf(path, "malformed ELF (%v)", r)
 		}
 	}()
 	f, err := elf.Open(path)
 	if err != nil {
-		return "", errorf(path, "bad ELF: %v", err)
+		return "", "", errorf(path, "bad ELF: %v", err)
 	}
 	defer f.Close()
 	if hasDWARF(f) {
-		return "", nil
+		return "", "", nil
 	}
-	return findDebugFile(path, f, extra), nil
+	p, from = findDebugFile(path, f, opt)
+	return p, from, nil
 }
 
 // BuildID returns the file's GNU build-id (its .note.gnu.build-id), or nil.

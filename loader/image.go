@@ -57,6 +57,9 @@ type Image struct {
 	Descriptors []*Descriptor
 	Lines       *LineTable
 	DebugFile   string // separate debug file used, or ""
+	// DebugSource says where DebugFile came from: DebugLocal or
+	// DebugDebuginfod; "" without one.
+	DebugSource string
 	// CallSites map calls to their exception landing pads (from the LSDAs
 	// that .eh_frame points to), sorted by address.
 	CallSites []CallSite
@@ -110,7 +113,10 @@ type Image struct {
 // Options tunes how an image is opened.
 type Options struct {
 	DebugDirs []string // extra roots searched for separate debug files
-	Workers   int      // goroutines for sections and compilation units; <= 0: GOMAXPROCS
+	// Fetcher, when set, is asked for a separate debug file by build-id
+	// when none is found on this machine (a debuginfod client).
+	Fetcher DebugFetcher
+	Workers int // goroutines for sections and compilation units; <= 0: GOMAXPROCS
 	// SkipDescriptors leaves Image.Descriptors and Subprogram.Desc empty.
 	// Only the thesis engine reads them, and on large C++ images they are
 	// a third of loading: every unit declares its headers' members again.
@@ -191,9 +197,9 @@ func Open(path string, opt Options) (img *Image, err error) {
 	if err := img.readSections(ef, self); err != nil {
 		return nil, err
 	}
-	dwFile, dwRaw, dbgPath := ef, self, ""
+	dwFile, dwRaw, dbgPath, dbgFrom := ef, self, "", ""
 	if !hasDWARF(ef) {
-		if p := findDebugFile(path, ef, opt.DebugDirs); p != "" {
+		if p, from := findDebugFile(path, ef, opt); p != "" {
 			df, raw, err := openELF(p)
 			var fb fileBytes
 			if err == nil {
@@ -203,11 +209,11 @@ func Open(path string, opt Options) (img *Image, err error) {
 			if err != nil {
 				img.Warnings = append(img.Warnings, fmt.Sprintf("%s: separate debug file unreadable: %v", p, err))
 			} else {
-				dwFile, dwRaw, dbgPath = df, fb, p
+				dwFile, dwRaw, dbgPath, dbgFrom = df, fb, p, from
 			}
 		}
 	}
-	img.DebugFile = dbgPath
+	img.DebugFile, img.DebugSource = dbgPath, dbgFrom
 	var dbgSyms *elf.File
 	if dwFile != ef {
 		dbgSyms = dwFile

@@ -391,6 +391,8 @@ func TestManifestRecords(t *testing.T) {
 		"refused":                    refused,
 		"zero wall time":             with(refused, "wall_seconds", 0),
 		"file operand":               with(written, "path", "loops", "operand", "loops", "rel", "loops"),
+		"local debug file":           with(written, "debug_file", "/usr/lib/debug/.build-id/ab/cdef.debug", "debug_source", "local"),
+		"debug file from debuginfod": with(cached, "debug_file", "/home/u/.cache/debuginfod_client/abcdef/debuginfo", "debug_source", "debuginfod"),
 	}
 	for name, r := range valid {
 		if err := schematest.Validate(schema.Manifest, r); err != nil {
@@ -412,6 +414,10 @@ func TestManifestRecords(t *testing.T) {
 		"no outcome":                   with(written, "outcome", nil),
 		"version 2":                    with(written, "version", 2),
 		"unknown field":                with(written, "size", 3),
+		"debug file, source unsaid":    with(written, "debug_file", "/tmp/x.debug"),
+		"debug source, no file":        with(written, "debug_source", "local"),
+		"unknown debug source":         with(written, "debug_file", "/tmp/x.debug", "debug_source", "ftp"),
+		"empty debug file":             with(written, "debug_file", "", "debug_source", "local"),
 		"negative count":               with(written, "loops", -1),
 		"fractional count":             with(written, "files", 1.5),
 		"negative wall time":           with(written, "wall_seconds", -0.1),

@@ -58,8 +58,9 @@ func Key(c *cache.Cache, bin string, opt Options) (string, error) {
 
 // keyInfo is a key with the debug file found while making it.
 type keyInfo struct {
-	key string
-	dbg string // the separate debug file, "" for none
+	key     string
+	dbg     string // the separate debug file, "" for none
+	dbgFrom string // where it came from (loader.DebugLocal, loader.DebugDebuginfod)
 }
 
 func keyOf(c *cache.Cache, bin string, opt Options) (keyInfo, error) {
@@ -72,12 +73,14 @@ func keyOf(c *cache.Cache, bin string, opt Options) (keyInfo, error) {
 	if err != nil {
 		return k, err
 	}
+	// The debug file actually used, fetched ones included: a structure
+	// made without debug info is not served once a debuginfod has it.
 	dbgSum := ""
-	if p, err := loader.DebugFileOf(bin, opt.Load.DebugDirs); err == nil && p != "" {
+	if p, from, err := loader.DebugFileFor(bin, opt.Load); err == nil && p != "" {
 		if dbgSum, err = c.FileHash(p); err != nil {
 			return k, err
 		}
-		k.dbg = p
+		k.dbg, k.dbgFrom = p, from
 	}
 	po := opt.Pipeline
 	norm := "default"
@@ -165,7 +168,7 @@ func Cached(c *cache.Cache, bin string, opt Options, w io.Writer) (*Result, erro
 		// Unreadable binary: Write gives the error every run gives.
 		return Write(bin, opt, w)
 	}
-	rel := relocation{module: opt.ModulePath, json: opt.JSON, bin: bin, dbg: k.dbg}
+	rel := relocation{module: opt.ModulePath, json: opt.JSON, bin: bin, dbg: k.dbg, dbgFrom: k.dbgFrom}
 	if h := c.Lookup(k.key); h != nil {
 		r, err := fromHit(h, rel, w)
 		h.Close()
@@ -264,6 +267,7 @@ type relocation struct {
 	module   string
 	json     bool
 	bin, dbg string
+	dbgFrom  string
 }
 
 // writer copies a structure file to w with the placeholder replaced by
@@ -381,7 +385,7 @@ func (rl relocation) show(w string) string {
 
 func (n notes) result(rel relocation) *Result {
 	r := &Result{NumProcs: n.Procs, NumFiles: n.Files, NumLoops: n.Loops,
-		NumInlined: n.Inlined, ProblemCounts: n.Problems}
+		NumInlined: n.Inlined, ProblemCounts: n.Problems, DebugFile: rel.dbg, DebugSource: rel.dbgFrom}
 	for _, w := range n.Warnings {
 		r.Warnings = append(r.Warnings, rel.show(w))
 	}

@@ -30,7 +30,11 @@ type Record struct {
 	Problems     map[string]int `json:"problems,omitempty"`
 	Corrupt      map[string]int `json:"corrupt,omitempty"`
 	Warnings     []string       `json:"warnings,omitempty"`
-	WallSeconds  float64        `json:"wall_seconds"`
+	// DebugFile and DebugSource say which separate debug file was read
+	// and where it came from ("local" or "debuginfod"); absent for none.
+	DebugFile   string  `json:"debug_file,omitempty"`
+	DebugSource string  `json:"debug_source,omitempty"`
+	WallSeconds float64 `json:"wall_seconds"`
 }
 
 // Outcomes of a Record.
@@ -71,6 +75,7 @@ func NewRecord(j Job, o *Outcome) Record {
 		r.Corrupt[c.Kind] += c.Count
 	}
 	r.Warnings = res.Warnings
+	r.DebugFile, r.DebugSource = res.DebugFile, res.DebugSource
 	return r
 }
 

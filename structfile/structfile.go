@@ -66,6 +66,10 @@ type Result struct {
 	// on every run, not only on the one that analysed it.
 	Warnings []string
 	Corrupt  []loader.Corruption
+	// DebugFile is the separate debug file read ("" for none) and
+	// DebugSource where it came from (loader.DebugLocal or
+	// loader.DebugDebuginfod), for -v and the manifest.
+	DebugFile, DebugSource string
 }
 
 // Open loads the binary, as the first phase of Write.
@@ -90,6 +94,7 @@ func Write(bin string, opt Options, w io.Writer) (*Result, error) {
 func WriteImage(img *loader.Image, opt Options, w io.Writer, r *Result) error {
 	t1 := time.Now()
 	r.Warnings, r.Corrupt = img.Warnings, img.Corrupt
+	r.DebugFile, r.DebugSource = img.DebugFile, img.DebugSource
 	path := opt.ModulePath
 	if path == "" {
 		path = img.Path

@@ -58,6 +58,13 @@ before the extension. A refused or failed input is one line; the others
 are still written. Exit 0 when every input was written, 1 if any was
 refused or failed, 2 for a usage error.
 
+A binary without DWARF whose debug file is not found on this machine
+(next to it, under /usr/lib/debug or a --debug-dir) has it fetched by
+build-id from the debuginfod servers of $DEBUGINFOD_URLS, into the cache
+elfutils' client, gdb and perf share ($DEBUGINFOD_CACHE_PATH, else
+~/.cache/debuginfod_client); --no-debuginfod or an empty $DEBUGINFOD_URLS
+turns that off.
+
 Results are cached by content (binary, debug file, bloop, options) in
 $HPCTOOLKIT_HPCSTRUCT_CACHE, else ~/.cache/bloop, and with --cache-url
 (or $BLOOP_CACHE_URL) on an HTTP cache server that machines share, such
@@ -72,6 +79,7 @@ type structFlags struct {
 	jobs                        *int
 	pretty, timing, verbose     *bool
 	quiet, noCache, showVersion *bool
+	noDebuginfod                *bool
 	cacheReadOnly               *bool
 	format, inline, norm        *string
 	proc                        *string
@@ -121,6 +129,7 @@ func newStructFlags() *structFlags {
 	f.manifest = fs.String("manifest", "", "write a JSON Lines record per input to `file` (- for stdout; schema/manifest-v1.json)")
 	f.shard = fs.String("shard", "", "analyse only shard `K/N` of the inputs (by a hash of each input's path below its operand)")
 	fs.Var(&f.debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
+	f.noDebuginfod = fs.Bool("no-debuginfod", false, "do not fetch debug files from the debuginfod servers of $DEBUGINFOD_URLS")
 	f.sysroot = fs.String("sysroot", "", "measurement directories: read each module from `dir` plus its recorded path when there, and separate debug files from dir/usr/lib/debug (the recording machine's files)")
 	return f
 }
@@ -145,7 +154,8 @@ func (f *structFlags) options() (structfile.Options, error) {
 	} else if *f.proc != "" {
 		return o, fmt.Errorf("--proc chooses the procedures of an HTML page: use it with --format html")
 	}
-	o.Load = loader.Options{DebugDirs: loader.SysrootDebugDirs(f.debugDirs, *f.sysroot), Workers: *f.jobs}
+	o.Load = loader.Options{DebugDirs: loader.SysrootDebugDirs(f.debugDirs, *f.sysroot), Workers: *f.jobs,
+		Fetcher: debugFetcher(*f.noDebuginfod)}
 	o.Pipeline = pipeline.Options{Workers: *f.jobs, SourceDirs: f.sourceDirs}
 	var err error
 	if o.Pipeline.Engine, err = pipeline.ParseEngine(*f.inline); err != nil {
@@ -400,6 +410,9 @@ func reportResult(f *structFlags, bin string, r *structfile.Result, popt pipelin
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", w)
 	}
 	reportCorrupt(os.Stderr, bin, r.Corrupt, *f.verbose)
+	if *f.verbose && r.DebugFile != "" {
+		fmt.Fprintf(os.Stderr, "bloop: %s: debug file %s (%s)\n", bin, r.DebugFile, r.DebugSource)
+	}
 	img := r.Image
 	if img == nil {
 		if *f.verbose {

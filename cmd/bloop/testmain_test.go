@@ -24,6 +24,10 @@ func TestMain(m *testing.M) {
 	// Nor a remote cache the environment names.
 	os.Unsetenv(cache.URLEnvVar)
 	os.Unsetenv(cache.TokenEnvVar)
+	// Nor the debuginfod servers it names: a test that wants one
+	// starts its own.
+	os.Unsetenv("DEBUGINFOD_URLS")
+	os.Setenv("DEBUGINFOD_CACHE_PATH", dir+"/debuginfod")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
