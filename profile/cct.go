@@ -17,6 +17,7 @@ import (
 	"bloop/golden"
 	"bloop/sample"
 	"bloop/scopes"
+	"bloop/unwind"
 )
 
 // Node is a node of a calling-context tree.
@@ -285,19 +286,20 @@ func (p *Profile) add(s *sample.Sample) {
 		p.attribute(s, frames, out)
 		return
 	}
-	u := p.sp.unwindSample(s)
-	frames, out := u.frames, u.out
+	st, look := stackOf(s), p.sp.lookupAt(s.Pid, s.Time)
+	u := unwind.Unwind(st, look)
+	frames, out := p.sp.framesAt(s.Pid, s.Time, u.PCs), u.Out
 	p.Outcomes[out]++
-	p.FPOutcomes[p.sp.fpUnwind(s)]++
-	p.FPSteps += uint64(u.fpSteps)
+	p.FPOutcomes[unwind.UnwindFP(st, look)]++
+	p.FPSteps += uint64(u.FPSteps)
 	if out == Truncated {
 		p.Truncated++
 	}
 	if out == Complete {
-		p.StackUse = max(p.StackUse, u.stackUse)
+		p.StackUse = max(p.StackUse, u.StackUse)
 	}
-	if u.reason != "" {
-		p.Reasons[u.reason]++
+	if u.Reason != "" {
+		p.Reasons[u.Reason]++
 	}
 	if s.Kernel {
 		frames = append(p.sp.kernelFrames(s, p.Meta.OSRelease), frames...)
