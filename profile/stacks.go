@@ -1,7 +1,5 @@
 package profile
 
-import "sort"
-
 // stacks is the tree of the unwound stacks, frame by frame from the
 // outermost, per thread: the calling-context tree at the level of
 // instructions (the scope trees merge the addresses of a scope), which
@@ -9,7 +7,12 @@ import "sort"
 // there.
 type stacks struct {
 	threads map[uint32]*stackNode
-	seq     int // stacks met so far
+	// kids holds every node below its parent (one map for the tree: most
+	// nodes have one child).
+	kids map[stackEdge]*stackNode
+	// ends are the nodes stacks end at, in the order of their first
+	// sample.
+	ends []stack
 }
 
 // stackKey is a frame's place; the zero key is the [partial] root.
@@ -18,26 +21,26 @@ type stackKey struct {
 	addr uint64
 }
 
+type stackEdge struct {
+	parent *stackNode
+	key    stackKey
+}
+
 type stackNode struct {
 	frame  Frame // the zero Frame for a thread's root and [partial]
 	parent *stackNode
-	kids   map[stackKey]*stackNode
-	// count and values (per event) are the samples ending here; seq
-	// orders the stacks by their first sample.
+	// count and values (per event) are the samples ending here.
 	count  int64
 	values []int64
-	seq    int
 }
 
-func (n *stackNode) child(k stackKey, f Frame) *stackNode {
-	if c, ok := n.kids[k]; ok {
+func (s *stacks) child(n *stackNode, k stackKey, f Frame) *stackNode {
+	e := stackEdge{n, k}
+	if c, ok := s.kids[e]; ok {
 		return c
 	}
-	if n.kids == nil {
-		n.kids = map[stackKey]*stackNode{}
-	}
 	c := &stackNode{frame: f, parent: n}
-	n.kids[k] = c
+	s.kids[e] = c
 	return c
 }
 
@@ -45,7 +48,7 @@ func (n *stackNode) child(k stackKey, f Frame) *stackNode {
 // when out is not Complete) with its value w of event ev.
 func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) {
 	if s.threads == nil {
-		s.threads = map[uint32]*stackNode{}
+		s.threads, s.kids = map[uint32]*stackNode{}, map[stackEdge]*stackNode{}
 	}
 	n := s.threads[tid]
 	if n == nil {
@@ -53,15 +56,14 @@ func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) 
 		s.threads[tid] = n
 	}
 	if out != Complete {
-		n = n.child(stackKey{}, Frame{})
+		n = s.child(n, stackKey{}, Frame{})
 	}
 	for i := len(frames) - 1; i >= 0; i-- {
 		f := frames[i]
-		n = n.child(stackKey{f.Mod, f.Addr}, f)
+		n = s.child(n, stackKey{f.Mod, f.Addr}, f)
 	}
 	if n.count == 0 {
-		s.seq++
-		n.seq = s.seq
+		s.ends = append(s.ends, stack{tid, n})
 	}
 	n.count++
 	for len(n.values) <= ev {
@@ -92,20 +94,4 @@ func (st stack) frames() ([]Frame, bool) {
 }
 
 // list returns the distinct stacks in the order of their first sample.
-func (s *stacks) list() []stack {
-	var out []stack
-	var walk func(tid uint32, n *stackNode)
-	walk = func(tid uint32, n *stackNode) {
-		if n.count > 0 {
-			out = append(out, stack{tid, n})
-		}
-		for _, c := range n.kids {
-			walk(tid, c)
-		}
-	}
-	for tid, root := range s.threads {
-		walk(tid, root)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].leaf.seq < out[j].leaf.seq })
-	return out
-}
+func (s *stacks) list() []stack { return s.ends }
