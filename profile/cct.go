@@ -3,20 +3,23 @@
 // unwind), and every frame is expanded into the static scopes bloop
 // recovers for its address (procedure, inlined calls, loops, statement),
 // so loops and inlined code appear inside full call paths (HPCToolkit's
-// fusion of call paths with program structure). Views: top-down,
-// bottom-up, flat; a pprof writer.
+// fusion of call paths with program structure).
+//
+// Data flows one way: a Source (source.go: bloop's recordings and
+// perf.data files in recording.go, HPCToolkit measurement directories in
+// hpcrun.go) gives each sample as a Path; the one insertion (insert.go)
+// files it in the model (this file: Profile, Node, Elem, metrics,
+// threads) and in the tree of stacks (stacks.go); the views (views.go:
+// top-down, bottom-up, flat) and the pprof profile (pprof.go) are made
+// from the finished trees.
 package profile
 
 import (
 	"fmt"
-	"os"
-	"sort"
-	"strings"
 
 	"bloop/cache"
 	"bloop/sample"
 	"bloop/scopes"
-	"bloop/structure"
 )
 
 // Node is a node of a calling-context tree.
@@ -150,8 +153,8 @@ type Profile struct {
 	// (a structure file's LM naming another path than its module's).
 	Warnings []string
 
-	pprof     *pprofBuilder
-	evScratch []uint64 // insert's per-event values of one sample
+	stacks    stacks   // the samples' stacks, for pprof
+	evScratch []uint64 // insertScopes' per-event values of one sample
 	sp        *space
 	elems     map[elemKey]*Elem // scopes for addresses without structure
 	// aliases are the symbol names of each procedure scope met, for
@@ -174,199 +177,7 @@ var partial = &Elem{Kind: ElemProc, Name: "[partial]"}
 
 func newProfile(opt Options) *Profile {
 	return &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}, Comms: map[uint32]string{},
-		Reasons: map[string]uint64{}, elems: map[elemKey]*Elem{}, bound: map[*Module]*scopeIndex{}, opt: opt,
-		pprof: newPprofBuilder()}
-}
-
-// Build reads and attributes a recording: bloop's own, a perf.data file,
-// or an HPCToolkit measurement directory.
-func Build(path string, opt Options) (*Profile, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return buildMeasurements(path, opt)
-	}
-	p := newProfile(opt)
-	var lms []structLM
-	for _, f := range opt.StructFiles {
-		doc, err := structure.ParseFile(f)
-		if err != nil {
-			return nil, err
-		}
-		lms = append(lms, indexDoc(doc)...)
-	}
-	sp := newSpaceFor(opt)
-	p.sp = sp
-	defer sp.close()
-	// Pass 1: everything but the samples (mappings come before the samples
-	// that need them, but per-CPU buffers interleave, so take them all).
-	var mmaps []sample.Mmap
-	var forks []sample.Task
-	err := sample.ScanAny(path, func(v any) error {
-		switch v := v.(type) {
-		case sample.Meta:
-			p.Meta = v
-		case sample.BuildID:
-			sp.buildIDs[v.Path] = v.ID
-		case sample.Mmap:
-			mmaps = append(mmaps, v)
-		case sample.Fork:
-			forks = append(forks, sample.Task(v))
-		case sample.Comm:
-			p.Comms[v.Tid] = v.Name
-		case sample.Lost:
-			p.Lost += uint64(v)
-		case sample.Stats:
-			p.Stats, p.HasStats = v, true
-		case sample.Status:
-			p.Stats.Apply(v)
-		case sample.Blob:
-			sp.blobs[v.Name] = v.Data
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := p.selectEvent(path, opt.Event); err != nil {
-		return nil, err
-	}
-	// Replay mappings and forks in time order: a child process inherits
-	// the mappings its parent had when it forked.
-	sort.SliceStable(forks, func(i, j int) bool { return forks[i].Time < forks[j].Time })
-	sort.SliceStable(mmaps, func(i, j int) bool { return mmaps[i].Time < mmaps[j].Time })
-	for i, j := 0, 0; i < len(mmaps) || j < len(forks); {
-		if j == len(forks) || i < len(mmaps) && mmaps[i].Time <= forks[j].Time {
-			sp.addMmap(mmaps[i])
-			i++
-		} else {
-			sp.fork(forks[j])
-			j++
-		}
-	}
-	if err := p.bindStructures(lms, sp.sortedModules()); err != nil {
-		return nil, err
-	}
-	// Pass 2: unwind and attribute each sample.
-	err = sample.ScanAny(path, func(v any) error {
-		if s, ok := v.(*sample.Sample); ok {
-			p.add(s)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	p.Modules = sp.sortedModules()
-	p.Warnings = append(p.Warnings, sp.warnings...)
-	return p, nil
-}
-
-// selectEvent sets the event the trees hold: the one named, else the
-// first; path names the recording in errors.
-func (p *Profile) selectEvent(path, name string) error {
-	names := p.Meta.EventNames()
-	p.EventSamples = make([]uint64, len(names))
-	p.EventTotals = make([]uint64, len(names))
-	if name == "" {
-		return nil
-	}
-	for i, n := range names {
-		if n == name {
-			p.Event = i
-			return nil
-		}
-	}
-	return fmt.Errorf("%s: no event %q (it has %s)", path, name, strings.Join(names, ", "))
-}
-
-func (p *Profile) add(s *sample.Sample) {
-	if s.NoRegs {
-		frames, out := p.sp.chainFrames(s, p.Meta.OSRelease)
-		p.Chains++
-		p.attribute(s, frames, out)
-		return
-	}
-	u := p.sp.unwindSample(s)
-	frames, out := u.frames, u.out
-	p.Outcomes[out]++
-	p.FPOutcomes[p.sp.fpUnwind(s)]++
-	p.FPSteps += uint64(u.fpSteps)
-	if out == Truncated {
-		p.Truncated++
-	}
-	if out == Complete {
-		p.StackUse = max(p.StackUse, u.stackUse)
-	}
-	if u.reason != "" {
-		p.Reasons[u.reason]++
-	}
-	if s.Kernel {
-		frames = append(p.sp.kernelFrames(s, p.Meta.OSRelease), frames...)
-	}
-	p.attribute(s, frames, out)
-}
-
-// attribute files one unwound sample (frames innermost first) in the
-// calling-context trees, when it is of their event, and the pprof
-// profile.
-func (p *Profile) attribute(s *sample.Sample, frames []Frame, out Outcome) {
-	p.Samples++
-	w := uint64(1)
-	if p.Meta.Perf {
-		w = s.Period
-	}
-	ev := s.Event
-	if ev < 0 || ev >= len(p.EventTotals) {
-		return
-	}
-	p.EventSamples[ev]++
-	p.EventTotals[ev] += w
-	if ev == p.Event || len(p.EventTotals) > 1 {
-		var path []*Elem
-		if out != Complete {
-			path = append(path, partial)
-		}
-		for i := len(frames) - 1; i >= 0; i-- {
-			path = append(path, p.scopesOf(frames[i])...)
-		}
-		p.insert(s.Tid, path, ev, w)
-	}
-	p.pprof.add(s.Tid, frames, out, p.scopesOf, ev, w)
-}
-
-// insert adds one sample's scope path (outermost first) with its value
-// w of event ev to the merged and the thread's tree.
-func (p *Profile) insert(tid uint32, path []*Elem, ev int, w uint64) {
-	if ev == p.Event {
-		p.Total += w
-	}
-	tr := p.Threads[tid]
-	if tr == nil {
-		tr = &Node{Label: fmt.Sprintf("thread %d", tid)}
-		p.Threads[tid] = tr
-	}
-	shown := uint64(0)
-	if ev == p.Event {
-		shown = w
-	}
-	var vec []uint64
-	if n := len(p.EventTotals); n > 1 {
-		// One scratch vector for every sample: addVals copies it.
-		if len(p.evScratch) != n {
-			p.evScratch = make([]uint64, n)
-		}
-		clear(p.evScratch)
-		vec = p.evScratch
-		vec[ev] = w
-	}
-	for _, root := range []*Node{p.Root, tr} {
-		n := root
-		n.addVals(shown, 0, vec, nil)
-		for _, e := range path {
-			n = n.child(e)
-			n.addVals(shown, 0, vec, nil)
-		}
-		n.addVals(0, shown, nil, vec)
-	}
+		Reasons: map[string]uint64{}, elems: map[elemKey]*Elem{}, bound: map[*Module]*scopeIndex{}, opt: opt}
 }
 
 // scopesOf expands a frame into its static scopes: from the module's

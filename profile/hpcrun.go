@@ -12,7 +12,6 @@ import (
 
 	"bloop/hpcrun"
 	"bloop/meas"
-	"bloop/structure"
 )
 
 // An HPCToolkit measurement directory holds one .hpcrun profile per
@@ -39,50 +38,58 @@ type MeasInfo struct {
 	Partial []uint64
 }
 
-// buildMeasurements reads an HPCToolkit measurement directory.
-func buildMeasurements(dir string, opt Options) (*Profile, error) {
+// measurements is the Source of an HPCToolkit measurement directory:
+// its profiles, read by prepare, are the paths' threads.
+type measurements struct {
+	dir     string
+	profs   []*hpcrun.Profile
+	mods    []map[uint16]*Module // per profile, by load-map id
+	metrics [][]int              // per profile, metric index to event index
+}
+
+// prepare reads the profiles, the events they measure and their modules.
+func (ms *measurements) prepare(p *Profile) error {
+	dir := ms.dir
 	files, err := meas.Profiles(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: a directory without .hpcrun profiles: not an hpcrun measurement directory", dir)
+		return fmt.Errorf("%s: a directory without .hpcrun profiles: not an hpcrun measurement directory", dir)
 	}
-	p := newProfile(opt)
 	p.Meas = &MeasInfo{Dir: dir}
-	sp := newSpaceFor(opt)
-	p.sp = sp
-	defer sp.close()
-	var profs []*hpcrun.Profile
 	for _, f := range files {
 		hp, err := hpcrun.Read(f)
 		if err != nil {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%v: its samples are not in the report", err))
 			continue
 		}
-		profs = append(profs, hp)
+		ms.profs = append(ms.profs, hp)
 	}
-	if len(profs) == 0 {
-		return nil, fmt.Errorf("%s: no readable .hpcrun profile (%s)", dir, strings.Join(p.Warnings, "; "))
+	if len(ms.profs) == 0 {
+		return fmt.Errorf("%s: no readable .hpcrun profile (%s)", dir, strings.Join(p.Warnings, "; "))
 	}
-	p.Meas.Profiles = len(profs)
+	p.Meas.Profiles = len(ms.profs)
 	p.readLogs(dir)
-	metrics := p.measMetrics(profs)
-	if err := p.selectEvent(dir, opt.Event); err != nil {
-		return nil, err
+	ms.metrics = p.measMetrics(ms.profs)
+	if err := p.selectEvent(dir, p.opt.Event); err != nil {
+		return err
 	}
 	p.Meas.Partial = make([]uint64, len(p.EventTotals))
-	mods := make([]map[uint16]*Module, len(profs))
-	for i, hp := range profs {
-		mods[i] = measModules(sp, dir, hp)
+	ms.mods = make([]map[uint16]*Module, len(ms.profs))
+	for i, hp := range ms.profs {
+		ms.mods[i] = measModules(p.sp, dir, hp)
 	}
-	p.bindMeasStructures(dir, sp.sortedModules())
-	for i, hp := range profs {
-		p.addThread(uint32(i), hp, mods[i], metrics[i])
+	p.bindMeasStructures(dir, p.sp.sortedModules())
+	return nil
+}
+
+// paths gives the values of each profile, a thread each.
+func (ms *measurements) paths(p *Profile, add func(Path)) error {
+	for i, hp := range ms.profs {
+		p.addThread(uint32(i), hp, ms.mods[i], ms.metrics[i], add)
 	}
-	p.Modules = sp.sortedModules()
-	p.Warnings = append(p.Warnings, sp.warnings...)
-	return p, nil
+	return nil
 }
 
 // measMetrics makes the events of the report: every metric with values
@@ -155,15 +162,10 @@ func fileExists(p string) bool {
 // against the structure first; one whose file is gone takes the
 // structure on its name (the structure is all hpcprof has of it too).
 func (p *Profile) bindMeasStructures(dir string, mods []*Module) {
-	var lms []structLM
-	for _, f := range append(meas.StructFiles(dir), p.opt.StructFiles...) {
-		doc, err := structure.ParseFile(f)
-		if err != nil {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%v: not used", err))
-			continue
-		}
-		lms = append(lms, indexDoc(doc)...)
-	}
+	lms, _ := structLMs(append(meas.StructFiles(dir), p.opt.StructFiles...), func(err error) error {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%v: not used", err))
+		return nil
+	})
 	for _, lm := range lms {
 		for _, m := range mods {
 			if filepath.Clean(lm.name) != m.Path || p.bound[m] != nil {
@@ -208,8 +210,8 @@ func (mp *measPath) path(scopes []*Elem, frames []Frame, chain []*measPath) ([]*
 	return scopes, frames, chain
 }
 
-// addThread files one profile's values in the trees.
-func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Module, events []int) {
+// addThread passes one profile's values, at their nodes' paths, to add.
+func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Module, events []int, add func(Path)) {
 	label := threadLabel(hp)
 	p.Comms[tid] = label
 	paths := make(map[uint32]*measPath, len(hp.Nodes))
@@ -222,7 +224,7 @@ func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Mod
 		paths[n.ID] = p.measNode(n, parent, mods)
 	}
 	var (
-		scopes []*Elem
+		scopes = []*Elem{} // never nil: the path's scopes are given
 		frames []Frame
 		chain  []*measPath
 		at     *measPath // the node scopes and frames are of
@@ -249,18 +251,11 @@ func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Mod
 			scopes, frames, chain = mp.path(scopes, frames, chain)
 			at = mp
 		}
-		p.Samples++
-		p.EventSamples[ev]++
-		p.EventTotals[ev] += wi
-		if mp.partial {
-			p.Meas.Partial[ev] += wi
-		}
-		p.insert(tid, scopes, ev, wi)
 		out := Complete
 		if mp.partial {
 			out = Failed
 		}
-		p.pprof.add(tid, frames, out, p.scopesOf, ev, wi)
+		add(Path{Tid: tid, Frames: frames, Out: out, Scopes: scopes, Event: ev, Value: wi})
 	}
 	if bad > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %d values at nodes that cannot be placed (%s): not in the report", label, bad, firstBad))

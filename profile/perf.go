@@ -12,6 +12,7 @@ import (
 	"bloop/loader"
 	"bloop/perfevent"
 	"bloop/sample"
+	"bloop/unwind"
 )
 
 // Samples of perf.data files come in three kinds: with registers and a
@@ -177,7 +178,7 @@ func (sp *space) chainFrames(s *sample.Sample, osRelease string) ([]Frame, Outco
 			return false
 		}
 		frames = append(frames, Frame{Mod: mod, Addr: addr, PC: pc})
-		if endsPath(mod, addr, first) {
+		if unwind.EndsPath(mod.Unw, addr, first) {
 			out = Complete
 			return false
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// pprofBuilder collects the pprof profile while samples are attributed.
+// pprofBuilder makes the pprof profile from the tree of stacks.
 // Each frame becomes a Location whose Lines are its scopes innermost first:
 // inlined calls as pprof's inline frames, and loops as frames of their own
 // (functions named "loop at file:line") so that flame graphs show them.
@@ -17,11 +17,9 @@ import (
 // call site), never a loop's header: per-line views (pprof -list) then put
 // each sample on its line, not all of a loop's samples on its first line.
 type pprofBuilder struct {
-	funcs   map[funcKey]*profile.Function
-	locs    map[locKey]*profile.Location
-	maps    map[*Module]*profile.Mapping
-	samples map[string]*pprofSample
-	order   []*pprofSample // first-seen order, for a stable output
+	funcs map[funcKey]*profile.Function
+	locs  map[locKey]*profile.Location
+	maps  map[*Module]*profile.Mapping
 
 	funcList []*profile.Function
 	locList  []*profile.Location
@@ -48,7 +46,7 @@ type pprofSample struct {
 
 func newPprofBuilder() *pprofBuilder {
 	return &pprofBuilder{funcs: map[funcKey]*profile.Function{}, locs: map[locKey]*profile.Location{},
-		maps: map[*Module]*profile.Mapping{}, samples: map[string]*pprofSample{}}
+		maps: map[*Module]*profile.Mapping{}}
 }
 
 // function returns the one Function of a name and file.
@@ -126,32 +124,25 @@ func (b *pprofBuilder) partialLocation() *profile.Location {
 	return l
 }
 
-// add records one sample's stack (frames innermost first), of event ev
-// with value w.
-func (b *pprofBuilder) add(tid uint32, frames []Frame, out Outcome, scopes func(Frame) []*Elem, ev int, w uint64) {
-	locs := make([]*profile.Location, 0, len(frames)+1)
-	for _, f := range frames {
-		locs = append(locs, b.location(f, scopes))
+// samples makes the stacks' samples, their Locations (and Functions and
+// Mappings) numbered in the order of the stacks' first samples, as they
+// would be had each sample been added as it came; the samples with the
+// most samples first.
+func (b *pprofBuilder) samples(st *stacks, scopes func(Frame) []*Elem) []*pprofSample {
+	var out []*pprofSample
+	for _, s := range st.list() {
+		frames, partial := s.frames()
+		locs := make([]*profile.Location, 0, len(frames)+1)
+		for _, f := range frames {
+			locs = append(locs, b.location(f, scopes))
+		}
+		if partial {
+			locs = append(locs, b.partialLocation())
+		}
+		out = append(out, &pprofSample{locs: locs, tid: s.tid, count: s.leaf.count, values: s.leaf.values})
 	}
-	if out != Complete {
-		locs = append(locs, b.partialLocation())
-	}
-	var key strings.Builder
-	fmt.Fprint(&key, tid)
-	for _, l := range locs {
-		fmt.Fprintf(&key, " %d", l.ID)
-	}
-	ps := b.samples[key.String()]
-	if ps == nil {
-		ps = &pprofSample{locs: locs, tid: tid}
-		b.samples[key.String()] = ps
-		b.order = append(b.order, ps)
-	}
-	ps.count++
-	for len(ps.values) <= ev {
-		ps.values = append(ps.values, 0)
-	}
-	ps.values[ev] += int64(w)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].count > out[j].count })
+	return out
 }
 
 // Pprof returns the profile in pprof's form: sample counts and CPU time
@@ -160,7 +151,8 @@ func (p *Profile) Pprof() *profile.Profile {
 	if p.Meta.Perf || p.Meas != nil {
 		return p.perfPprof()
 	}
-	b := p.pprof
+	b := newPprofBuilder()
+	order := b.samples(&p.stacks, p.scopesOf)
 	period := int64(1_000_000)
 	if p.Meta.Freq > 0 {
 		period = int64(1e9 / float64(p.Meta.Freq))
@@ -176,8 +168,6 @@ func (p *Profile) Pprof() *profile.Profile {
 		Location:      b.locList,
 		Function:      b.funcList,
 	}
-	order := append([]*pprofSample(nil), b.order...)
-	sort.SliceStable(order, func(i, j int) bool { return order[i].count > order[j].count })
 	for _, s := range order {
 		out.Sample = append(out.Sample, &profile.Sample{Location: s.locs, Value: []int64{s.count, s.count * period},
 			NumLabel: map[string][]int64{"thread": {int64(s.tid)}}})
@@ -199,7 +189,8 @@ func (p *Profile) WritePprof(w io.Writer) error {
 // event, its unit nanoseconds for the clocks and count otherwise, after
 // the sample count; the default type is the event the views show.
 func (p *Profile) perfPprof() *profile.Profile {
-	b := p.pprof
+	b := newPprofBuilder()
+	order := b.samples(&p.stacks, p.scopesOf)
 	names := p.Meta.EventNames()
 	// A measurement directory's values are metrics at call paths, not
 	// samples: no count.
@@ -224,8 +215,6 @@ func (p *Profile) perfPprof() *profile.Profile {
 	if p.Event < len(names) {
 		out.DefaultSampleType = names[p.Event]
 	}
-	order := append([]*pprofSample(nil), b.order...)
-	sort.SliceStable(order, func(i, j int) bool { return order[i].count > order[j].count })
 	for _, s := range order {
 		v := make([]int64, len(types))
 		if counted {

@@ -24,7 +24,7 @@ func indexedModule(name string, entries ...indexEntry) *Module {
 // line 11, and line 14 outside the loop; one sample's unwind failed.
 func pprofSynthetic() *Profile {
 	p := &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}, Reasons: map[string]uint64{},
-		elems: map[elemKey]*Elem{}, pprof: newPprofBuilder()}
+		elems: map[elemKey]*Elem{}}
 	p.Meta = sample.Meta{Command: []string{"prog"}, Freq: 1000}
 	p.selectEvent("synthetic", "")
 	mainP := &Elem{Kind: ElemProc, Name: "main", Module: "prog", File: "m.c", Line: 1}
@@ -56,7 +56,7 @@ func pprofSynthetic() *Profile {
 		{1, 1, at(0x2018), Failed},
 	} {
 		for range s.n {
-			p.attribute(&sample.Sample{Tid: s.tid}, s.frames, s.out)
+			p.insert(Path{Tid: s.tid, Frames: s.frames, Out: s.out, Value: 1})
 		}
 	}
 	return p

@@ -121,6 +121,7 @@ func (s *space) module(path string) *Module {
 	}
 	m.Img = img
 	m.Unw = unwind.NewModule(img)
+	m.Unw.Name = m.Name // the vdso's file is a copy
 	return m
 }
 

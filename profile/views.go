@@ -314,6 +314,7 @@ type flatKey struct {
 // samples whose innermost scope it is.
 func (p *Profile) Flat(lines bool) []FlatEntry {
 	acc := map[flatKey]*FlatEntry{}
+	var order []*FlatEntry // first met first: ties keep one order
 	var walk func(n *Node)
 	walk = func(n *Node) {
 		if n.hasExcl() {
@@ -328,6 +329,7 @@ func (p *Profile) Flat(lines bool) []FlatEntry {
 				if fe == nil {
 					fe = &FlatEntry{Elem: a.Elem, Proc: owner}
 					acc[k] = fe
+					order = append(order, fe)
 				}
 				if !seen[k] {
 					seen[k] = true
@@ -346,11 +348,11 @@ func (p *Profile) Flat(lines bool) []FlatEntry {
 		}
 	}
 	walk(p.Root)
-	out := make([]FlatEntry, 0, len(acc))
-	for _, fe := range acc {
+	out := make([]FlatEntry, 0, len(order))
+	for _, fe := range order {
 		out = append(out, *fe)
 	}
-	sort.Slice(out, func(i, j int) bool {
+	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Incl != b.Incl {
 			return a.Incl > b.Incl

@@ -26,7 +26,7 @@ func synthetic() *Profile {
 	s32 := &Elem{Kind: ElemStmt, File: "r.c", Line: 32}
 	add := func(n int, tid uint32, path ...*Elem) {
 		for i := 0; i < n; i++ {
-			p.insert(tid, path, 0, 1)
+			p.insertScopes(tid, path, 0, 1)
 			p.Samples++
 		}
 	}
@@ -199,10 +199,10 @@ func TestEventColumns(t *testing.T) {
 	mainP := &Elem{Kind: ElemProc, Name: "main", Module: "prog"}
 	work := &Elem{Kind: ElemProc, Name: "work", Module: "prog"}
 	loop := &Elem{Kind: ElemLoop, File: "w.c", Line: 12}
-	p.insert(1, []*Elem{mainP, work, loop}, 0, 3000)
-	p.insert(1, []*Elem{mainP, work, loop}, 1, 7)
-	p.insert(1, []*Elem{mainP}, 1, 5)
-	p.insert(1, []*Elem{mainP, work}, 0, 1000)
+	p.insertScopes(1, []*Elem{mainP, work, loop}, 0, 3000)
+	p.insertScopes(1, []*Elem{mainP, work, loop}, 1, 7)
+	p.insertScopes(1, []*Elem{mainP}, 1, 5)
+	p.insertScopes(1, []*Elem{mainP, work}, 0, 1000)
 	var buf bytes.Buffer
 	p.WriteTopDown(&buf, ViewOptions{}, false)
 	want := `  cpu-clock                        page-faults

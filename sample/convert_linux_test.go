@@ -97,8 +97,9 @@ func TestConvertDecodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []any
-	if err := Scan(&buf, func(v any) error {
-		if s, ok := v.(*Sample); ok {
+	if err := Scan(&buf, func(e Entry) error {
+		var v any = e
+		if s, ok := e.(*Sample); ok {
 			v = *s
 		}
 		got = append(got, v)

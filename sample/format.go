@@ -427,7 +427,7 @@ type Recording struct {
 // ReadFile reads a whole recording; errors name the file.
 func ReadFile(path string) (*Recording, error) {
 	rec := &Recording{}
-	err := ScanFile(path, func(v any) error {
+	err := ScanFile(path, func(v Entry) error {
 		switch v := v.(type) {
 		case Meta:
 			rec.Meta = v
@@ -464,7 +464,7 @@ type (
 
 // ScanFile calls f on each record of the file in order (see Scan);
 // errors name the file.
-func ScanFile(path string, f func(any) error) error {
+func ScanFile(path string, f func(Entry) error) error {
 	file, err := os.Open(path)
 	if err != nil {
 		return err
@@ -482,7 +482,7 @@ var ErrFormat = errors.New("not a bloop recording or corrupt")
 // Scan reads records from r and calls f with each: Meta, Mmap, Comm, Fork,
 // Exit, *Sample, Lost, Stats or Blob. Records stream, so a recording
 // larger than memory can be read. An error from f stops the scan.
-func Scan(r io.Reader, f func(any) error) error {
+func Scan(r io.Reader, f func(Entry) error) error {
 	var hdr [12]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil || string(hdr[:8]) != Magic {
 		return fmt.Errorf("%w: bad header", ErrFormat)
@@ -508,7 +508,7 @@ func Scan(r io.Reader, f func(any) error) error {
 			return fmt.Errorf("%w: truncated record", ErrFormat)
 		}
 		d := &decoder{b: p}
-		var v any
+		var v Entry
 		switch rh[0] {
 		case KindMeta:
 			m := Meta{}

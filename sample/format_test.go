@@ -96,7 +96,7 @@ func TestBadInput(t *testing.T) {
 func TestScanStops(t *testing.T) {
 	stop := errors.New("stop")
 	n := 0
-	err := Scan(bytes.NewReader(writeAll(t)), func(any) error { n++; return stop })
+	err := Scan(bytes.NewReader(writeAll(t)), func(Entry) error { n++; return stop })
 	if err != stop || n != 1 {
 		t.Fatalf("Scan = %v after %d records", err, n)
 	}
@@ -111,7 +111,7 @@ func FuzzScan(f *testing.F) {
 	f.Add(writeAll(f))
 	f.Add(sharedStacks(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		err := Scan(bytes.NewReader(b), func(v any) error {
+		err := Scan(bytes.NewReader(b), func(v Entry) error {
 			if s, ok := v.(*Sample); ok && uint64(len(s.Stack)) > uint64(len(b))*uint64(len(b)+1) {
 				t.Fatalf("a stack of %d bytes from %d bytes of input", len(s.Stack), len(b))
 			}
@@ -192,7 +192,7 @@ func TestSharedStack(t *testing.T) {
 		t.Errorf("%d bytes written for %d bytes of stack, want at most %d", buf.Len(), total, limit)
 	}
 	var out []*Sample
-	if err := Scan(&buf, func(v any) error { out = append(out, v.(*Sample)); return nil }); err != nil {
+	if err := Scan(&buf, func(v Entry) error { out = append(out, v.(*Sample)); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	for i := range in {
@@ -277,7 +277,7 @@ func TestReadVersion1(t *testing.T) {
 	b = append(append(b, KindSample), binary.LittleEndian.AppendUint32(nil, uint32(len(p)))...)
 	b = append(b, p...)
 	var got []*Sample
-	err := Scan(bytes.NewReader(b), func(v any) error {
+	err := Scan(bytes.NewReader(b), func(v Entry) error {
 		if s, ok := v.(*Sample); ok {
 			c := *s
 			got = append(got, &c)
@@ -308,7 +308,7 @@ func TestRoundTripLR(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []Sample
-	if err := Scan(&buf, func(v any) error {
+	if err := Scan(&buf, func(v Entry) error {
 		if s, ok := v.(*Sample); ok {
 			got = append(got, *s)
 		}

@@ -1,8 +1,6 @@
 package sample
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"math/bits"
@@ -81,26 +79,13 @@ func IsPerfFile(path string) (bool, error) {
 	return perfevent.IsPerfData(head[:n]), nil
 }
 
-// ScanAny scans a bloop recording (ScanFile) or a perf.data file
-// (ScanPerf), told apart by their contents.
-func ScanAny(path string, f func(any) error) error {
-	perf, err := IsPerfFile(path)
-	if err != nil {
-		return err
-	}
-	if perf {
-		return ScanPerf(path, f)
-	}
-	return ScanFile(path, f)
-}
-
 // ScanPerf calls f on each record of a perf.data file as Scan does for a
 // recording: first a Meta naming every event (Meta.Events), then Mmap
 // (executable mappings only), Comm, Fork, Exit, *Sample (with its event,
 // period and callchain; registers and stack with --call-graph dwarf),
 // Lost, and last a BuildID per module perf recorded one for. Errors
 // name the file.
-func ScanPerf(path string, f func(any) error) error {
+func ScanPerf(path string, f func(Entry) error) error {
 	pf, err := perfevent.Open(path)
 	if err != nil {
 		return err
@@ -169,7 +154,7 @@ func newPerfConverter(pf *perfevent.File) *perfConverter {
 	return &perfConverter{file: pf, regs: regs, regsOK: ok}
 }
 
-func (c *perfConverter) record(r perfevent.Record, f func(any) error) error {
+func (c *perfConverter) record(r perfevent.Record, f func(Entry) error) error {
 	switch r := r.(type) {
 	case *perfevent.Sample:
 		return f(c.sample(r))
@@ -274,21 +259,4 @@ func perfComm(r *perfevent.Comm) Comm {
 
 func perfTask(r *perfevent.Task) Task {
 	return Task{Pid: r.Pid, Ppid: r.Ppid, Tid: r.Tid, Ptid: r.Ptid, Time: r.Time}
-}
-
-// ScanAnyReader is ScanAny for data in memory (the fuzz targets): a
-// perf.data image or a recording.
-func ScanAnyReader(data []byte, f func(any) error) error {
-	if !perfevent.IsPerfData(data) {
-		return Scan(bufio.NewReader(bytes.NewReader(data)), f)
-	}
-	pf, err := perfevent.NewFile(bytes.NewReader(data), int64(len(data)), "perf data")
-	if err != nil {
-		return err
-	}
-	if err := f(perfMeta(pf)); err != nil {
-		return err
-	}
-	conv := newPerfConverter(pf)
-	return pf.Records(func(r perfevent.Record) error { return conv.record(r, f) })
 }

@@ -22,6 +22,9 @@ import (
 // It is safe for concurrent use.
 type Module struct {
 	Img *loader.Image
+	// Name is the module's base name where it was mapped (its file may be
+	// a copy by another name): the walk tells the dynamic loader by it.
+	Name string
 	// arch decodes the module's code; framer classifies frame operations
 	// (nil for instruction sets the unwinder does not know yet).
 	arch   isa.Arch
@@ -57,7 +60,7 @@ type Proc struct {
 func NewModule(img *loader.Image) *Module {
 	arch := isa.For(img.Machine)
 	framer, _ := arch.(isa.Framer)
-	m := &Module{Img: img, arch: arch, framer: framer, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}}
+	m := &Module{Img: img, Name: img.Name, arch: arch, framer: framer, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}}
 	if framer != nil {
 		m.abi = framer.ABI()
 		m.entry = entryOf(m.abi)

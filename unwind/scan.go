@@ -110,34 +110,8 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			addr += uint64(op.Len)
 			continue
 		}
-		fresh := false
-		if rec, ok := s.fwd[addr]; ok {
-			switch {
-			case brk:
-				cur, guessed, fresh = rec.st, rec.guessed, true
-				if !guessed {
-					s.guessStart = -1
-				}
-			case rec.st != cur && afterCall && !rec.guessed:
-				// After a call that may not return (gcc's cold code is a
-				// chain of blocks ending in calls to _Unwind_Resume and
-				// the like) a known state at a branch target wins.
-				cur, guessed, fresh = rec.st, false, true
-				s.guessStart = -1
-			case guessed && !rec.guessed && s.guessStart >= 0:
-				// Falling into a branch target whose state is known: it
-				// settles the guess, whether it confirms it (then the run
-				// is known, and can repair later guesses that jump back
-				// into it) or not (then the run is shifted to agree).
-				cur = s.fix(cur, rec.st)
-				guessed = false
-			}
-		} else if brk {
-			if brkCanon {
-				cur = s.canonical()
-			}
-			guessed, fresh = true, true
-		}
+		var fresh bool
+		cur, guessed, fresh = s.arrive(addr, cur, guessed, brk, brkCanon, afterCall)
 		s.add(addr, cur, guessed, fresh)
 		if !op.Pad && op.Flow != isa.Invalid {
 			last = lastJump{}
@@ -154,65 +128,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 		if op.BPSlot != isa.NoSlot || op.RASlot != isa.NoSlot || op.LR != isa.NoLR || next.copyReg != 0 && op.Reg == next.copyReg {
 			next = linkOps(next, op)
 		}
-		switch op.Frame {
-		case isa.SPAdd:
-			next.raDI = op.PopDI && next.spKnown && next.sp == 8 && !next.cfaBP
-			next.sp -= op.Imm
-			next.framed = next.framed || m.abi.LinkRegister && op.Imm < 0
-			s.frames = s.frames || op.Imm < 0
-		case isa.SPUnknown:
-			next.spKnown = false
-			s.spMoves = true
-		case isa.SPFromChain:
-			// The back chain at SP is the caller's SP once this procedure
-			// has allocated its frame.
-			next.spKnown = next.spKnown && next.sp > 0
-			next.sp = 0
-		case isa.SPFromBP:
-			next.spKnown, next.sp = next.bpKnown, next.bp-op.Imm
-			if m.abi.SPRestoreEndsFP && next.spKnown {
-				next.cfaBP = false
-			}
-		case isa.BPFromSP:
-			// Only BP pointing at the saved caller's BP (push rbp; mov
-			// rbp,rsp) is a frame pointer; otherwise (lea rbp,[rsp+d], or a
-			// mov deeper in the frame) rbp is an ordinary register that
-			// happens to hold a stack address, as .eh_frame also sees it.
-			next.bpKnown, next.bp = next.spKnown, next.sp-op.Imm
-			next.cfaBP = next.bpKnown && m.fpFrame(next, op)
-		case isa.BPWrite:
-			next.bpKnown, next.cfaBP = false, false
-		case isa.PushBP:
-			next.sp += 8
-			if !next.bpSaved && !next.bpKnown && next.spKnown {
-				next.bpSaved, next.bpSave = true, next.sp
-			}
-		case isa.PopBP:
-			if next.bpSaved && (!next.spKnown || next.sp == next.bpSave) {
-				next.bpSaved = false
-			}
-			next.sp -= 8
-			next.bpKnown, next.cfaBP = false, false
-		case isa.StoreBP:
-			if !next.bpSaved && !next.bpKnown && next.spKnown {
-				next.bpSaved, next.bpSave = true, next.sp-op.Imm
-			}
-		case isa.LoadBP:
-			if next.bpSaved && next.spKnown && next.sp-op.Imm == next.bpSave {
-				next.bpSaved = false
-			}
-			next.bpKnown, next.cfaBP = false, false
-		case isa.Leave:
-			next.spKnown, next.sp = next.bpKnown, next.bp-8
-			next.bpKnown, next.cfaBP, next.bpSaved = false, false, false
-		case isa.Enter:
-			next.sp += 8
-			if !next.bpSaved && !next.bpKnown {
-				next.bpSaved, next.bpSave = next.spKnown, next.sp
-			}
-			next.bpKnown, next.bp, next.cfaBP = next.spKnown, next.sp, next.spKnown
-			next.sp += op.Imm
-		}
+		next = m.frameEffect(s, next, op)
 		switch op.Flow {
 		case isa.Call, isa.IndirectCall:
 			// The callee returns with LR (and r0, a scratch register)
@@ -264,6 +180,106 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 		addr += uint64(op.Len)
 	}
 	return s.recipes(), last
+}
+
+// arrive is the state the scan continues with at addr: a branch target's
+// recorded state, the canonical frame or a guess after an instruction
+// that does not fall through (brk), else cur; fresh marks a state not
+// reached by falling through.
+func (s *scanner) arrive(addr uint64, cur state, guessed, brk, brkCanon, afterCall bool) (_ state, _, fresh bool) {
+	if rec, ok := s.fwd[addr]; ok {
+		switch {
+		case brk:
+			cur, guessed, fresh = rec.st, rec.guessed, true
+			if !guessed {
+				s.guessStart = -1
+			}
+		case rec.st != cur && afterCall && !rec.guessed:
+			// After a call that may not return (gcc's cold code is a
+			// chain of blocks ending in calls to _Unwind_Resume and
+			// the like) a known state at a branch target wins.
+			cur, guessed, fresh = rec.st, false, true
+			s.guessStart = -1
+		case guessed && !rec.guessed && s.guessStart >= 0:
+			// Falling into a branch target whose state is known: it
+			// settles the guess, whether it confirms it (then the run
+			// is known, and can repair later guesses that jump back
+			// into it) or not (then the run is shifted to agree).
+			cur = s.fix(cur, rec.st)
+			guessed = false
+		}
+	} else if brk {
+		if brkCanon {
+			cur = s.canonical()
+		}
+		guessed, fresh = true, true
+	}
+	return cur, guessed, fresh
+}
+
+// frameEffect is the state after the frame operation op (scan's first
+// half of an instruction's effect; the control flow is the second).
+func (m *Module) frameEffect(s *scanner, next state, op isa.FrameOp) state {
+	switch op.Frame {
+	case isa.SPAdd:
+		next.raDI = op.PopDI && next.spKnown && next.sp == 8 && !next.cfaBP
+		next.sp -= op.Imm
+		next.framed = next.framed || m.abi.LinkRegister && op.Imm < 0
+		s.frames = s.frames || op.Imm < 0
+	case isa.SPUnknown:
+		next.spKnown = false
+		s.spMoves = true
+	case isa.SPFromChain:
+		// The back chain at SP is the caller's SP once this procedure
+		// has allocated its frame.
+		next.spKnown = next.spKnown && next.sp > 0
+		next.sp = 0
+	case isa.SPFromBP:
+		next.spKnown, next.sp = next.bpKnown, next.bp-op.Imm
+		if m.abi.SPRestoreEndsFP && next.spKnown {
+			next.cfaBP = false
+		}
+	case isa.BPFromSP:
+		// Only BP pointing at the saved caller's BP (push rbp; mov
+		// rbp,rsp) is a frame pointer; otherwise (lea rbp,[rsp+d], or a
+		// mov deeper in the frame) rbp is an ordinary register that
+		// happens to hold a stack address, as .eh_frame also sees it.
+		next.bpKnown, next.bp = next.spKnown, next.sp-op.Imm
+		next.cfaBP = next.bpKnown && m.fpFrame(next, op)
+	case isa.BPWrite:
+		next.bpKnown, next.cfaBP = false, false
+	case isa.PushBP:
+		next.sp += 8
+		if !next.bpSaved && !next.bpKnown && next.spKnown {
+			next.bpSaved, next.bpSave = true, next.sp
+		}
+	case isa.PopBP:
+		if next.bpSaved && (!next.spKnown || next.sp == next.bpSave) {
+			next.bpSaved = false
+		}
+		next.sp -= 8
+		next.bpKnown, next.cfaBP = false, false
+	case isa.StoreBP:
+		if !next.bpSaved && !next.bpKnown && next.spKnown {
+			next.bpSaved, next.bpSave = true, next.sp-op.Imm
+		}
+	case isa.LoadBP:
+		if next.bpSaved && next.spKnown && next.sp-op.Imm == next.bpSave {
+			next.bpSaved = false
+		}
+		next.bpKnown, next.cfaBP = false, false
+	case isa.Leave:
+		next.spKnown, next.sp = next.bpKnown, next.bp-8
+		next.bpKnown, next.cfaBP, next.bpSaved = false, false, false
+	case isa.Enter:
+		next.sp += 8
+		if !next.bpSaved && !next.bpKnown {
+			next.bpSaved, next.bpSave = next.spKnown, next.sp
+		}
+		next.bpKnown, next.bp, next.cfaBP = next.spKnown, next.sp, next.spKnown
+		next.sp += op.Imm
+	}
+	return next
 }
 
 // add starts a new interval at addr when the state changes or a guess

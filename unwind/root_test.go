@@ -1,4 +1,4 @@
-package profile
+package unwind
 
 import (
 	"testing"
@@ -26,7 +26,8 @@ func TestAboutToStart(t *testing.T) {
 	}
 	code = append(code, body...)
 	img := loader.FromSections(loader.AMD64, []*loader.Section{{Name: ".text", Addr: base, Data: code}}, nil)
-	m := &Module{Img: img, Name: "libx.so"}
+	m := NewModule(img)
+	m.Name = "libx.so"
 	for _, tc := range []struct {
 		addr uint64
 		want bool

@@ -1,0 +1,84 @@
+package profile
+
+import "fmt"
+
+// A Path is one sample's call path and value: what every Source gives
+// the one insertion, whatever it read (a recording's unwound stacks,
+// perf's callchains, hpcrun's calling-context trees).
+type Path struct {
+	Tid    uint32
+	Frames []Frame // innermost first
+	// Out is how far the path got: below Complete it hangs from the
+	// [partial] root.
+	Out Outcome
+	// Scopes are the path's scopes, outermost first, when the source
+	// placed them itself (hpcrun's placeholder nodes have no frame); nil:
+	// the frames' scopes.
+	Scopes []*Elem
+	Event  int    // index in Meta.EventNames
+	Value  uint64 // 1 a sample in bloop's recordings, else its period or metric value
+}
+
+// insert files one path in the calling-context trees, when it is of
+// their event, and in the tree of stacks pprof's profile is made from.
+func (p *Profile) insert(x Path) {
+	p.Samples++
+	ev, w := x.Event, x.Value
+	if ev < 0 || ev >= len(p.EventTotals) {
+		return
+	}
+	p.EventSamples[ev]++
+	p.EventTotals[ev] += w
+	if p.Meas != nil && x.Out != Complete {
+		p.Meas.Partial[ev] += w
+	}
+	if ev == p.Event || len(p.EventTotals) > 1 {
+		path := x.Scopes
+		if path == nil {
+			if x.Out != Complete {
+				path = append(path, partial)
+			}
+			for i := len(x.Frames) - 1; i >= 0; i-- {
+				path = append(path, p.scopesOf(x.Frames[i])...)
+			}
+		}
+		p.insertScopes(x.Tid, path, ev, w)
+	}
+	p.stacks.add(x.Tid, x.Frames, x.Out, ev, w)
+}
+
+// insertScopes adds one sample's scope path (outermost first) with its
+// value w of event ev to the merged and the thread's tree.
+func (p *Profile) insertScopes(tid uint32, path []*Elem, ev int, w uint64) {
+	if ev == p.Event {
+		p.Total += w
+	}
+	tr := p.Threads[tid]
+	if tr == nil {
+		tr = &Node{Label: fmt.Sprintf("thread %d", tid)}
+		p.Threads[tid] = tr
+	}
+	shown := uint64(0)
+	if ev == p.Event {
+		shown = w
+	}
+	var vec []uint64
+	if n := len(p.EventTotals); n > 1 {
+		// One scratch vector for every sample: addVals copies it.
+		if len(p.evScratch) != n {
+			p.evScratch = make([]uint64, n)
+		}
+		clear(p.evScratch)
+		vec = p.evScratch
+		vec[ev] = w
+	}
+	for _, root := range []*Node{p.Root, tr} {
+		n := root
+		n.addVals(shown, 0, vec, nil)
+		for _, e := range path {
+			n = n.child(e)
+			n.addVals(shown, 0, vec, nil)
+		}
+		n.addVals(0, shown, nil, vec)
+	}
+}
