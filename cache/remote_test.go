@@ -17,39 +17,22 @@ import (
 	"time"
 
 	"bloop/internal/nginxtest"
+	"bloop/internal/testenv"
 )
-
-// warnings collects a remote tier's warning lines.
-type warnings struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (w *warnings) add(line string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.lines = append(w.lines, line)
-}
-
-func (w *warnings) get() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.lines...)
-}
 
 // fast are waits short enough for tests of servers that stall.
 var fast = RemoteOptions{DialTimeout: 500 * time.Millisecond, HeaderTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond}
 
 // remoteCache is a cache in a directory of its own (another machine)
 // with the remote tier at url.
-func remoteCache(t *testing.T, url string, opt RemoteOptions) (*Cache, *warnings) {
+func remoteCache(t *testing.T, url string, opt RemoteOptions) (*Cache, *testenv.Warnings) {
 	t.Helper()
 	c, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &warnings{}
-	opt.URL, opt.Warn = url, w.add
+	w := &testenv.Warnings{}
+	opt.URL, opt.Warn = url, w.Add
 	if err := c.SetRemote(opt); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +116,7 @@ func TestRemoteNginx(t *testing.T) {
 	if _, _, _, ok := lookup(b, Key("absent")); ok || b.RemoteStats().Misses != 1 {
 		t.Errorf("absent key: ok %v, stats %+v", ok, b.RemoteStats())
 	}
-	if w := append(wa.get(), wb.get()...); len(w) != 0 {
+	if w := append(wa.Lines(), wb.Lines()...); len(w) != 0 {
 		t.Errorf("warnings: %q", w)
 	}
 }
@@ -204,7 +187,7 @@ func TestRemoteVerify(t *testing.T) {
 			f.Close()
 			t.Errorf("%s: stored locally", tc.name)
 		}
-		lines := w.get()
+		lines := w.Lines()
 		if len(lines) != 1 || !strings.Contains(lines[0], k) || !strings.Contains(lines[0], tc.want) {
 			t.Errorf("%s: warnings %q, want one naming the key and %q", tc.name, lines, tc.want)
 		}
@@ -233,8 +216,8 @@ func TestRemoteDependencies(t *testing.T) {
 	if st := b.RemoteStats(); st.Misses != 1 || st.Requests != 2 || st.Bad != 0 {
 		t.Errorf("stats %+v", st)
 	}
-	if len(w.get()) != 0 {
-		t.Errorf("warnings %q", w.get())
+	if len(w.Lines()) != 0 {
+		t.Errorf("warnings %q", w.Lines())
 	}
 	os.WriteFile(src, []byte("int x;"), 0o644)
 	if _, _, tier, ok := lookup(b, k); !ok || tier != TierRemote {
@@ -285,7 +268,7 @@ func TestServerStopped(t *testing.T) {
 	if !after.Off || after.Requests-before.Requests != maxFailures || after.Failures != maxFailures {
 		t.Errorf("stats after the stop: %+v; want off after %d requests", after, maxFailures)
 	}
-	lines := w.get()
+	lines := w.Lines()
 	if len(lines) != 1 || !strings.Contains(lines[0], "going on without it") || !strings.Contains(lines[0], s.URL) {
 		t.Errorf("warnings %q", lines)
 	}
@@ -439,7 +422,7 @@ func TestBreaker(t *testing.T) {
 			t.Errorf("%s: %d of %d requests faulted, the last one %v; stats %+v; want %d faults, the last request one of them, and off",
 				tc.name, got, f.requests.Load(), f.last.Load(), st, tc.faults)
 		}
-		lines := w.get()
+		lines := w.Lines()
 		if len(lines) != 1 || !strings.Contains(lines[0], tc.want) || !strings.HasPrefix(lines[0], "remote cache "+f.URL+": ") {
 			t.Errorf("%s: warnings %q, want one with %q", tc.name, lines, tc.want)
 		}
@@ -468,7 +451,7 @@ func TestUploadFailures(t *testing.T) {
 	if !st.Off || st.Failures != maxFailures || st.Misses != maxFailures || st.Requests != 2*maxFailures {
 		t.Errorf("stats %+v", st)
 	}
-	if lines := w.get(); len(lines) != 1 || !strings.Contains(lines[0], "PUT cas/") {
+	if lines := w.Lines(); len(lines) != 1 || !strings.Contains(lines[0], "PUT cas/") {
 		t.Errorf("warnings %q", lines)
 	}
 }
@@ -497,7 +480,7 @@ func TestBreakerConcurrent(t *testing.T) {
 	if n := int(f.requests.Load()); n < maxFailures || n > maxFailures+8 {
 		t.Errorf("%d requests", n)
 	}
-	if lines := w.get(); len(lines) != 1 {
+	if lines := w.Lines(); len(lines) != 1 {
 		t.Errorf("warnings %q", lines)
 	}
 }
@@ -522,7 +505,7 @@ func TestCredentials(t *testing.T) {
 	if c.RemoteURL() != f.URL+"/base" {
 		t.Errorf("RemoteURL %q", c.RemoteURL())
 	}
-	all := append(w.get(), w2.get()...)
+	all := append(w.Lines(), w2.Lines()...)
 	if len(all) != 2 {
 		t.Errorf("warnings %q", all)
 	}
@@ -648,7 +631,7 @@ func TestBazelRemoteLayout(t *testing.T) {
 	if st := b.RemoteStats(); st.Hits != 1 || st.Misses != 1 || st.Bad != 0 {
 		t.Errorf("stats %+v", st)
 	}
-	if w := append(wa.get(), wb.get()...); len(w) != 0 {
+	if w := append(wa.Lines(), wb.Lines()...); len(w) != 0 {
 		t.Errorf("warnings %q", w)
 	}
 }

@@ -163,22 +163,9 @@ func (f *files) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	http.NotFound(w, r)
 }
 
-// warnings collects a client's warnings.
-type warnings struct {
-	mu  sync.Mutex
-	all []string
-}
-
-func (w *warnings) add(m string) { w.mu.Lock(); w.all = append(w.all, m); w.mu.Unlock() }
-func (w *warnings) list() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.all...)
-}
-
-func client(t *testing.T, cache string, urls ...string) (*Client, *warnings) {
-	w := &warnings{}
-	c := New(Options{URLs: urls, CachePath: cache, Timeout: time.Second, Warn: w.add})
+func client(t *testing.T, cache string, urls ...string) (*Client, *testenv.Warnings) {
+	w := &testenv.Warnings{}
+	c := New(Options{URLs: urls, CachePath: cache, Timeout: time.Second, Warn: w.Add})
 	if c == nil {
 		t.Fatal("no client")
 	}
@@ -235,8 +222,8 @@ func TestFetch(t *testing.T) {
 	if p, err := c2.Debuginfo(id(t, binA)); err != nil || p != want || srv.requests.Load() != 1 {
 		t.Errorf("from the cache: %s %v, %d requests", p, err, srv.requests.Load())
 	}
-	if len(w.list()) > 0 {
-		t.Errorf("warnings: %q", w.list())
+	if len(w.Lines()) > 0 {
+		t.Errorf("warnings: %q", w.Lines())
 	}
 }
 
@@ -268,14 +255,14 @@ func TestMiss(t *testing.T) {
 	if n := srv.requests.Load(); n != 2 {
 		t.Errorf("%d requests after expiry, want 2", n)
 	}
-	if len(w.list()) > 0 {
-		t.Errorf("a miss warned: %q", w.list())
+	if len(w.Lines()) > 0 {
+		t.Errorf("a miss warned: %q", w.Lines())
 	}
 	// Not remembered when a server failed: it may have the file.
 	other := t.TempDir()
 	c4, w4 := client(t, other, url, debuginfodtest.DeadURL(t))
-	if _, err := c4.Debuginfo(id(t, binA)); !errors.Is(err, ErrNotFound) || len(w4.list()) != 1 {
-		t.Errorf("404 and dead: %v, warnings %q", err, w4.list())
+	if _, err := c4.Debuginfo(id(t, binA)); !errors.Is(err, ErrNotFound) || len(w4.Lines()) != 1 {
+		t.Errorf("404 and dead: %v, warnings %q", err, w4.Lines())
 	}
 	if ents, _ := filepath.Glob(filepath.Join(other, "*", "*")); len(ents) > 0 {
 		t.Errorf("remembered a miss beside a failure: %v", ents)
@@ -312,7 +299,7 @@ func TestFaults(t *testing.T) {
 			if d := time.Since(t0); d > 20*time.Second {
 				t.Errorf("took %v", d)
 			}
-			ws := w.list()
+			ws := w.Lines()
 			if len(ws) != 1 {
 				t.Fatalf("warnings %q, want one", ws)
 			}
@@ -394,15 +381,15 @@ func TestSource(t *testing.T) {
 // neither cached nor the server's failure.
 func TestMaxSize(t *testing.T) {
 	srv, url := newFiles(t, binA, binB)
-	w := &warnings{}
-	c := New(Options{URLs: []string{url}, CachePath: t.TempDir(), Timeout: time.Second, MaxSize: 1000, Warn: w.add})
+	w := &testenv.Warnings{}
+	c := New(Options{URLs: []string{url}, CachePath: t.TempDir(), Timeout: time.Second, MaxSize: 1000, Warn: w.Add})
 	for _, b := range []string{binA, binB} {
 		if _, err := c.Debuginfo(id(t, b)); !errors.Is(err, ErrNotFound) {
 			t.Errorf("%s: %v", b, err)
 		}
 	}
-	if srv.requests.Load() != 2 || len(w.list()) > 0 {
-		t.Errorf("%d requests, warnings %q", srv.requests.Load(), w.list())
+	if srv.requests.Load() != 2 || len(w.Lines()) > 0 {
+		t.Errorf("%d requests, warnings %q", srv.requests.Load(), w.Lines())
 	}
 }
 
@@ -418,8 +405,8 @@ func TestUnusableCache(t *testing.T) {
 			t.Errorf("%s: fetched without a cache", b)
 		}
 	}
-	if len(w.list()) != 1 || srv.requests.Load() != 0 {
-		t.Errorf("warnings %q, %d requests", w.list(), srv.requests.Load())
+	if len(w.Lines()) != 1 || srv.requests.Load() != 0 {
+		t.Errorf("warnings %q, %d requests", w.Lines(), srv.requests.Load())
 	}
 }
 

@@ -54,14 +54,14 @@ func TestRealServerSharesCache(t *testing.T) {
 	if got, err := c2.Executable(id(t, binB)); err != nil || got != pB {
 		t.Errorf("bloop: executable %s: %q %v, want debuginfod-find's %q", idB, got, err, pB)
 	}
-	if len(w.list())+len(w2.list()) > 0 {
-		t.Errorf("warnings: %q %q", w.list(), w2.list())
+	if len(w.Lines())+len(w2.Lines()) > 0 {
+		t.Errorf("warnings: %q %q", w.Lines(), w2.Lines())
 	}
 	// What neither fetched is a miss, and the dead server one warning.
 	if _, err := c2.Debuginfo(id(t, binB)); err == nil {
 		t.Error("debuginfo of B found with the server stopped")
 	}
-	if len(w2.list()) != 1 {
-		t.Errorf("warnings with the server stopped: %q", w2.list())
+	if len(w2.Lines()) != 1 {
+		t.Errorf("warnings with the server stopped: %q", w2.Lines())
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+
+	"bloop/loader"
 )
 
 // verify checks a downloaded or cached file before it is used: a debug
@@ -44,60 +46,12 @@ func verify(path string, e entry) (err error) {
 			return fmt.Errorf("truncated ELF file: section %s ends past its %d bytes", s.Name, size)
 		}
 	}
-	id := noteBuildID(ef)
+	id := loader.BuildID(ef)
 	if id == nil {
 		return fmt.Errorf("ELF file without a build-id, not %s", e.id)
 	}
 	if !bytes.Equal(id, e.raw) {
 		return fmt.Errorf("ELF file of build-id %s, not %s", hex.EncodeToString(id), e.id)
-	}
-	return nil
-}
-
-// noteBuildID is the descriptor of the file's GNU build-id note, or nil:
-// from the note sections, else (a file without section headers) the
-// note segments.
-func noteBuildID(f *elf.File) []byte {
-	for _, s := range f.Sections {
-		if s.Type != elf.SHT_NOTE {
-			continue
-		}
-		data, err := s.Data()
-		if err != nil {
-			continue
-		}
-		if id := scanNotes(data, f.ByteOrder.Uint32); id != nil {
-			return id
-		}
-	}
-	for _, p := range f.Progs {
-		if p.Type != elf.PT_NOTE || p.Filesz > 1<<20 {
-			continue
-		}
-		data := make([]byte, p.Filesz)
-		if _, err := p.ReadAt(data, 0); err != nil {
-			continue
-		}
-		if id := scanNotes(data, f.ByteOrder.Uint32); id != nil {
-			return id
-		}
-	}
-	return nil
-}
-
-// scanNotes finds NT_GNU_BUILD_ID (3, name "GNU") in a note section.
-func scanNotes(data []byte, u32 func([]byte) uint32) []byte {
-	for len(data) >= 12 {
-		nsz, dsz, typ := uint64(u32(data)), uint64(u32(data[4:])), u32(data[8:])
-		data = data[12:]
-		na, da := (nsz+3)&^3, (dsz+3)&^3
-		if na+da > uint64(len(data)) {
-			return nil
-		}
-		if typ == 3 && bytes.Equal(bytes.TrimRight(data[:nsz], "\x00"), []byte("GNU")) {
-			return data[na : na+dsz]
-		}
-		data = data[na+da:]
 	}
 	return nil
 }

@@ -79,26 +79,6 @@ const (
 	vtOther = 0x10119 // the other procedure; the test's code lies before it
 )
 
-// amd64Path decodes the path from start to the first indirect jump,
-// taking the branches at the addresses in taken.
-func amd64Path(t *testing.T, mem Memory, start uint64, taken ...uint64) []Inst {
-	var path []Inst
-	for a := start; len(path) < 64; {
-		in := amd64{}.Decode(mem.Bytes(a, a+15), a)
-		path = append(path, in)
-		switch {
-		case in.Kind == IndirectJump:
-			return path
-		case slices.Contains(taken, a):
-			a = in.Target
-		default:
-			a = in.End()
-		}
-	}
-	t.Fatalf("no indirect jump after %#x", start)
-	return nil
-}
-
 // seqFrom is n consecutive addresses from a.
 func seqFrom(a uint64, n int) []uint64 {
 	var out []uint64
@@ -158,7 +138,7 @@ func TestValueTables(t *testing.T) {
 		{"H no bound", 0x10101, nil, nil, nil},
 		{"I pointer from memory", 0x10113, nil, nil, nil},
 	} {
-		path := amd64Path(t, mem, tc.start, tc.taken...)
+		path := pathTo(t, amd64{}, mem, tc.start, tc.taken...)
 		jmp := path[len(path)-1]
 		if got := (amd64{}).JumpTable(mem, path, jmp, to); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: targets %x, want %x", tc.name, got, tc.want)
@@ -272,7 +252,7 @@ func TestDyninstJunk(t *testing.T) {
 		Dyninst: true,
 		Code:    func(a uint64) bool { return a >= vtOther && a < vtOther+4 },
 	}
-	path := amd64Path(t, mem, 0x10000, 0x1000a)
+	path := pathTo(t, amd64{}, mem, 0x10000, 0x1000a)
 	want := append(seqFrom(0x10027, 15), 0x10026)
 	if got := valueTable(mem, path, path[len(path)-1], dy); !slices.Equal(got, want) {
 		t.Errorf("table A before junk: targets %x, want %x", got, want)

@@ -107,12 +107,12 @@ func jtMemory(t *testing.T) *memImage {
 	return &memImage{code: code, data: data, codeAddr: jtTextAddr, dataAddr: jtDataAddr}
 }
 
-// pathTo decodes the straight-line path from start to the first indirect
-// jump, taking the branches at the addresses in taken.
-func pathTo(t *testing.T, mem Memory, start uint64, taken ...uint64) []Inst {
+// pathTo decodes with ar the straight-line path from start to the first
+// indirect jump, taking the branches at the addresses in taken.
+func pathTo(t *testing.T, ar Arch, mem Memory, start uint64, taken ...uint64) []Inst {
 	var path []Inst
 	for a := start; len(path) < 64; {
-		in := arm64{}.Decode(mem.Bytes(a, a+4), a)
+		in := ar.Decode(mem.Bytes(a, a+uint64(ar.MaxLen())), a)
 		path = append(path, in)
 		switch {
 		case in.Kind == IndirectJump:
@@ -158,7 +158,7 @@ func TestJumpTableARM64(t *testing.T) {
 		{"E clang ldrsw from the table", 0x10100, nil, []uint64{0x1011c, 0x100a0, 0x10020}, false},
 		{"F absolute", 0x10120, nil, []uint64{0x10020, 0x10064, 0x100a0}, true},
 	} {
-		path := pathTo(t, mem, tc.start, tc.taken...)
+		path := pathTo(t, arm64{}, mem, tc.start, tc.taken...)
 		jmp := path[len(path)-1]
 		got := arm64{}.JumpTable(mem, path, jmp, to)
 		if !slices.Equal(got, tc.want) {
@@ -329,7 +329,7 @@ func TestJumpTableARM64NotTables(t *testing.T) {
 			binary.LittleEndian.PutUint32(code[i:], binary.BigEndian.Uint32(be[i:]))
 		}
 		mem := &memImage{code: code, codeAddr: 0x1000}
-		path := pathTo(t, mem, 0x1000)
+		path := pathTo(t, arm64{}, mem, 0x1000)
 		if got := (arm64{}).JumpTable(mem, path, path[len(path)-1], to); got != nil {
 			t.Errorf("%s: targets %x, want none", tc.name, got)
 		}

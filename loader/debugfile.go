@@ -96,7 +96,9 @@ func usable(p, self string) bool {
 	return true
 }
 
-// buildID returns the GNU build-id note's descriptor, or nil.
+// buildID returns the GNU build-id note's descriptor, or nil: from the
+// note sections, else (a file without section headers, as some
+// debuginfod servers send) from the note segments.
 func buildID(f *elf.File) []byte {
 	for _, s := range f.Sections {
 		if s.Type != elf.SHT_NOTE {
@@ -106,26 +108,41 @@ func buildID(f *elf.File) []byte {
 		if err != nil {
 			continue
 		}
-		for len(data) >= 12 {
-			nsz := f.ByteOrder.Uint32(data)
-			dsz := f.ByteOrder.Uint32(data[4:])
-			typ := f.ByteOrder.Uint32(data[8:])
-			data = data[12:]
-			na, da := align4(nsz), align4(dsz)
-			if uint64(na)+uint64(da) > uint64(len(data)) {
-				break
-			}
-			name := data[:nsz]
-			if typ == 3 && bytes.Equal(bytes.TrimRight(name, "\x00"), []byte("GNU")) {
-				return data[na : na+dsz]
-			}
-			data = data[na+da:]
+		if id := scanNotes(data, f.ByteOrder.Uint32); id != nil {
+			return id
+		}
+	}
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_NOTE || p.Filesz > 1<<20 {
+			continue
+		}
+		data := make([]byte, p.Filesz)
+		if _, err := p.ReadAt(data, 0); err != nil {
+			continue
+		}
+		if id := scanNotes(data, f.ByteOrder.Uint32); id != nil {
+			return id
 		}
 	}
 	return nil
 }
 
-func align4(n uint32) uint32 { return (n + 3) &^ 3 }
+// scanNotes finds NT_GNU_BUILD_ID (3, name "GNU") among notes.
+func scanNotes(data []byte, u32 func([]byte) uint32) []byte {
+	for len(data) >= 12 {
+		nsz, dsz, typ := uint64(u32(data)), uint64(u32(data[4:])), u32(data[8:])
+		data = data[12:]
+		na, da := (nsz+3)&^3, (dsz+3)&^3
+		if na+da > uint64(len(data)) {
+			return nil
+		}
+		if typ == 3 && bytes.Equal(bytes.TrimRight(data[:nsz], "\x00"), []byte("GNU")) {
+			return data[na : na+dsz]
+		}
+		data = data[na+da:]
+	}
+	return nil
+}
 
 // debugLink returns the file name stored in .gnu_debuglink, or "".
 func debugLink(f *elf.File) string {

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"bloop/cache"
 	"bloop/fuzzing"
@@ -37,23 +35,7 @@ func FuzzRecording(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		path := fuzzing.WriteInput(t, dir, "f.rec", b)
-		defer fuzzing.Watchdog("Build", 10*time.Second)()
-		p, err := Build(path, Options{Cache: c})
-		if err != nil {
-			if !strings.Contains(err.Error(), path) {
-				t.Fatalf("error %q does not name the file", err)
-			}
-			return
-		}
-		var out bytes.Buffer
-		p.WriteSummary(&out)
-		p.WriteTopDown(&out, ViewOptions{}, true)
-		p.WriteBottomUp(&out, ViewOptions{})
-		p.WriteFlat(&out, ViewOptions{})
-		if err := p.WritePprof(&out); err != nil {
-			t.Fatalf("pprof export: %v", err)
-		}
+		reportBytes(t, fuzzing.WriteInput(t, dir, "f.rec", b), Options{Cache: c}, ViewOptions{})
 	})
 }
 

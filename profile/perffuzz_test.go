@@ -32,10 +32,16 @@ func perfSeeds(t testing.TB) [][]byte {
 // reportPerfBytes writes b to a file and reports it as bloop report
 // does: a profile and every view, or one error naming the file.
 func reportPerfBytes(t *testing.T, dir string, b []byte, c *cache.Cache) {
-	path := fuzzing.WriteInput(t, dir, "perf.data", b)
-	defer fuzzing.Watchdog("Build", 10*time.Second)()
 	bin, _ := filepath.Abs("../testdata/prof/bin")
-	p, err := Build(path, Options{Cache: c, ModuleDirs: []string{bin}})
+	reportBytes(t, fuzzing.WriteInput(t, dir, "perf.data", b), Options{Cache: c, ModuleDirs: []string{bin}}, ViewOptions{Lines: true})
+}
+
+// reportBytes reports the input at path as bloop report does: a profile
+// and every view, flat with flat's options, and pprof; or one error that
+// names the file. Never a panic or a hang.
+func reportBytes(t *testing.T, path string, opt Options, flat ViewOptions) {
+	defer fuzzing.Watchdog("Build", 10*time.Second)()
+	p, err := Build(path, opt)
 	if err != nil {
 		if !strings.Contains(err.Error(), path) {
 			t.Fatalf("error %q does not name the file", err)
@@ -46,7 +52,7 @@ func reportPerfBytes(t *testing.T, dir string, b []byte, c *cache.Cache) {
 	p.WriteSummary(&out)
 	p.WriteTopDown(&out, ViewOptions{}, true)
 	p.WriteBottomUp(&out, ViewOptions{})
-	p.WriteFlat(&out, ViewOptions{Lines: true})
+	p.WriteFlat(&out, flat)
 	if err := p.WritePprof(&out); err != nil {
 		t.Fatalf("pprof export: %v", err)
 	}

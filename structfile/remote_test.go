@@ -21,6 +21,7 @@ import (
 	"bloop/cache"
 	"bloop/dyninst"
 	"bloop/internal/nginxtest"
+	"bloop/internal/testenv"
 	"bloop/loader"
 	"bloop/pipeline"
 )
@@ -183,30 +184,18 @@ func TestBuildID(t *testing.T) {
 }
 
 // machine is a cache of its own with the remote tier at url.
-func machine(t *testing.T, url string, opt cache.RemoteOptions) (*cache.Cache, *lines) {
+func machine(t *testing.T, url string, opt cache.RemoteOptions) (*cache.Cache, *testenv.Warnings) {
 	t.Helper()
 	c, err := cache.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &lines{}
-	opt.URL, opt.Warn = url, l.add
+	l := &testenv.Warnings{}
+	opt.URL, opt.Warn = url, l.Add
 	if err := c.SetRemote(opt); err != nil {
 		t.Fatal(err)
 	}
 	return c, l
-}
-
-type lines struct {
-	mu sync.Mutex
-	l  []string
-}
-
-func (l *lines) add(s string) { l.mu.Lock(); l.l = append(l.l, s); l.mu.Unlock() }
-func (l *lines) get() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.l...)
 }
 
 // fast are waits short enough for tests of servers that stall.
@@ -237,7 +226,7 @@ func TestRemoteNginx(t *testing.T) {
 		if r, got := run(t, b, two, opt); r.CacheTier != cache.TierLocal || !bytes.Equal(got, want) {
 			t.Errorf("json=%v: third run: tier %q, same bytes %v", opt.JSON, r.CacheTier, bytes.Equal(got, want))
 		}
-		if l := append(la.get(), lb.get()...); len(l) != 0 {
+		if l := append(la.Lines(), lb.Lines()...); len(l) != 0 {
 			t.Errorf("warnings %q", l)
 		}
 	}
@@ -274,7 +263,7 @@ func TestServerStoppedMidRun(t *testing.T) {
 	if !after.Off || after.Requests-before.Requests != 3 {
 		t.Errorf("after the stop: %+v; want off after 3 more requests", after)
 	}
-	if w := l.get(); len(w) != 1 || !strings.HasPrefix(w[0], "remote cache "+s.URL+": ") || !strings.HasSuffix(w[0], "; going on without it") {
+	if w := l.Lines(); len(w) != 1 || !strings.HasPrefix(w[0], "remote cache "+s.URL+": ") || !strings.HasSuffix(w[0], "; going on without it") {
 		t.Errorf("warnings %q", w)
 	}
 }
@@ -308,7 +297,7 @@ func TestCorruptBlobOnServer(t *testing.T) {
 	if r.Cached || !bytes.Equal(got, want) {
 		t.Errorf("cached %v, same bytes %v", r.Cached, bytes.Equal(got, want))
 	}
-	if w := l.get(); len(w) != 1 || !strings.Contains(w[0], k) || !strings.Contains(w[0], "hashes to") {
+	if w := l.Lines(); len(w) != 1 || !strings.Contains(w[0], k) || !strings.Contains(w[0], "hashes to") {
 		t.Errorf("warnings %q, want one naming entry %s", w, k)
 	}
 	if fixed, _ := os.ReadFile(biggest); !bytes.Equal(fixed, good) {
@@ -318,7 +307,7 @@ func TestCorruptBlobOnServer(t *testing.T) {
 	if r, got := run(t, c, bin, Options{}); r.CacheTier != cache.TierRemote || !bytes.Equal(got, want) {
 		t.Errorf("after the repair: tier %q", r.CacheTier)
 	}
-	if w := l.get(); len(w) != 0 {
+	if w := l.Lines(); len(w) != 0 {
 		t.Errorf("warnings %q", w)
 	}
 }
@@ -467,7 +456,7 @@ func TestProxyFaults(t *testing.T) {
 		}
 		p.finish()
 		st := c.RemoteStats()
-		w := l.get()
+		w := l.Lines()
 		switch {
 		case tc.mode == "pass":
 			if st.Hits != len(bins) || len(w) != 0 {

@@ -163,15 +163,8 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := Parse(bytes.NewReader(data), "fuzz")
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "fuzz:") {
-				t.Fatalf("error does not name the file: %v", err)
-			}
-			// Messages quote excerpts, never a whole value.
-			if len(err.Error()) > 400 {
-				t.Fatalf("error of %d bytes: %.500s", len(err.Error()), err)
-			}
+		d, ok := fuzzParse(t, data)
+		if !ok {
 			return
 		}
 		if _, err := Canonicalize(d); err != nil {
@@ -181,4 +174,20 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzParse parses a fuzzed input; an error must name the file and quote
+// excerpts only, never a whole value.
+func fuzzParse(t *testing.T, data []byte) (*Doc, bool) {
+	d, err := Parse(bytes.NewReader(data), "fuzz")
+	if err != nil {
+		if !strings.HasPrefix(err.Error(), "fuzz:") {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+		if len(err.Error()) > 400 {
+			t.Fatalf("error of %d bytes: %.500s", len(err.Error()), err)
+		}
+		return nil, false
+	}
+	return d, true
 }

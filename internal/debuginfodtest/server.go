@@ -7,7 +7,6 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"bloop/internal/testenv"
+	"bloop/loader"
 )
 
 // Server is a running debuginfod.
@@ -57,7 +57,7 @@ func Start(t testing.TB, dir string, ids ...string) *Server {
 }
 
 func start(t testing.TB, bin, dir string) (*Server, error) {
-	port, err := freePort()
+	port, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -128,21 +128,10 @@ func (s *Server) Stop() {
 	}
 }
 
-// freePort is a TCP port of 127.0.0.1 that nothing listened on a moment
-// ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // DeadURL is a URL of 127.0.0.1 on which nothing listens.
 func DeadURL(t testing.TB) string {
 	t.Helper()
-	port, err := freePort()
+	port, err := testenv.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,19 +146,9 @@ func BuildID(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s := f.Section(".note.gnu.build-id")
-	if s == nil {
-		t.Fatalf("%s: no .note.gnu.build-id", path)
+	id := loader.BuildID(f)
+	if id == nil {
+		t.Fatalf("%s: no build-id note", path)
 	}
-	data, err := s.Data()
-	if err != nil || len(data) < 16 {
-		t.Fatalf("%s: bad build-id note: %v", path, err)
-	}
-	nsz := f.ByteOrder.Uint32(data)
-	dsz := f.ByteOrder.Uint32(data[4:])
-	off := 12 + (nsz+3)&^3
-	if uint32(len(data)) < off+dsz {
-		t.Fatalf("%s: short build-id note", path)
-	}
-	return hex.EncodeToString(data[off : off+dsz])
+	return hex.EncodeToString(id)
 }

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"bloop/internal/testenv"
 )
 
 // Binary is where Debian installs nginx.
@@ -82,7 +84,7 @@ func Start(t testing.TB) *Server {
 	// nginx binds it, so a failed start is tried again on another.
 	var lastErr error
 	for range 5 {
-		port, err := freePort()
+		port, err := testenv.FreePort()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,15 +95,6 @@ func Start(t testing.TB) *Server {
 	}
 	t.Fatalf("nginx did not start: %v", lastErr)
 	return nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func (s *Server) start(port int) error {

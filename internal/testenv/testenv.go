@@ -7,10 +7,12 @@
 package testenv
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 )
 
@@ -131,4 +133,36 @@ func missing(t testing.TB, format string, args ...any) {
 		t.Fatalf("BLOOP_CI=1: "+format, args...)
 	}
 	t.Skipf(format, args...)
+}
+
+// FreePort is a TCP port of 127.0.0.1 that nothing listened on a moment
+// ago, for a server a test starts (nginx, debuginfod).
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Warnings collects the lines a component under test warns, from any
+// goroutine (the caches' and the debuginfod client's Warn hooks).
+type Warnings struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// Add records one line; it is the hook to hand the component.
+func (w *Warnings) Add(line string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lines = append(w.lines, line)
+}
+
+// Lines returns a copy of the lines recorded so far.
+func (w *Warnings) Lines() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.lines...)
 }
