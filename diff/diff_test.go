@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"bloop/internal/goldentest"
 	"bloop/internal/structtest"
 	"bloop/structure"
 )
@@ -185,23 +186,7 @@ func TestDiffCases(t *testing.T) {
 
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./golden/ -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	goldentest.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestSummaryString(t *testing.T) {

@@ -66,12 +66,7 @@ func TestCommittedFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			checkAgainstScript(t, f, string(script), c.callchains)
+			f := openAgainstScript(t, path, string(script), c.callchains)
 			ids, err := os.ReadFile(strings.TrimSuffix(path, ".data") + ".buildids")
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				t.Fatal(err)
@@ -173,4 +168,17 @@ func updateGolden(t *testing.T, path string, callchains bool) {
 	if err := os.WriteFile(base+".buildids", []byte(ids), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// openAgainstScript opens the perf.data file at path, closed when t ends,
+// and checks what it decodes against perf script's output of it.
+func openAgainstScript(t *testing.T, path, script string, callchains bool) *File {
+	t.Helper()
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	checkAgainstScript(t, f, script, callchains)
+	return f
 }

@@ -50,12 +50,7 @@ func TestLivePerf(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			checkAgainstScript(t, f, script, m.callchains)
+			f := openAgainstScript(t, path, script, m.callchains)
 			if f.Pipe != m.pipe {
 				t.Errorf("pipe mode %v, want %v", f.Pipe, m.pipe)
 			}

@@ -3,12 +3,12 @@ package pipeline
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"bloop/internal/goldentest"
 	"bloop/loader"
 	"bloop/structure"
 )
@@ -65,39 +65,6 @@ func corpusStructure(t *testing.T, bin string) (xml, js []byte) {
 	return xb.Bytes(), jb.Bytes()
 }
 
-// firstDiff describes the first line where got and want differ.
-func firstDiff(got, want []byte) string {
-	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-	for i := 0; i < max(len(g), len(w)); i++ {
-		var gl, wl []byte
-		gok, wok := i < len(g), i < len(w)
-		if gok {
-			gl = g[i]
-		}
-		if wok {
-			wl = w[i]
-		}
-		if gok && wok && bytes.Equal(gl, wl) {
-			continue
-		}
-		switch {
-		case !gok:
-			return fmt.Sprintf("line %d: output ends; golden has\n\t%s", i+1, clip(wl))
-		case !wok:
-			return fmt.Sprintf("line %d: golden ends; output has\n\t%s", i+1, clip(gl))
-		}
-		return fmt.Sprintf("line %d:\n\tgot:  %s\n\twant: %s", i+1, clip(gl), clip(wl))
-	}
-	return "identical"
-}
-
-func clip(b []byte) string {
-	if len(b) > 300 {
-		return string(b[:300]) + "..."
-	}
-	return string(b)
-}
-
 // corpusBinaries lists the x86-64 corpus binaries, skipping the test when
 // there are none.
 func corpusBinaries(t *testing.T) []string {
@@ -146,21 +113,7 @@ func corpusGolden1(t *testing.T, c corpus) {
 		t.Run(name, func(t *testing.T) {
 			xml, js := corpusStructure(t, b)
 			check := func(ext string, got []byte) {
-				path := filepath.Join(c.golden, name+ext)
-				if *update {
-					if err := os.WriteFile(path, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Errorf("%v (run go test ./pipeline -run CorpusGolden -update)", err)
-					return
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s differs from the golden at %s", path, firstDiff(got, want))
-				}
+				goldentest.Check(t, filepath.Join(c.golden, name+ext), got, *update)
 			}
 			check(".hpcstruct", xml)
 			check(".json", js)

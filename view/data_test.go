@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"bloop/internal/goldentest"
 	"bloop/internal/rectest"
 	"bloop/internal/viewtest"
 	"bloop/profile"
@@ -27,20 +27,7 @@ var synthetic = viewtest.Synthetic
 // checkGolden compares got with testdata/name; -update rewrites it.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./view -update writes it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./view -update rewrites it)\n--- got\n%s", path, got)
-	}
+	goldentest.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 func indented(t *testing.T, d *ReportData) []byte {
