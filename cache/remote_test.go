@@ -349,6 +349,12 @@ func stallHeaders(w http.ResponseWriter, r *http.Request, release <-chan struct{
 // Body faults are a download's: an upload's response has no body to
 // speak of.
 func stallBody(w http.ResponseWriter, r *http.Request, release <-chan struct{}) bool {
+	return partialBody(w, r) && stallHeaders(w, r, release)
+}
+
+// partialBody starts a download's answer of 1000 bytes with 7 of them;
+// it reports false for an upload, which it leaves alone.
+func partialBody(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodGet {
 		return false
 	}
@@ -356,18 +362,14 @@ func stallBody(w http.ResponseWriter, r *http.Request, release <-chan struct{}) 
 	w.WriteHeader(http.StatusOK)
 	w.Write([]byte("partial"))
 	w.(http.Flusher).Flush()
-	return stallHeaders(w, r, release)
+	return true
 }
 
 // truncate sends part of the body and closes the connection.
 func truncate(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) bool {
-	if r.Method != http.MethodGet {
+	if !partialBody(w, r) {
 		return false
 	}
-	w.Header().Set("Content-Length", "1000")
-	w.WriteHeader(http.StatusOK)
-	w.Write([]byte("partial"))
-	w.(http.Flusher).Flush()
 	if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
 		conn.Close()
 	}
@@ -376,14 +378,7 @@ func truncate(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) bool {
 
 // resetBody sends part of the body and resets the connection.
 func resetBody(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) bool {
-	if r.Method != http.MethodGet {
-		return false
-	}
-	w.Header().Set("Content-Length", "1000")
-	w.WriteHeader(http.StatusOK)
-	w.Write([]byte("partial"))
-	w.(http.Flusher).Flush()
-	return reset(w, r, nil)
+	return partialBody(w, r) && reset(w, r, nil)
 }
 
 // TestBreaker: a server that fails costs maxFailures failed requests (one
