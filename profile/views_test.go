@@ -93,29 +93,3 @@ func checkExclConsistent(t *testing.T, p *Profile) {
 func TestExclConsistent(t *testing.T) {
 	checkExclConsistent(t, synthetic())
 }
-
-// eventColumns is a profile of two events: cpu-clock, shown, and
-// page-faults.
-func eventColumns() *Profile {
-	p := &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}}
-	p.Meta.Events = []string{"cpu-clock", "page-faults"}
-	p.EventTotals = make([]uint64, 2)
-	mainP := &Elem{Kind: ElemProc, Name: "main", Module: "prog"}
-	work := &Elem{Kind: ElemProc, Name: "work", Module: "prog"}
-	loop := &Elem{Kind: ElemLoop, File: "w.c", Line: 12}
-	p.InsertScopes(1, []*Elem{mainP, work, loop}, 0, 3000)
-	p.InsertScopes(1, []*Elem{mainP, work, loop}, 1, 7)
-	p.InsertScopes(1, []*Elem{mainP}, 1, 5)
-	p.InsertScopes(1, []*Elem{mainP, work}, 0, 1000)
-	return p
-}
-
-// TestEventColumnsModel: with several events, the trees hold every
-// event's values beside the shown event's.
-func TestEventColumnsModel(t *testing.T) {
-	p := eventColumns()
-	bu := p.BottomUp(false)
-	if bu.Incl != 4000 || len(bu.EvIncl) < 2 || bu.EvIncl[1] != 12 {
-		t.Errorf("bottom-up root %d, page-faults %v", bu.Incl, bu.EvIncl)
-	}
-}

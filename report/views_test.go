@@ -162,4 +162,8 @@ func TestEventColumns(t *testing.T) {
 	if !strings.Contains(buf.String(), "    4000  100.0%        0    0.0%            12            5  proc     main  [prog]") {
 		t.Errorf("flat:\n%s", buf.String())
 	}
+	bu := p.BottomUp(false)
+	if bu.Incl != 4000 || at(bu.EvIncl, 1) != 12 {
+		t.Errorf("bottom-up root %d, page-faults %v", bu.Incl, bu.EvIncl)
+	}
 }
