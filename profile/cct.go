@@ -154,7 +154,7 @@ type Profile struct {
 	Warnings []string
 
 	stacks    stacks   // the samples' stacks, for pprof
-	evScratch []uint64 // insertScopes' per-event values of one sample
+	evScratch []uint64 // InsertScopes' per-event values of one sample
 	sp        *space
 	elems     map[elemKey]*Elem // scopes for addresses without structure
 	// aliases are the symbol names of each procedure scope met, for

@@ -1,22 +1,22 @@
 package profile
 
-// Accessors for other presentations of the same views (package view's
-// HTML page), so that they show exactly what the text views print
-// without copying their rules.
+// Accessors for the presentations of the views (the text views of
+// package report, the HTML page of package view), so that they show the
+// same trees without copying their rules.
 
-// ViewTree returns the tree a text view prints for n: statements dropped
-// unless o.Lines (their samples become their scope's excl) and direct
-// recursion folded into one node. o's MinPercent and MaxDepth are not
-// applied: they only limit what is printed.
-func ViewTree(n *Node, o ViewOptions) *Node { return viewTree(n, o) }
+// ViewTree returns the tree the views show for n: statements dropped
+// unless lines (their samples become their scope's excl) and direct
+// recursion folded into one node. The text views' MinPercent and
+// MaxDepth are not applied: they only limit what is printed.
+func ViewTree(n *Node, lines bool) *Node { return viewTree(n, lines) }
 
-// Sorted returns n's children in the order the text views print them:
-// by inclusive samples, then label.
+// Sorted returns n's children in the order the views show them: by
+// inclusive samples, then label.
 func (n *Node) Sorted() []*Node { return sorted(n.Children) }
 
-// ViewLabel is how the text views name a scope: its label and, for a
+// ModuleSuffix is what the views add to a scope's label: for a
 // procedure, its load module unless the name says it already.
-func ViewLabel(e *Elem) string { return e.Label() + moduleSuffix(e) }
+func ModuleSuffix(e *Elem) string { return moduleSuffix(e) }
 
 // LoopLines returns, for each loop of the modules' structure met by the
 // samples, its header line and the last line of the statements below it

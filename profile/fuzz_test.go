@@ -35,7 +35,7 @@ func FuzzRecording(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		reportBytes(t, fuzzing.WriteInput(t, dir, "f.rec", b), Options{Cache: c}, ViewOptions{})
+		reportBytes(t, fuzzing.WriteInput(t, dir, "f.rec", b), Options{Cache: c}, false)
 	})
 }
 

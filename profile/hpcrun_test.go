@@ -288,12 +288,13 @@ func TestMeasurementThreads(t *testing.T) {
 			t.Errorf("%s: %d, want %d (paths %v)", prefix, found, v, paths)
 		}
 	}
-	// The counter selected: its values times its period.
+	// The counter selected: its values times its period, shown as counted
+	// (scale 1: not a real-valued metric kept in nano-units).
 	q, err := Build(dir, Options{ModuleDirs: []string{hpcrunMeas}, Event: "PAPI_TOT_CYC"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.Total != 42_000_000 || q.val(q.Total) != "42000000" {
-		t.Errorf("PAPI_TOT_CYC total %d (%s)", q.Total, q.val(q.Total))
+	if q.Total != 42_000_000 || q.EventUnit(q.Event) != "count" {
+		t.Errorf("PAPI_TOT_CYC total %d (%s)", q.Total, q.EventUnit(q.Event))
 	}
 }

@@ -42,14 +42,15 @@ func (p *Profile) insert(x Path) {
 				path = append(path, p.scopesOf(x.Frames[i])...)
 			}
 		}
-		p.insertScopes(x.Tid, path, ev, w)
+		p.InsertScopes(x.Tid, path, ev, w)
 	}
 	p.stacks.add(x.Tid, x.Frames, x.Out, ev, w)
 }
 
-// insertScopes adds one sample's scope path (outermost first) with its
-// value w of event ev to the merged and the thread's tree.
-func (p *Profile) insertScopes(tid uint32, path []*Elem, ev int, w uint64) {
+// InsertScopes adds one sample's scope path (outermost first) with its
+// value w of event ev to the merged and the thread's tree. Exported for
+// profiles built from hand-made paths (the views' tests).
+func (p *Profile) InsertScopes(tid uint32, path []*Elem, ev int, w uint64) {
 	if ev == p.Event {
 		p.Total += w
 	}

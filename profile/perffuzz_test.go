@@ -33,13 +33,15 @@ func perfSeeds(t testing.TB) [][]byte {
 // does: a profile and every view, or one error naming the file.
 func reportPerfBytes(t *testing.T, dir string, b []byte, c *cache.Cache) {
 	bin, _ := filepath.Abs("../testdata/prof/bin")
-	reportBytes(t, fuzzing.WriteInput(t, dir, "perf.data", b), Options{Cache: c, ModuleDirs: []string{bin}}, ViewOptions{Lines: true})
+	reportBytes(t, fuzzing.WriteInput(t, dir, "perf.data", b), Options{Cache: c, ModuleDirs: []string{bin}}, true)
 }
 
-// reportBytes reports the input at path as bloop report does: a profile
-// and every view, flat with flat's options, and pprof; or one error that
-// names the file. Never a panic or a hang.
-func reportBytes(t *testing.T, path string, opt Options, flat ViewOptions) {
+// reportBytes reports the input at path as bloop report does: a profile,
+// the trees and entries of every view (flat with or without lines), and
+// pprof; or one error that names the file. Never a panic or a hang. (The
+// text views are package report's, which profile's tests cannot import:
+// they only format what these return.)
+func reportBytes(t *testing.T, path string, opt Options, lines bool) {
 	defer fuzzing.Watchdog("Build", 10*time.Second)()
 	p, err := Build(path, opt)
 	if err != nil {
@@ -48,11 +50,12 @@ func reportBytes(t *testing.T, path string, opt Options, flat ViewOptions) {
 		}
 		return
 	}
+	for _, root := range p.Threads {
+		ViewTree(root, false)
+	}
+	ViewTree(p.BottomUp(false), false)
+	p.Flat(lines)
 	var out bytes.Buffer
-	p.WriteSummary(&out)
-	p.WriteTopDown(&out, ViewOptions{}, true)
-	p.WriteBottomUp(&out, ViewOptions{})
-	p.WriteFlat(&out, flat)
 	if err := p.WritePprof(&out); err != nil {
 		t.Fatalf("pprof export: %v", err)
 	}

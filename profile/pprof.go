@@ -203,7 +203,7 @@ func (p *Profile) perfPprof() *profile.Profile {
 		comment = "bloop report of hpcrun measurements of " + strings.Join(p.Meta.Command, " ")
 	}
 	for i, n := range names {
-		types = append(types, &profile.ValueType{Type: n, Unit: p.eventUnit(i)})
+		types = append(types, &profile.ValueType{Type: n, Unit: p.EventUnit(i)})
 	}
 	out := &profile.Profile{
 		SampleType: types,
@@ -229,9 +229,9 @@ func (p *Profile) perfPprof() *profile.Profile {
 	return out
 }
 
-// eventUnit is the unit of event i's values: an hpcrun metric of real
+// EventUnit is the unit of event i's values: an hpcrun metric of real
 // values is kept in nano-units (nanoseconds for its time metrics).
-func (p *Profile) eventUnit(i int) string {
+func (p *Profile) EventUnit(i int) string {
 	name := p.Meta.EventNames()[i]
 	if i < len(p.EventScale) && p.EventScale[i] != 1 {
 		if strings.Contains(name, "(sec)") {

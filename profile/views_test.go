@@ -1,9 +1,7 @@
 package profile
 
 import (
-	"bytes"
 	"fmt"
-	"strings"
 	"testing"
 )
 
@@ -26,7 +24,7 @@ func synthetic() *Profile {
 	s32 := &Elem{Kind: ElemStmt, File: "r.c", Line: 32}
 	add := func(n int, tid uint32, path ...*Elem) {
 		for i := 0; i < n; i++ {
-			p.insertScopes(tid, path, 0, 1)
+			p.InsertScopes(tid, path, 0, 1)
 			p.Samples++
 		}
 	}
@@ -36,99 +34,6 @@ func synthetic() *Profile {
 	add(1, 2, mainP, s11)                         // 1 in main (another thread)
 	add(1, 1, mainP, call7, recP, s32, recP, s32, recP, s31)
 	return p
-}
-
-func TestTopDown(t *testing.T) {
-	var buf bytes.Buffer
-	synthetic().WriteTopDown(&buf, ViewOptions{}, false)
-	want := `incl: samples in the scope and everything below it; excl: samples in the scope itself, in no loop, inlined call or callee shown below it
-    incl   incl%     excl   excl%  scope
-      11  100.0%        0    0.0%  <program>
-      11  100.0%        1    9.1%    main  [prog]
-       9   81.8%        1    9.1%      work  [prog]
-       8   72.7%        2   18.2%        loop at w.c:12
-       6   54.5%        6   54.5%          [inlined] helper (called at w.c:13)
-       1    9.1%        1    9.1%      rec (recursion, up to 3 levels)  [prog]
-`
-	if got := buf.String(); got != want {
-		t.Errorf("top-down:\n%s\nwant:\n%s", got, want)
-	}
-	buf.Reset()
-	synthetic().WriteTopDown(&buf, ViewOptions{Lines: true, MinPercent: 50}, true)
-	for _, s := range []string{"thread 1", "m.c:5", "h.h:4", "inlined call, callee or line shown"} {
-		if !strings.Contains(buf.String(), s) {
-			t.Errorf("per-thread view with lines lacks %q:\n%s", s, buf.String())
-		}
-	}
-	if strings.Contains(buf.String(), "m.c:6") || strings.Contains(buf.String(), "thread 2") {
-		t.Errorf("scope under 50%% shown:\n%s", buf.String())
-	}
-}
-
-func TestBottomUp(t *testing.T) {
-	var buf bytes.Buffer
-	synthetic().WriteBottomUp(&buf, ViewOptions{})
-	want := `first level: each sample's innermost scope (loop, inlined call or procedure), excl = its samples; below it: the scopes and callers around it, incl = samples that came through them
-    incl   incl%     excl   excl%  scope
-      11  100.0%        0    0.0%  <program>
-       6   54.5%        6   54.5%    [inlined] helper (called at w.c:13)
-       6   54.5%        0    0.0%      loop at w.c:12
-       6   54.5%        0    0.0%        work  [prog]
-       6   54.5%        0    0.0%          main  [prog]
-       2   18.2%        2   18.2%    loop at w.c:12
-       2   18.2%        0    0.0%      work  [prog]
-       2   18.2%        0    0.0%        main  [prog]
-       1    9.1%        1    9.1%    main  [prog]
-       1    9.1%        1    9.1%    rec (recursion, up to 3 levels)  [prog]
-       1    9.1%        0    0.0%      main  [prog]
-       1    9.1%        1    9.1%    work  [prog]
-       1    9.1%        0    0.0%      main  [prog]
-`
-	if got := buf.String(); got != want {
-		t.Errorf("bottom-up:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-func TestFlat(t *testing.T) {
-	cases := []struct {
-		lines bool
-		want  string
-	}{
-		{false, `incl: samples with the scope on their call path, once each; excl: samples whose innermost scope (loop, inlined call or procedure) it is
-    incl   incl%     excl   excl%  kind     scope
-      11  100.0%        1    9.1%  proc     main  [prog]
-       9   81.8%        1    9.1%  proc     work  [prog]
-       8   72.7%        2   18.2%  loop     loop at w.c:12  in work
-       6   54.5%        6   54.5%  inlined  [inlined] helper (called at w.c:13)  in work
-       1    9.1%        1    9.1%  proc     rec  [prog]
-`},
-		// Lines are entries of the function whose code they are; w.c:11
-		// is a line of main and of work.
-		{true, `incl: samples with the scope on their call path, once each; excl: samples whose innermost scope (loop, inlined call, procedure or line) it is
-    incl   incl%     excl   excl%  kind     scope
-      11  100.0%        0    0.0%  proc     main  [prog]
-       9   81.8%        0    0.0%  proc     work  [prog]
-       8   72.7%        0    0.0%  loop     loop at w.c:12  in work
-       6   54.5%        0    0.0%  inlined  [inlined] helper (called at w.c:13)  in work
-       6   54.5%        6   54.5%  line     h.h:4  in helper
-       6   54.5%        0    0.0%  line     m.c:5  in main
-       3   27.3%        0    0.0%  line     m.c:6  in main
-       2   18.2%        2   18.2%  line     w.c:11  in work
-       1    9.1%        0    0.0%  proc     rec  [prog]
-       1    9.1%        0    0.0%  line     m.c:7  in main
-       1    9.1%        1    9.1%  line     r.c:31  in rec
-       1    9.1%        0    0.0%  line     r.c:32  in rec
-       1    9.1%        1    9.1%  line     w.c:11  in main
-       1    9.1%        1    9.1%  line     w.c:13  in work
-`},
-	}
-	for _, c := range cases {
-		var buf bytes.Buffer
-		synthetic().WriteFlat(&buf, ViewOptions{Lines: c.lines})
-		if got := buf.String(); got != c.want {
-			t.Errorf("flat, lines %v:\n%s\nwant:\n%s", c.lines, got, c.want)
-		}
-	}
 }
 
 // scopeKey names a scope for comparing views: the scope, or for a line
@@ -146,7 +51,6 @@ func scopeKey(e *Elem) any {
 func checkExclConsistent(t *testing.T, p *Profile) {
 	t.Helper()
 	for _, lines := range []bool{false, true} {
-		o := ViewOptions{Lines: lines}
 		top := map[any]uint64{}
 		var total uint64
 		var walk func(n *Node)
@@ -159,7 +63,7 @@ func checkExclConsistent(t *testing.T, p *Profile) {
 				walk(c)
 			}
 		}
-		walk(viewTree(p.Root, o))
+		walk(viewTree(p.Root, lines))
 		if total != p.Samples {
 			t.Errorf("lines %v: top-down excl adds up to %d, want the %d samples", lines, total, p.Samples)
 		}
@@ -168,7 +72,7 @@ func checkExclConsistent(t *testing.T, p *Profile) {
 			flat[scopeKey(fe.Elem)] += fe.Excl
 		}
 		bottom := map[any]uint64{}
-		for _, c := range viewTree(p.BottomUp(lines), o).Children {
+		for _, c := range viewTree(p.BottomUp(lines), lines).Children {
 			bottom[scopeKey(c.Elem)] += c.Excl
 		}
 		for _, m := range []map[any]uint64{flat, bottom} {
@@ -188,40 +92,4 @@ func checkExclConsistent(t *testing.T, p *Profile) {
 
 func TestExclConsistent(t *testing.T) {
 	checkExclConsistent(t, synthetic())
-}
-
-// TestEventColumns: with several events, each view shows every event's
-// incl and excl beside the shown event's, from the same trees.
-func TestEventColumns(t *testing.T) {
-	p := &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}}
-	p.Meta.Events = []string{"cpu-clock", "page-faults"}
-	p.EventTotals = make([]uint64, 2)
-	mainP := &Elem{Kind: ElemProc, Name: "main", Module: "prog"}
-	work := &Elem{Kind: ElemProc, Name: "work", Module: "prog"}
-	loop := &Elem{Kind: ElemLoop, File: "w.c", Line: 12}
-	p.insertScopes(1, []*Elem{mainP, work, loop}, 0, 3000)
-	p.insertScopes(1, []*Elem{mainP, work, loop}, 1, 7)
-	p.insertScopes(1, []*Elem{mainP}, 1, 5)
-	p.insertScopes(1, []*Elem{mainP, work}, 0, 1000)
-	var buf bytes.Buffer
-	p.WriteTopDown(&buf, ViewOptions{}, false)
-	want := `  cpu-clock                        page-faults
-    incl   incl%     excl   excl%          incl         excl  scope
-    4000  100.0%        0    0.0%            12            0  <program>
-    4000  100.0%        0    0.0%            12            5    main  [prog]
-    4000  100.0%     1000   25.0%             7            0      work  [prog]
-    3000   75.0%     3000   75.0%             7            7        loop at w.c:12
-`
-	if got := buf.String(); !strings.HasSuffix(got, want) {
-		t.Errorf("top-down:\n%s\nwant:\n%s", got, want)
-	}
-	buf.Reset()
-	p.WriteFlat(&buf, ViewOptions{})
-	if !strings.Contains(buf.String(), "    4000  100.0%        0    0.0%            12            5  proc     main  [prog]") {
-		t.Errorf("flat:\n%s", buf.String())
-	}
-	bu := p.BottomUp(false)
-	if bu.Incl != 4000 || at(bu.EvIncl, 1) != 12 {
-		t.Errorf("bottom-up root %d, page-faults %v", bu.Incl, bu.EvIncl)
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"bloop/profile"
+	"bloop/report"
 )
 
 // ReportData is what the report page embeds. It is made compact for
@@ -143,7 +144,7 @@ func (b *builder) scope(e *profile.Elem) int {
 	i := len(s.Kind)
 	b.scopes[e] = i
 	s.Kind = append(s.Kind, int(e.Kind))
-	s.Label = append(s.Label, b.str(profile.ViewLabel(e)))
+	s.Label = append(s.Label, b.str(e.Label()+profile.ModuleSuffix(e)))
 	s.Name = append(s.Name, b.str(e.Name))
 	s.Module = append(s.Module, b.str(e.Module))
 	s.File = append(s.File, b.str(e.File))
@@ -171,7 +172,7 @@ func Report(p *profile.Profile) *ReportData {
 	d := &ReportData{Version: 1, Command: strings.Join(p.Meta.Command, " "), Samples: p.Samples, Lost: p.Lost,
 		Unwind: p.Outcomes, Chains: p.Chains, Strings: []string{""}, Threads: []Thread{}, Files: []File{}}
 	var sum bytes.Buffer
-	p.WriteSummary(&sum)
+	report.Summary(&sum, p)
 	d.Summary = sum.String()
 	d.Metrics = []Metric{metricOf(p, p.Event)}
 	var others []int
@@ -186,7 +187,7 @@ func Report(p *profile.Profile) *ReportData {
 	b := &builder{d: d, strs: map[string]int{"": 0}, scopes: map[*profile.Elem]int{}, loops: p.LoopLines(), metrics: len(d.Metrics), others: others}
 	all := b.thread("all threads", p.Root, "<program>")
 	one := &profile.Profile{Root: p.Root}
-	bottom := b.tree(profile.ViewTree(one.BottomUp(false), profile.ViewOptions{}), "<program>")
+	bottom := b.tree(profile.ViewTree(one.BottomUp(false), false), "<program>")
 	all.Bottom = &bottom
 	all.Flat = b.flat(one)
 	d.Threads = append(d.Threads, all)
@@ -237,7 +238,7 @@ func metricOf(p *profile.Profile, ev int) Metric {
 // thread makes one tree's top-down view, as the text report prints it,
 // and its samples per line.
 func (b *builder) thread(name string, root *profile.Node, rootLabel string) Thread {
-	return Thread{Name: name, Top: b.tree(profile.ViewTree(root, profile.ViewOptions{}), rootLabel), Lines: b.lines(root)}
+	return Thread{Name: name, Top: b.tree(profile.ViewTree(root, false), rootLabel), Lines: b.lines(root)}
 }
 
 // flat makes the flat view's rows.
@@ -265,7 +266,7 @@ func (b *builder) tree(root *profile.Node, rootLabel string) Tree {
 			if label == n.Elem.Label() {
 				label = ""
 			} else {
-				label += profile.ViewLabel(n.Elem)[len(n.Elem.Label()):]
+				label += profile.ModuleSuffix(n.Elem)
 			}
 		}
 		if label != "" {

@@ -15,6 +15,7 @@ import (
 	"bloop/browser/browsertest"
 	"bloop/internal/rectest"
 	"bloop/profile"
+	"bloop/report"
 	"bloop/view"
 )
 
@@ -146,7 +147,7 @@ func pageRows(tb *tab, flat bool) []textRow {
 	for _, c := range cells {
 		r := textRow{incl: c[0], excl: c[2]}
 		if flat {
-			// kind, scope, in: as WriteFlat prints them.
+			// kind, scope, in: as report.Flat prints them.
 			r.label = fmt.Sprintf("%-8s %s", c[4], c[5])
 			if c[6] != "" {
 				r.label += "  in " + c[6]
@@ -186,11 +187,11 @@ func TestReportPageViews(t *testing.T) {
 	}
 	for _, min := range []float64{1, 0.2} {
 		setMin(strconv.FormatFloat(min, 'f', -1, 64))
-		o := profile.ViewOptions{MinPercent: min}
+		o := report.Options{MinPercent: min}
 		var top, bottom, flat bytes.Buffer
-		p.WriteTopDown(&top, o, false)
-		p.WriteBottomUp(&bottom, o)
-		p.WriteFlat(&flat, o)
+		report.TopDown(&top, p, o, false)
+		report.BottomUp(&bottom, p, o)
+		report.Flat(&flat, p, o)
 		for _, v := range []struct {
 			tab  string
 			text string
@@ -242,7 +243,7 @@ func TestReportPageViews(t *testing.T) {
 	eval[bool](tb, `(() => { const f = document.querySelector('input.filter'); f.value = ''; f.dispatchEvent(new Event('input')); return true })()`)
 	// Each thread's top-down table is its tree in bloop report --threads.
 	var threads bytes.Buffer
-	p.WriteTopDown(&threads, profile.ViewOptions{MinPercent: 0.2}, true)
+	report.TopDown(&threads, p, report.Options{MinPercent: 0.2}, true)
 	want := textRows(threads.String())
 	n := eval[int](tb, `document.querySelector('select.thread').options.length`)
 	if n != len(p.Threads)+1 {

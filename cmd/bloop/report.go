@@ -9,6 +9,7 @@ import (
 	"bloop/atomicfile"
 	"bloop/cache"
 	"bloop/profile"
+	"bloop/report"
 	"bloop/view"
 )
 
@@ -83,16 +84,16 @@ func runReport(args []string) int {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", warning)
 	}
 	w := os.Stdout
-	p.WriteSummary(w)
+	report.Summary(w, p)
 	fmt.Fprintln(w)
-	po := profile.ViewOptions{MinPercent: *minPct, MaxDepth: *depth, Lines: *lines}
+	po := report.Options{MinPercent: *minPct, MaxDepth: *depth, Lines: *lines}
 	switch *viewName {
 	case "top-down":
-		p.WriteTopDown(w, po, *threads)
+		report.TopDown(w, p, po, *threads)
 	case "bottom-up":
-		p.WriteBottomUp(w, po)
+		report.BottomUp(w, p, po)
 	case "flat":
-		p.WriteFlat(w, po)
+		report.Flat(w, p, po)
 	}
 	if *htmlOut != "" {
 		err := atomicfile.Write(*htmlOut, func(f io.Writer) error {
