@@ -1,11 +1,11 @@
 package profile
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"bloop/internal/rectest"
+	"bloop/internal/testenv"
 )
 
 // The programs of issue 23's unwinding target, each recorded as a user
@@ -31,9 +31,7 @@ func requireUnwound(t *testing.T, p *Profile, what string) {
 }
 
 func workScript(t *testing.T) string {
-	if _, err := os.Stat(python); err != nil {
-		t.Skipf("%s: %v", python, err)
-	}
+	testenv.NeedFile(t, python, "python3.11")
 	s, _ := filepath.Abs("../testdata/prof/work.py")
 	return s
 }

@@ -1,6 +1,10 @@
 package sample
 
-import "testing"
+import (
+	"testing"
+
+	"bloop/internal/testenv"
+)
 
 func TestCapFreq(t *testing.T) {
 	tests := []struct {
@@ -30,9 +34,7 @@ func TestCapFreq(t *testing.T) {
 // TestMaxSampleRate reads the real limit where the kernel has one.
 func TestMaxSampleRate(t *testing.T) {
 	n, err := MaxSampleRate()
-	if err != nil {
-		t.Skipf("no limit to read: %v", err)
-	}
+	testenv.Capable(t, "perf_event_max_sample_rate", err)
 	if n <= 0 {
 		t.Errorf("limit %d", n)
 	}
