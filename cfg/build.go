@@ -285,9 +285,12 @@ func (b *builder) decodeAt(a uint64, reg region, walk []Inst) (in Inst, stop boo
 	if dd.NoReturnSyscall != nil && in.Kind == isa.Other && dd.NoReturnSyscall(b.img, walkBack(walk), in.Inst) {
 		in.Kind = isa.Halt
 	}
-	if in.Kind == isa.Invalid && dd.AnyWord && in.Len == b.ar.Align() {
+	// A word cut short by the region's end is no instruction, even to
+	// Dyninst's decoder: the graph stays inside the procedure.
+	if in.Kind == isa.Invalid && dd.AnyWord && in.Len == b.ar.Align() && len(b.img.Bytes(a, reg.hi)) >= in.Len {
 		in.Kind = isa.Other
 	}
+
 	return in, false
 }
 
