@@ -18,6 +18,7 @@ import (
 	"fmt"
 
 	"bloop/cache"
+	"bloop/loader"
 	"bloop/sample"
 	"bloop/scopes"
 )
@@ -111,6 +112,18 @@ type Options struct {
 	// is read from Sysroot/usr/lib/x.so when that exists (a recording
 	// made on an aarch64 or ppc64le machine, reported on another).
 	Sysroot string
+	// Fetcher, when set, fetches by build-id what this machine lacks (a
+	// debuginfod client): a perf.data file's module whose recorded path
+	// is gone or holds another build, found in no module directory
+	// (Executable), and a module's separate debug file (Debuginfo, asked
+	// by the loader when none is found here).
+	Fetcher Fetcher
+}
+
+// Fetcher fetches ELF files by build-id (package debuginfod's Client).
+type Fetcher interface {
+	loader.DebugFetcher
+	Executable(buildID []byte) (string, error)
 }
 
 // Profile is an attributed recording.
@@ -255,7 +268,7 @@ func (p *Profile) structure(m *Module) *scopeIndex {
 		if m.Img == nil || p.opt.Analyze != nil && !p.opt.Analyze(m.Path) {
 			return
 		}
-		m.index = analyzeModule(p.opt.Cache, m.Img, m.Name)
+		m.index = analyzeModule(p.opt.Cache, m.Img, m.Name, p.sp.opt)
 	})
 	return m.index
 }

@@ -202,10 +202,12 @@ func decodeIndex(b []byte) (*scopeIndex, error) {
 
 // analyzeModule returns the scope index of a module, from bloop's
 // default analysis (what bloop struct writes), through the cache when
-// there is one: a report then costs each module's analysis once.
-func analyzeModule(c *cache.Cache, img *loader.Image, name string) *scopeIndex {
+// there is one: a report then costs each module's analysis once. load
+// are the options img was opened with: the key names the debug file
+// they find (a fetched one too), as bloop struct's does.
+func analyzeModule(c *cache.Cache, img *loader.Image, name string, load loader.Options) *scopeIndex {
 	finder := &source.Finder{}
-	opt := structfile.Options{Pipeline: pipeline.Options{Sources: finder}}
+	opt := structfile.Options{Load: load, Pipeline: pipeline.Options{Sources: finder}}
 	analyze := func() *scopeIndex {
 		mod, _ := pipeline.Analyze(img, opt.Pipeline)
 		if mod == nil {

@@ -27,7 +27,8 @@ var errBuildID = errors.New("the file on disk has another build-id than the reco
 // openChecked opens a module's file (file: path, or the stored image of
 // a module without one). When perf recorded the module's build-id and
 // the file has another, or there is no file, a file of the same name
-// and build-id in one of the module directories stands in; else the
+// and build-id in one of the module directories stands in, else one
+// fetched by build-id (last, as gdb asks debuginfod last); else the
 // module is used without its file, with one warning.
 func (s *space) openChecked(path, file string) (*elf.File, string, error) {
 	want, recorded := s.buildIDs[path]
@@ -53,6 +54,9 @@ func (s *space) openChecked(path, file string) (*elf.File, string, error) {
 		if alt != "" {
 			return g, alt, nil
 		}
+		if g, alt := s.fetchModule(want); g != nil {
+			return g, alt, nil
+		}
 	}
 	if err != nil {
 		if recorded {
@@ -62,6 +66,29 @@ func (s *space) openChecked(path, file string) (*elf.File, string, error) {
 	}
 	s.warnings = append(s.warnings, fmt.Sprintf("module %s: build-id %s on disk, %x recorded; its samples stay at their addresses", path, hexOrNone(got), want))
 	return nil, "", fmt.Errorf("%w (%s on disk, %x recorded)", errBuildID, hexOrNone(got), want)
+}
+
+// fetchModule returns the module file of build-id id from the fetcher,
+// opened, or nil. The fetcher checks the build-id and reports its own
+// problems (once per run); the check here keeps a fetcher that does not
+// from standing in a wrong file.
+func (s *space) fetchModule(id []byte) (*elf.File, string) {
+	if s.fetcher == nil || len(id) == 0 {
+		return nil, ""
+	}
+	p, err := s.fetcher.Executable(id)
+	if err != nil {
+		return nil, ""
+	}
+	f, err := elf.Open(p)
+	if err != nil {
+		return nil, ""
+	}
+	if !bytes.Equal(loader.BuildID(f), id) {
+		f.Close()
+		return nil, ""
+	}
+	return f, p
 }
 
 // inModuleDirs returns the first file of path's base name in the module

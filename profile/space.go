@@ -19,6 +19,9 @@ type Module struct {
 	Img  *loader.Image
 	Unw  *unwind.Module
 	Err  error // why the file could not be read (then frames in it cannot be unwound by recipe)
+	// BuildID is the build-id note of the file read for the module, nil
+	// when it has none: what its debug and source files are fetched by.
+	BuildID []byte
 
 	segs []elf.ProgHeader // PT_LOAD segments, to turn mapping offsets into file addresses
 
@@ -59,6 +62,8 @@ type space struct {
 	files map[string]string
 	// sysroot holds the recording machine's files (Options.Sysroot).
 	sysroot string
+	// fetcher fetches modules by build-id (Options.Fetcher), or nil.
+	fetcher Fetcher
 }
 
 func newSpace(opt loader.Options) *space {
@@ -70,8 +75,12 @@ func newSpace(opt loader.Options) *space {
 // and module directories, and with a sysroot the recording machine's
 // files and separate debug files under it.
 func newSpaceFor(opt Options) *space {
-	sp := newSpace(loader.Options{DebugDirs: loader.SysrootDebugDirs(opt.DebugDirs, opt.Sysroot)})
-	sp.moduleDirs, sp.sysroot = opt.ModuleDirs, opt.Sysroot
+	lo := loader.Options{DebugDirs: loader.SysrootDebugDirs(opt.DebugDirs, opt.Sysroot)}
+	if opt.Fetcher != nil {
+		lo.Fetcher = opt.Fetcher
+	}
+	sp := newSpace(lo)
+	sp.moduleDirs, sp.sysroot, sp.fetcher = opt.ModuleDirs, opt.Sysroot, opt.Fetcher
 	return sp
 }
 
@@ -108,6 +117,7 @@ func (s *space) module(path string) *Module {
 		m.Err = err
 		return m
 	}
+	m.BuildID = loader.BuildID(f)
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD {
 			m.segs = append(m.segs, p.ProgHeader)

@@ -43,6 +43,10 @@ type ReportData struct {
 	Threads []Thread `json:"threads"`
 	// Files are the source files samples reach, by the line table's path.
 	Files []File `json:"files"`
+
+	// sourceIDs are the build-ids a source file is fetched by, when the
+	// page's sources may be fetched (WriteReport).
+	sourceIDs map[string][][]byte
 }
 
 // Metric is one column of values: an event.

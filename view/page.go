@@ -89,6 +89,9 @@ func writePage(w io.Writer, class, title string, data any, scripts ...string) er
 // the sources its samples reach.
 func WriteReport(w io.Writer, p *profile.Profile, o Options) error {
 	d := Report(p)
+	if o.Fetcher != nil {
+		d.sourceIDs = sourceBuildIDs(p)
+	}
 	d.AddSources(o)
 	title := "bloop report"
 	if d.Command != "" {

@@ -3,10 +3,12 @@ package view
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"bloop/profile"
 	"bloop/source"
 	"bloop/structfile"
 )
@@ -34,6 +36,20 @@ type Options struct {
 	// Replace is applied to the line table's paths before they are
 	// looked for, the first matching prefix only.
 	Replace []Replacement
+	// Fetcher, when set, is asked for a source file found nowhere here,
+	// by its line table path (absolute) and the build-id of a module
+	// whose line table names it (a debuginfod client).
+	Fetcher SourceFetcher
+	// BuildIDs are the build-ids Fetcher is asked by on the structure
+	// and diff pages (their modules'); the report page asks by the
+	// build-ids of the modules its samples reach.
+	BuildIDs [][]byte
+}
+
+// SourceFetcher fetches a source file by build-id and path (package
+// debuginfod's Client); it returns the path of its copy.
+type SourceFetcher interface {
+	Source(buildID []byte, path string) (string, error)
 }
 
 // Files larger than this are not embedded (a generated source of many
@@ -63,14 +79,52 @@ func (d *ReportData) AddSources(o Options) {
 	}
 	finder := &source.Finder{Dirs: o.SourceDirs}
 	for _, p := range sorted {
-		d.Files = append(d.Files, readSource(finder, o.Replace, p, idx[p]))
+		d.Files = append(d.Files, readSource(finder, o, p, idx[p], d.sourceIDs[p]))
 	}
 }
 
-func readSource(finder *source.Finder, repl []Replacement, path string, idx int) File {
-	want := structfile.ReplacePath(repl, path)
+// sourceBuildIDs maps each file the profile's statements name to the
+// build-ids of the modules whose procedures hold them: what a source is
+// fetched by.
+func sourceBuildIDs(p *profile.Profile) map[string][][]byte {
+	byName := map[string][][]byte{}
+	for _, m := range p.Modules {
+		if len(m.BuildID) > 0 {
+			byName[m.Name] = append(byName[m.Name], m.BuildID)
+		}
+	}
+	out := map[string][][]byte{}
+	seen := map[[2]string]bool{}
+	var walk func(n *profile.Node, mod string)
+	walk = func(n *profile.Node, mod string) {
+		if e := n.Elem; e != nil {
+			if e.Kind == profile.ElemProc {
+				mod = e.Module
+			}
+			if k := [2]string{e.File, mod}; e.Kind == profile.ElemStmt && e.File != "" && !seen[k] {
+				seen[k] = true
+				out[e.File] = append(out[e.File], byName[mod]...)
+			}
+		}
+		for _, c := range n.Children {
+			walk(c, mod)
+		}
+	}
+	if p.Root != nil {
+		walk(p.Root, "")
+	}
+	return out
+}
+
+// readSource reads the source file path of the page (string index idx):
+// on this machine, else from o.Fetcher by one of ids.
+func readSource(finder *source.Finder, o Options, path string, idx int, ids [][]byte) File {
+	want := structfile.ReplacePath(o.Replace, path)
 	f := File{Path: idx}
 	found := finder.Path(want)
+	if found == "" {
+		found = fetchSource(o.Fetcher, path, ids)
+	}
 	if found == "" {
 		f.Note = want + ": not found"
 		return f
@@ -91,4 +145,18 @@ func readSource(finder *source.Finder, repl []Replacement, path string, idx int)
 		f.Text = strings.ToValidUTF8(f.Text, "\uFFFD")
 	}
 	return f
+}
+
+// fetchSource asks fetcher for path by each build-id in turn; "" when
+// none has it. Only absolute paths are asked: debuginfod serves no other.
+func fetchSource(fetcher SourceFetcher, path string, ids [][]byte) string {
+	if fetcher == nil || !filepath.IsAbs(path) {
+		return ""
+	}
+	for _, id := range ids {
+		if p, err := fetcher.Source(id, path); err == nil {
+			return p
+		}
+	}
+	return ""
 }

@@ -251,7 +251,7 @@ func embedSources(o Options, strs *strTable, paths []string) []File {
 		case total > maxStructSources:
 			files = append(files, File{Path: idx, Note: fmt.Sprintf("%s: not embedded: the page holds %d MB of sources already", p, maxStructSources>>20)})
 		default:
-			f := readSource(finder, o.Replace, p, idx)
+			f := readSource(finder, o, p, idx, o.BuildIDs)
 			total += len(f.Text)
 			files = append(files, f)
 		}

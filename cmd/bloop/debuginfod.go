@@ -6,13 +6,15 @@ import (
 
 	"bloop/debuginfod"
 	"bloop/loader"
+	"bloop/profile"
+	"bloop/view"
 )
 
-// debugFetcher is the debuginfod client of $DEBUGINFOD_URLS (with
+// debuginfodClient is the debuginfod client of $DEBUGINFOD_URLS (with
 // elfutils' other variables) for one run, nil when it is empty or
 // --no-debuginfod is given. Its problems are warnings on stderr, each
 // once: a failing server is reported and not asked again.
-func debugFetcher(off bool) loader.DebugFetcher {
+func debuginfodClient(off bool) *debuginfod.Client {
 	if off {
 		return nil
 	}
@@ -21,9 +23,23 @@ func debugFetcher(off bool) loader.DebugFetcher {
 		return nil
 	}
 	opt.Warn = func(msg string) { fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", msg) }
-	c := debuginfod.New(opt)
-	if c == nil {
-		return nil // not a *Client in an interface: loading must see none
+	return debuginfod.New(opt)
+}
+
+// debugFetcher is debuginfodClient as the loader's fetcher: a nil
+// client is no *Client in an interface, which loading must see as none.
+func debugFetcher(off bool) loader.DebugFetcher {
+	if c := debuginfodClient(off); c != nil {
+		return c
 	}
-	return c
+	return nil
+}
+
+// fetchers are c as what bloop report and the pages ask: modules and
+// debug files, and sources; both nil interfaces when c is nil.
+func fetchers(c *debuginfod.Client) (profile.Fetcher, view.SourceFetcher) {
+	if c == nil {
+		return nil, nil
+	}
+	return c, c
 }

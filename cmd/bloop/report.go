@@ -37,6 +37,7 @@ func runReport(args []string) int {
 	fs.Var(&moduleDirs, "module-dir", "`dir` holding modules by base name: for a perf.data file's module whose recorded path has another build-id, a measurement directory's module no longer at its recorded path (repeatable)")
 	fs.Var(&structs, "struct", "structure `file` (bloop struct or hpcstruct) to use for the module whose code it matches (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
+	noDebuginfod := fs.Bool("no-debuginfod", false, "do not fetch modules, debug files and the page's sources from the debuginfod servers of $DEBUGINFOD_URLS")
 	sysroot := fs.String("sysroot", "", "read each module from `dir` plus its recorded path when there (the recording machine's files, as perf's --symfs: an aarch64 or ppc64le recording reported here)")
 	operands, code, ok := fs.parse(args)
 	if !ok {
@@ -71,6 +72,7 @@ func runReport(args []string) int {
 		defer stop()
 	}
 	opt := profile.Options{StructFiles: structs, DebugDirs: debugDirs, Event: *event, ModuleDirs: moduleDirs, Sysroot: *sysroot}
+	opt.Fetcher, vo.Fetcher = fetchers(debuginfodClient(*noDebuginfod))
 	if *noAnalysis {
 		opt.Analyze = func(string) bool { return false }
 	}

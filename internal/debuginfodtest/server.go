@@ -32,9 +32,24 @@ type Server struct {
 // has then scanned. The test fails if it does not within a minute.
 func Start(t testing.TB, dir string, ids ...string) *Server {
 	t.Helper()
+	return startScan(t, "-F", dir, ids)
+}
+
+// StartTar is Start over the .tar archives of dir: debuginfod serves
+// their ELF files and, for sources, the archives' files at the paths
+// the line tables name (as from a distribution's -dbgsym and source
+// packages), which need not exist on this machine.
+func StartTar(t testing.TB, dir string, ids ...string) *Server {
+	t.Helper()
+	return startScan(t, "-Z.tar", dir, ids)
+}
+
+// startScan starts debuginfod scanning dir as the scan flag says.
+func startScan(t testing.TB, scan, dir string, ids []string) *Server {
+	t.Helper()
 	bin := testenv.Need(t, "debuginfod")
 	for attempt := 0; ; attempt++ {
-		s, err := start(t, bin, dir)
+		s, err := start(t, bin, scan, dir)
 		if err == nil {
 			err = s.wait(ids)
 		}
@@ -56,7 +71,7 @@ func Start(t testing.TB, dir string, ids ...string) *Server {
 	}
 }
 
-func start(t testing.TB, bin, dir string) (*Server, error) {
+func start(t testing.TB, bin, scan, dir string) (*Server, error) {
 	port, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
@@ -70,7 +85,7 @@ func start(t testing.TB, bin, dir string) (*Server, error) {
 	}
 	// -t0 -g0: scan once, no grooming; -c1: one scanning thread on a
 	// shared machine.
-	s.cmd = exec.Command(bin, "-F", "-p", fmt.Sprint(port), "-d", filepath.Join(tmp, "db.sqlite"),
+	s.cmd = exec.Command(bin, scan, "-p", fmt.Sprint(port), "-d", filepath.Join(tmp, "db.sqlite"),
 		"-t", "0", "-g", "0", "-c", "1", dir)
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	dieWithParent(s.cmd)

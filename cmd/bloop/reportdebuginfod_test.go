@@ -1,0 +1,148 @@
+package main
+
+import (
+	"archive/tar"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bloop/internal/debuginfodtest"
+	"bloop/internal/testenv"
+	"bloop/sample"
+	"bloop/schema"
+)
+
+// writeTar writes an archive of files (name in the archive: file here).
+func writeTar(t *testing.T, path string, files map[string]string) {
+	t.Helper()
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := tar.NewWriter(out)
+	for name, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(b)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReportDebuginfod: a perf record --call-graph dwarf of a stripped
+// program, reported with a real debuginfod serving its unstripped build
+// (and its source, in an archive: the line table's /src/hot.c is not on
+// this machine), is the report of the unstripped program in its place:
+// the inlined hot_loop and its loop on source lines; the report page
+// embeds the source the server sent. With the program gone from disk,
+// its file comes from the server as the executable, to the same report.
+func TestReportDebuginfod(t *testing.T) {
+	testenv.NeedLinux(t)
+	strip := testenv.Need(t, "strip")
+	testenv.Need(t, "perf")
+	testenv.Capable(t, "perf_event_open", sample.Available())
+	bin := testenv.Fixture(t, "../../testdata/bin/hot-gcc12-O2")
+	src := testenv.Fixture(t, "../../testdata/src/hot.c")
+	if _, err := os.Stat("/src/hot.c"); err == nil {
+		t.Skip("/src/hot.c is on this machine: the page would not need the server's")
+	}
+	dir := t.TempDir()
+	served := filepath.Join(dir, "served")
+	os.Mkdir(served, 0o755)
+	prog := filepath.Join(dir, "hot")
+	if out, err := exec.Command(strip, "--strip-debug", "-o", prog, bin).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	id := debuginfodtest.BuildID(t, bin)
+	writeTar(t, filepath.Join(served, "hot.tar"), map[string]string{"usr/bin/hot": bin, "src/hot.c": src})
+	srv := debuginfodtest.StartTar(t, served, id)
+
+	data := filepath.Join(dir, "perf.data")
+	rec := exec.Command("perf", "record", "-q", "-o", data, "--call-graph", "dwarf", "-F", "999", "--", prog)
+	rec.Dir = dir
+	if out, err := rec.CombinedOutput(); err != nil {
+		testenv.Capable(t, "perf record ("+string(out)+")", err)
+	}
+	report := func(args ...string) (string, string) {
+		t.Helper()
+		code, out, stderr := captured(t, runReport, append([]string{"--nocache", "--view", "flat", "--min", "0"}, append(args, data)...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		return out, stderr
+	}
+	t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
+	t.Setenv("DEBUGINFOD_URLS", srv.URL)
+	t.Setenv("DEBUGINFOD_TIMEOUT", "5")
+	wants := []string{"[inlined] hot_loop", "loop at hot.c:"}
+	plain, _ := report("--no-debuginfod")
+	for _, w := range wants {
+		if strings.Contains(plain, w) {
+			t.Fatalf("the stripped program's report has %q without debuginfod:\n%s", w, plain)
+		}
+	}
+	page := filepath.Join(dir, "page.html")
+	got, stderr := report("--html", page)
+	for _, w := range wants {
+		if !strings.Contains(got, w) {
+			t.Errorf("no %q in the report with debuginfod:\n%s", w, got)
+		}
+	}
+	if ws := warningLines(stderr); len(ws) > 0 {
+		t.Errorf("warnings: %q", ws)
+	}
+	want, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := pageData(t, page, schema.ReportPage)
+	strs := d["strings"].([]any)
+	embedded := false
+	for _, f := range d["files"].([]any) {
+		f := f.(map[string]any)
+		if strs[int(f["path"].(float64))] == "/src/hot.c" {
+			embedded = f["text"] == string(want)
+			t.Logf("/src/hot.c: found %v, note %v", f["found"], f["note"])
+		}
+	}
+	if !embedded {
+		t.Error("the page does not embed the source of /src/hot.c the server sent")
+	}
+
+	// The unstripped program in the stripped one's place: the same report.
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prog, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if unstripped, _ := report("--no-debuginfod"); got != unstripped {
+		t.Errorf("with debuginfod:\n%s\nthe unstripped program:\n%s", got, unstripped)
+	}
+
+	// The program gone: the server's executable stands in.
+	os.Remove(prog)
+	cache := t.TempDir()
+	t.Setenv("DEBUGINFOD_CACHE_PATH", cache)
+	gone, stderr := report()
+	if gone != got || len(warningLines(stderr)) > 0 {
+		t.Errorf("program gone: same report: %v; stderr:\n%s", gone == got, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(cache, id, "executable")); err != nil {
+		t.Errorf("no executable in the client cache: %v", err)
+	}
+}
