@@ -1,6 +1,7 @@
 package view
 
 import (
+	"debug/elf"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"bloop/loader"
 	"bloop/profile"
 	"bloop/source"
 	"bloop/structfile"
@@ -145,6 +147,23 @@ func readSource(finder *source.Finder, o Options, path string, idx int, ids [][]
 		f.Text = strings.ToValidUTF8(f.Text, "\uFFFD")
 	}
 	return f
+}
+
+// BuildIDOf is the build-id note of the ELF file path: what a page asks
+// a module's sources by (Options.BuildIDs). nil when path is no ELF file
+// here, or one without a note.
+func BuildIDOf(path string) (id []byte) {
+	defer func() {
+		if recover() != nil {
+			id = nil // debug/elf on a damaged file: no build-id
+		}
+	}()
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	return loader.BuildID(f)
 }
 
 // fetchSource asks fetcher for path by each build-id in turn; "" when

@@ -124,6 +124,12 @@ func (s *StructWriter) node(kind int, name, file string, line int, addr uint64, 
 // BeginModule starts the tree at the module.
 func (s *StructWriter) BeginModule(path, name string) {
 	s.d.Module = path
+	if s.o.Sources.Fetcher != nil && len(s.o.Sources.BuildIDs) == 0 {
+		// The module's sources are fetched by its build-id.
+		if id := BuildIDOf(path); id != nil {
+			s.o.Sources.BuildIDs = [][]byte{id}
+		}
+	}
 	s.node(SModule, name, path, 0, 0, 0)
 }
 

@@ -26,20 +26,13 @@ func debuginfodClient(off bool) *debuginfod.Client {
 	return debuginfod.New(opt)
 }
 
-// debugFetcher is debuginfodClient as the loader's fetcher: a nil
-// client is no *Client in an interface, which loading must see as none.
-func debugFetcher(off bool) loader.DebugFetcher {
-	if c := debuginfodClient(off); c != nil {
-		return c
-	}
-	return nil
-}
-
-// fetchers are c as what bloop report and the pages ask: modules and
-// debug files, and sources; both nil interfaces when c is nil.
-func fetchers(c *debuginfod.Client) (profile.Fetcher, view.SourceFetcher) {
+// fetchers are c as what loading, bloop report and the pages ask:
+// debug files, modules and debug files, and sources; all nil interfaces
+// when c is nil (no *Client in an interface, which users must see as
+// none).
+func fetchers(c *debuginfod.Client) (loader.DebugFetcher, profile.Fetcher, view.SourceFetcher) {
 	if c == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return c, c
+	return c, c, c
 }

@@ -62,6 +62,7 @@ func runDiff(args []string) int {
 	htmlOut := fs.String("html", "", "also write the diff as one self-contained HTML page (both trees side by side, the sources) to `file`")
 	proc := fs.String("proc", "", "--html: only the procedures whose name matches the regular expression `re`")
 	sources := pageSourceFlags(fs)
+	noDebuginfod := fs.Bool("no-debuginfod", false, "--html: do not fetch the sources not found here from the debuginfod servers of $DEBUGINFOD_URLS")
 	operands, code, ok := fs.parse(args)
 	if !ok {
 		return code
@@ -74,6 +75,9 @@ func runDiff(args []string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop diff: %v\n", err)
 		return 2
+	}
+	if page != nil {
+		_, _, page.o.Sources.Fetcher = fetchers(debuginfodClient(*noDebuginfod))
 	}
 	opts := diff.DiffOptions{Addresses: *addrs, Detail: page != nil}
 	dirs, err := diff.BothDirs(operands[0], operands[1])
@@ -103,6 +107,9 @@ func runDiff(args []string) int {
 		err = r.WriteText(os.Stdout)
 	}
 	if err == nil && page != nil {
+		if page.o.Sources.Fetcher != nil {
+			page.o.Sources.BuildIDs = moduleBuildIDs(docs[:])
+		}
 		err = page.write(func() (*view.DiffData, error) { return view.DiffPage(r, page.o) })
 	}
 	if err != nil {
@@ -145,6 +152,23 @@ func diffDirs(a, b string, opts diff.DiffOptions, jobs int, asJSON bool, page *d
 		return 1
 	}
 	return 0
+}
+
+// moduleBuildIDs are the build-ids of the modules the structure files
+// describe, of those whose file is here: what the page's sources are
+// fetched by.
+func moduleBuildIDs(docs []*structure.Doc) [][]byte {
+	var ids [][]byte
+	seen := map[string]bool{}
+	for _, d := range docs {
+		for _, m := range d.Modules() {
+			if id := view.BuildIDOf(m.Path); id != nil && !seen[string(id)] {
+				seen[string(id)] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
 }
 
 // diffPage is what --html asks for: the page's file and options.

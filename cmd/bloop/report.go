@@ -72,7 +72,7 @@ func runReport(args []string) int {
 		defer stop()
 	}
 	opt := profile.Options{StructFiles: structs, DebugDirs: debugDirs, Event: *event, ModuleDirs: moduleDirs, Sysroot: *sysroot}
-	opt.Fetcher, vo.Fetcher = fetchers(debuginfodClient(*noDebuginfod))
+	_, opt.Fetcher, vo.Fetcher = fetchers(debuginfodClient(*noDebuginfod))
 	if *noAnalysis {
 		opt.Analyze = func(string) bool { return false }
 	}

@@ -42,6 +42,43 @@ func writeTar(t *testing.T, path string, files map[string]string) {
 	}
 }
 
+// hotServer starts a real debuginfod serving an archive of
+// hot-gcc12-O2 (unstripped) and its source at the line table's path,
+// /src/hot.c, which is not on this machine. It returns the server, the
+// program, its source here and its build-id.
+func hotServer(t *testing.T) (srv *debuginfodtest.Server, bin, src, id string) {
+	t.Helper()
+	bin = testenv.Fixture(t, "../../testdata/bin/hot-gcc12-O2")
+	src = testenv.Fixture(t, "../../testdata/src/hot.c")
+	if _, err := os.Stat("/src/hot.c"); err == nil {
+		t.Skip("/src/hot.c is on this machine: the page would not need the server's")
+	}
+	served := filepath.Join(t.TempDir(), "served")
+	os.Mkdir(served, 0o755)
+	id = debuginfodtest.BuildID(t, bin)
+	writeTar(t, filepath.Join(served, "hot.tar"), map[string]string{"usr/bin/hot": bin, "src/hot.c": src})
+	return debuginfodtest.StartTar(t, served, id), bin, src, id
+}
+
+// embeds says whether the page's data holds the text of the file src
+// for the line table's path, and logs where it was found.
+func embeds(t *testing.T, d map[string]any, path, src string) bool {
+	t.Helper()
+	want, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strs := d["strings"].([]any)
+	for _, f := range d["files"].([]any) {
+		f := f.(map[string]any)
+		if strs[int(f["path"].(float64))] == path {
+			t.Logf("%s: found %v, note %v", path, f["found"], f["note"])
+			return f["text"] == string(want)
+		}
+	}
+	return false
+}
+
 // TestReportDebuginfod: a perf record --call-graph dwarf of a stripped
 // program, reported with a real debuginfod serving its unstripped build
 // (and its source, in an archive: the line table's /src/hot.c is not on
@@ -54,21 +91,12 @@ func TestReportDebuginfod(t *testing.T) {
 	strip := testenv.Need(t, "strip")
 	testenv.Need(t, "perf")
 	testenv.Capable(t, "perf_event_open", sample.Available())
-	bin := testenv.Fixture(t, "../../testdata/bin/hot-gcc12-O2")
-	src := testenv.Fixture(t, "../../testdata/src/hot.c")
-	if _, err := os.Stat("/src/hot.c"); err == nil {
-		t.Skip("/src/hot.c is on this machine: the page would not need the server's")
-	}
+	srv, bin, src, id := hotServer(t)
 	dir := t.TempDir()
-	served := filepath.Join(dir, "served")
-	os.Mkdir(served, 0o755)
 	prog := filepath.Join(dir, "hot")
 	if out, err := exec.Command(strip, "--strip-debug", "-o", prog, bin).CombinedOutput(); err != nil {
 		t.Fatalf("strip: %v\n%s", err, out)
 	}
-	id := debuginfodtest.BuildID(t, bin)
-	writeTar(t, filepath.Join(served, "hot.tar"), map[string]string{"usr/bin/hot": bin, "src/hot.c": src})
-	srv := debuginfodtest.StartTar(t, served, id)
 
 	data := filepath.Join(dir, "perf.data")
 	rec := exec.Command("perf", "record", "-q", "-o", data, "--call-graph", "dwarf", "-F", "999", "--", prog)
@@ -104,21 +132,7 @@ func TestReportDebuginfod(t *testing.T) {
 	if ws := warningLines(stderr); len(ws) > 0 {
 		t.Errorf("warnings: %q", ws)
 	}
-	want, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := pageData(t, page, schema.ReportPage)
-	strs := d["strings"].([]any)
-	embedded := false
-	for _, f := range d["files"].([]any) {
-		f := f.(map[string]any)
-		if strs[int(f["path"].(float64))] == "/src/hot.c" {
-			embedded = f["text"] == string(want)
-			t.Logf("/src/hot.c: found %v, note %v", f["found"], f["note"])
-		}
-	}
-	if !embedded {
+	if !embeds(t, pageData(t, page, schema.ReportPage), "/src/hot.c", src) {
 		t.Error("the page does not embed the source of /src/hot.c the server sent")
 	}
 
@@ -144,5 +158,43 @@ func TestReportDebuginfod(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cache, id, "executable")); err != nil {
 		t.Errorf("no executable in the client cache: %v", err)
+	}
+}
+
+// TestPagesDebuginfodSources: the structure page of a program, and the
+// diff page of its structure and its -O0 build's, embed the source the
+// line table names (/src/hot.c, not on this machine) as a real
+// debuginfod serves it by the program's build-id; --no-debuginfod
+// leaves it not found.
+func TestPagesDebuginfodSources(t *testing.T) {
+	srv, bin, src, _ := hotServer(t)
+	t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
+	t.Setenv("DEBUGINFOD_URLS", srv.URL)
+	t.Setenv("DEBUGINFOD_TIMEOUT", "5")
+	dir := t.TempDir()
+	for _, off := range []bool{false, true} {
+		var flags []string
+		if off {
+			flags = []string{"--no-debuginfod"}
+		}
+		page := filepath.Join(dir, "s.html")
+		if code, _, stderr := captured(t, runStruct, append([]string{"-q", "--nocache", "--format", "html", "-o", page}, append(flags, bin)...)...); code != 0 {
+			t.Fatalf("struct: exit %d\n%s", code, stderr)
+		}
+		if got := embeds(t, pageData(t, page, schema.StructPage), "/src/hot.c", src); got == off {
+			t.Errorf("structure page %v: embeds the served source: %v", flags, got)
+		}
+		a, b := filepath.Join(dir, "a.hpcstruct"), filepath.Join(dir, "b.hpcstruct")
+		for _, s := range [][2]string{{a, bin}, {b, testenv.Fixture(t, "../../testdata/bin/hot-gcc12-O0")}} {
+			if code, _, stderr := captured(t, runStruct, "-q", "--nocache", "--no-debuginfod", "-o", s[0], s[1]); code != 0 {
+				t.Fatalf("struct: exit %d\n%s", code, stderr)
+			}
+		}
+		if code, _, stderr := captured(t, runDiff, append(append([]string{"--html", page}, flags...), a, b)...); code > 1 {
+			t.Fatalf("diff: exit %d\n%s", code, stderr)
+		}
+		if got := embeds(t, pageData(t, page, schema.DiffPage), "/src/hot.c", src); got == off {
+			t.Errorf("diff page %v: embeds the served source: %v", flags, got)
+		}
 	}
 }

@@ -129,7 +129,7 @@ func newStructFlags() *structFlags {
 	f.manifest = fs.String("manifest", "", "write a JSON Lines record per input to `file` (- for stdout; schema/manifest-v1.json)")
 	f.shard = fs.String("shard", "", "analyse only shard `K/N` of the inputs (by a hash of each input's path below its operand)")
 	fs.Var(&f.debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
-	f.noDebuginfod = fs.Bool("no-debuginfod", false, "do not fetch debug files from the debuginfod servers of $DEBUGINFOD_URLS")
+	f.noDebuginfod = fs.Bool("no-debuginfod", false, "do not fetch debug files (and --format html's sources) from the debuginfod servers of $DEBUGINFOD_URLS")
 	f.sysroot = fs.String("sysroot", "", "measurement directories: read each module from `dir` plus its recorded path when there, and separate debug files from dir/usr/lib/debug (the recording machine's files)")
 	return f
 }
@@ -141,8 +141,10 @@ func (f *structFlags) options() (structfile.Options, error) {
 		return o, fmt.Errorf("unknown format %q (want xml, json or html)", *f.format)
 	}
 	o.JSON, o.Pretty = *f.format == "json", *f.pretty
+	// One client for the run: debug files, and the page's sources.
+	debugF, _, sourceF := fetchers(debuginfodClient(*f.noDebuginfod))
 	if *f.format == "html" {
-		so := view.StructOptions{Sources: view.Options{SourceDirs: f.sourceDirs}, MaxScopes: pageMaxScopes}
+		so := view.StructOptions{Sources: view.Options{SourceDirs: f.sourceDirs, Fetcher: sourceF}, MaxScopes: pageMaxScopes}
 		if *f.proc != "" {
 			re, err := regexp.Compile(*f.proc)
 			if err != nil {
@@ -155,7 +157,7 @@ func (f *structFlags) options() (structfile.Options, error) {
 		return o, fmt.Errorf("--proc chooses the procedures of an HTML page: use it with --format html")
 	}
 	o.Load = loader.Options{DebugDirs: loader.SysrootDebugDirs(f.debugDirs, *f.sysroot), Workers: *f.jobs,
-		Fetcher: debugFetcher(*f.noDebuginfod)}
+		Fetcher: debugF}
 	o.Pipeline = pipeline.Options{Workers: *f.jobs, SourceDirs: f.sourceDirs}
 	var err error
 	if o.Pipeline.Engine, err = pipeline.ParseEngine(*f.inline); err != nil {
