@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"bloop/internal/debuginfodtest"
 	"bloop/internal/testenv"
@@ -196,5 +197,30 @@ func TestPagesDebuginfodSources(t *testing.T) {
 		if got := embeds(t, pageData(t, page, schema.DiffPage), "/src/hot.c", src); got == off {
 			t.Errorf("diff page %v: embeds the served source: %v", flags, got)
 		}
+	}
+}
+
+// TestReportDebuginfodDead: a dead server costs a report of a perf.data
+// file whose modules are not here (each one an executable asked for by
+// build-id, and libc's and the vdso's debug files) one warning and a
+// bounded time, and changes no byte of the report.
+func TestReportDebuginfodDead(t *testing.T) {
+	data, _ := filepath.Abs("../../perfevent/testdata/fp.data")
+	t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
+	t.Setenv("DEBUGINFOD_URLS", debuginfodtest.DeadURL(t))
+	t.Setenv("DEBUGINFOD_TIMEOUT", "1")
+	args := []string{"--nocache", "--view", "flat", data}
+	code, plain, plainErr := captured(t, runReport, append([]string{"--no-debuginfod"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, plainErr)
+	}
+	t0 := time.Now()
+	code, got, stderr := captured(t, runReport, args...)
+	took := time.Since(t0)
+	if code != 0 || got != plain {
+		t.Errorf("exit %d, same report as without debuginfod: %v", code, got == plain)
+	}
+	if ws, want := warningLines(stderr), len(warningLines(plainErr))+1; len(ws) != want || took > 5*time.Second {
+		t.Errorf("%v, warnings %q, want %d", took, ws, want)
 	}
 }
