@@ -229,3 +229,41 @@ func TestReportDebuginfodDead(t *testing.T) {
 		t.Errorf("%v, warnings %q, want %d", took, ws, want)
 	}
 }
+
+// TestReportMeasurementDirDebuginfod: a measurement directory's module,
+// stripped on this machine after the run (hpcrun records no build-id:
+// the file must be here), is reported with the debug file a real
+// debuginfod serves by its build-id note: the report of the unstripped
+// module.
+func TestReportMeasurementDirDebuginfod(t *testing.T) {
+	strip := testenv.Need(t, "strip")
+	dir, prog := measDir(t)
+	sdir := t.TempDir()
+	served := filepath.Join(sdir, "prog")
+	b, err := os.ReadFile(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(served, b, 0o755)
+	srv := debuginfodtest.Start(t, sdir, debuginfodtest.BuildID(t, served))
+	report := func(args ...string) string {
+		t.Helper()
+		code, out, stderr := captured(t, runReport, append(append([]string{"--nocache", "--view", "flat", "--min", "0"}, args...), dir)...)
+		if code != 0 || len(warningLines(stderr)) > 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		return out
+	}
+	want := report("--no-debuginfod")
+	if out, err := exec.Command(strip, "--strip-debug", prog).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
+	t.Setenv("DEBUGINFOD_URLS", srv.URL)
+	if got := report("--no-debuginfod"); got == want {
+		t.Fatal("stripping changed nothing")
+	}
+	if got := report(); got != want {
+		t.Errorf("with debuginfod:\n%s\nunstripped:\n%s", got, want)
+	}
+}
