@@ -109,3 +109,15 @@ func unitV5(body []byte) []byte {
 	w.bytes(body)
 	return w
 }
+
+// lineUnit is a DWARF 2-4 line program unit of the version: its length,
+// version, header length, the header h and the opcodes ops.
+func lineUnit(version uint16, h, ops wbuf) wbuf {
+	var w wbuf
+	w.u32(uint32(2 + 4 + len(h) + len(ops)))
+	w.u16(version)
+	w.u32(uint32(len(h)))
+	w.bytes(h)
+	w.bytes(ops)
+	return w
+}

@@ -24,13 +24,7 @@ func lineProgramV4Inc(inc string, ops []byte) []byte {
 	h.str("b.h")                             // file 2, directory 1
 	h.u8(1, 0, 0)                            //
 	h.u8(0)                                  // end of files
-	var w wbuf
-	w.u32(uint32(2 + 4 + len(h) + len(ops)))
-	w.u16(4)
-	w.u32(uint32(len(h)))
-	w.bytes(h)
-	w.bytes(ops)
-	return w
+	return lineUnit(4, h, ops)
 }
 
 // TestLineProgram runs a program with DW_LNE_define_file and

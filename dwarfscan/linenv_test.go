@@ -25,13 +25,7 @@ func nvLineProgram(base *uint32, ops []byte) []byte {
 	if base != nil {
 		h.u32(*base)
 	}
-	var w wbuf
-	w.u32(uint32(2 + 4 + len(h) + len(ops)))
-	w.u16(2)
-	w.u32(uint32(len(h)))
-	w.bytes(h)
-	w.bytes(ops)
-	return w
+	return lineUnit(2, h, ops)
 }
 
 // nvOps writes line-program opcodes for the tests.

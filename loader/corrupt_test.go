@@ -383,21 +383,13 @@ func TestCorruptInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, workers := range []int{1, 2} {
-				img, err := Open(path, Options{Workers: workers})
-				if err != nil {
-					t.Fatal(err)
-				}
-				found := false
-				for _, c := range img.Corrupt {
-					if c.Kind == tc.kind && c.Section == sec {
-						found = true
-						if off != anyOffset && c.Offset != off || c.Count < 1 || c.File != "" {
-							t.Errorf("-j%d: %+v, want the first at %#x", workers, c, off)
-						}
-					}
-				}
-				if !found {
+				img := openWorkers(t, path, workers)
+				c, ok := findCorrupt(img, tc.kind, sec)
+				switch {
+				case !ok:
 					t.Errorf("-j%d: no %q in %s among %+v", workers, tc.kind, sec, img.Corrupt)
+				case off != anyOffset && c.Offset != off || c.Count < 1 || c.File != "":
+					t.Errorf("-j%d: %+v, want the first at %#x", workers, c, off)
 				}
 			}
 		})
@@ -450,4 +442,24 @@ func TestCorruptTally(t *testing.T) {
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
+}
+
+// openWorkers opens path with that many workers.
+func openWorkers(t *testing.T, path string, workers int) *Image {
+	t.Helper()
+	img, err := Open(path, Options{Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// findCorrupt is img's report of corrupt data of kind in section sec.
+func findCorrupt(img *Image, kind, sec string) (Corruption, bool) {
+	for _, c := range img.Corrupt {
+		if c.Kind == kind && c.Section == sec {
+			return c, true
+		}
+	}
+	return Corruption{}, false
 }

@@ -90,21 +90,13 @@ func TestCorruptInlinedCalls(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, workers := range []int{1, 2} {
-				img, err := Open(path, Options{Workers: workers})
-				if err != nil {
-					t.Fatal(err)
-				}
-				found := false
-				for _, x := range img.Corrupt {
-					if x.Kind == CorruptInlinedCall {
-						found = true
-						if x.Section != ".debug_line" || x.Offset != 0 || x.Count < 1 {
-							t.Errorf("-j%d: %+v, want the first at .debug_line+0", workers, x)
-						}
-					}
-				}
-				if !found {
-					t.Errorf("-j%d: no %q among %+v", workers, CorruptInlinedCall, img.Corrupt)
+				img := openWorkers(t, path, workers)
+				x, ok := findCorrupt(img, CorruptInlinedCall, ".debug_line")
+				switch {
+				case !ok:
+					t.Errorf("-j%d: no %q in .debug_line among %+v", workers, CorruptInlinedCall, img.Corrupt)
+				case x.Offset != 0 || x.Count < 1:
+					t.Errorf("-j%d: %+v, want the first at .debug_line+0", workers, x)
 				}
 				if len(img.Funcs) != 7 {
 					t.Errorf("-j%d: %d procedures, want the 7 kernels", workers, len(img.Funcs))

@@ -48,12 +48,7 @@ func TestRecipeAccuracyCross(t *testing.T) {
 						t.Parallel()
 						testenv.NeedFile(t, p, "a cross library (libc6-*-cross, libstdc++6-*-cross)")
 
-						r := compareEHFrame(t, p, maxBad)
-						t.Logf("%-28s %6.2f%% of %7d instructions agree with .eh_frame (%d without recipe, %d not covered)",
-							filepath.Base(p), r.pct(), r.compared, r.noRecipe, r.uncovered)
-						for _, b := range r.bad {
-							t.Log("  ", b)
-						}
+						r := compareLogged(t, p, maxBad)
 						if filepath.Dir(p) == a.libDir && r.pct() < 99.5 {
 							t.Errorf("%s: only %.2f%% agreement", p, r.pct())
 						}

@@ -224,12 +224,7 @@ func TestRecipeAccuracy(t *testing.T) {
 				t.Parallel()
 				testenv.NeedFile(t, p, "libc6, libstdc++6, libgfortran5, libgomp1 or bash")
 
-				a := compareEHFrame(t, p, maxBad)
-				t.Logf("%-28s %6.2f%% of %7d instructions agree with .eh_frame (%d without recipe, %d not covered)",
-					filepath.Base(p), a.pct(), a.compared, a.noRecipe, a.uncovered)
-				for _, b := range a.bad {
-					t.Log("  ", b)
-				}
+				a := compareLogged(t, p, maxBad)
 				// Compiler-generated code: the corpus binaries and the libraries
 				// (whose few hand-written routines are simple leaves).
 				if a.pct() < 99 {
@@ -294,4 +289,17 @@ func TestStrippedAccuracy(t *testing.T) {
 			t.Errorf("%s stripped: only %.2f%% agreement", p, a.pct())
 		}
 	}
+}
+
+// compareLogged is compareEHFrame, with its figures and disagreements
+// in the test's log.
+func compareLogged(t *testing.T, p string, maxBad int) agreement {
+	t.Helper()
+	a := compareEHFrame(t, p, maxBad)
+	t.Logf("%-28s %6.2f%% of %7d instructions agree with .eh_frame (%d without recipe, %d not covered)",
+		filepath.Base(p), a.pct(), a.compared, a.noRecipe, a.uncovered)
+	for _, b := range a.bad {
+		t.Log("  ", b)
+	}
+	return a
 }

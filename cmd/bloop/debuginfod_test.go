@@ -183,15 +183,7 @@ func TestStructDebuginfodFaults(t *testing.T) {
 // build on a real debuginfod, the same as when it was not stripped.
 func TestStructMeasurementDirDebuginfod(t *testing.T) {
 	strip := testenv.Need(t, "strip")
-	dir, prog := measDir(t)
-	sdir := t.TempDir()
-	served := filepath.Join(sdir, "prog")
-	b, err := os.ReadFile(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(served, b, 0o755)
-	srv := debuginfodtest.Start(t, sdir, debuginfodtest.BuildID(t, served))
+	dir, prog, srv := measDirServed(t)
 	structs := func(args ...string) []byte {
 		t.Helper()
 		os.RemoveAll(meas.StructsDir(dir))
@@ -263,4 +255,21 @@ func TestInterruptDebuginfodDownload(t *testing.T) {
 	for _, e := range ents {
 		t.Errorf("%s left behind", e.Name())
 	}
+}
+
+// measDirServed is measDir with a real debuginfod serving a copy of its
+// program, unstripped, by its build-id.
+func measDirServed(t *testing.T) (dir, prog string, srv *debuginfodtest.Server) {
+	t.Helper()
+	dir, prog = measDir(t)
+	sdir := t.TempDir()
+	served := filepath.Join(sdir, "prog")
+	b, err := os.ReadFile(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(served, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, prog, debuginfodtest.Start(t, sdir, debuginfodtest.BuildID(t, served))
 }

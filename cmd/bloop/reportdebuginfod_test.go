@@ -237,15 +237,7 @@ func TestReportDebuginfodDead(t *testing.T) {
 // module.
 func TestReportMeasurementDirDebuginfod(t *testing.T) {
 	strip := testenv.Need(t, "strip")
-	dir, prog := measDir(t)
-	sdir := t.TempDir()
-	served := filepath.Join(sdir, "prog")
-	b, err := os.ReadFile(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(served, b, 0o755)
-	srv := debuginfodtest.Start(t, sdir, debuginfodtest.BuildID(t, served))
+	dir, prog, srv := measDirServed(t)
 	report := func(args ...string) string {
 		t.Helper()
 		code, out, stderr := captured(t, runReport, append(append([]string{"--nocache", "--view", "flat", "--min", "0"}, args...), dir)...)
