@@ -57,6 +57,9 @@ type Image struct {
 	Descriptors []*Descriptor
 	Lines       *LineTable
 	DebugFile   string // separate debug file used, or ""
+	// BuildID is the file's GNU build-id, nil without one: what a
+	// debuginfod is asked for the module's sources by.
+	BuildID []byte
 	// DebugSource says where DebugFile came from: DebugLocal or
 	// DebugDebuginfod; "" without one.
 	DebugSource string
@@ -182,7 +185,8 @@ func Open(path string, opt Options) (img *Image, err error) {
 	}
 	ef, raw := h.ef, h.raw
 	defer ef.Close()
-	img = &Image{Path: resolveLinks(path), Entry: ef.Entry, Machine: ef.Machine, Arch: h.arch, Shared: h.shared}
+	img = &Image{Path: resolveLinks(path), Entry: ef.Entry, Machine: ef.Machine, Arch: h.arch, Shared: h.shared,
+		BuildID: buildID(ef)}
 	img.Name = filepath.Base(img.Path)
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)

@@ -66,6 +66,10 @@ type Options struct {
 	// Sources, when set, is the finder the hybrid mode uses (SourceDirs
 	// ignored), so that the caller can see which sources were read.
 	Sources *source.Finder
+	// SourceFetcher, when set, is asked for the sources the hybrid mode
+	// finds neither on disk nor under SourceDirs, by the image's build-id
+	// (a debuginfod client); nil: disk only.
+	SourceFetcher source.Fetcher
 	// Procs are the procedures to analyse, from Procedures; nil: Run
 	// computes them.
 	Procs *procs.Table

@@ -55,8 +55,9 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	if engine == Hybrid {
 		pl.hybrid = opt.Sources
 		if pl.hybrid == nil {
-			pl.hybrid = &source.Finder{Dirs: opt.SourceDirs}
+			pl.hybrid = &source.Finder{Dirs: opt.SourceDirs, Fetcher: opt.SourceFetcher}
 		}
+		pl.hybrid.Module(img.BuildID)
 	}
 	if engine == Heuristic {
 		pl.bounds = heuristic.NewBounds(img)

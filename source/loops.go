@@ -23,6 +23,12 @@ type Finder struct {
 	// name; one that ends in "/*" is searched recursively by base name
 	// (hpcstruct's -I spelling).
 	Dirs []string
+	// Fetcher, when set, is asked by BuildID for an absolute file that is
+	// neither on disk nor under Dirs (a debuginfod client); nil: disk only.
+	Fetcher Fetcher
+	// BuildID is the build-id of the module whose line table names the
+	// files: what Fetcher is asked by (none: Fetcher is not asked).
+	BuildID []byte
 
 	mu     sync.Mutex
 	cache  map[string]*loops
@@ -58,7 +64,7 @@ func (f *Finder) loops(file string) *loops {
 	}
 	ls := &loops{}
 	if p := f.find(file); p != "" {
-		ls = scan(p)
+		ls = scanAs(file, p)
 	}
 	f.cache[file] = ls
 	return ls
@@ -86,7 +92,22 @@ func (f *Finder) find(file string) string {
 			return c
 		}
 	}
-	return ""
+	return f.fetch(file)
+}
+
+// fetch returns Fetcher's copy of file, "" when there is none. The copy
+// counts as read, so that an output made from it is stale when the copy
+// changes or disappears, and valid while it stays the same.
+func (f *Finder) fetch(file string) string {
+	if f.Fetcher == nil || len(f.BuildID) == 0 || !filepath.IsAbs(file) {
+		return ""
+	}
+	p, err := f.Fetcher.Source(f.BuildID, file)
+	if err != nil || p == "" {
+		return ""
+	}
+	f.probed[p] = true
+	return p
 }
 
 // tree indexes the regular files under root by base name, the first in
@@ -134,8 +155,13 @@ var (
 // while and do keywords in C and C++ (comments, strings and preprocessor
 // lines removed). The while that closes a do-while is not a loop of its
 // own: it is recorded as the tail of its do.
-func scan(path string) *loops {
-	ext := strings.ToLower(filepath.Ext(path))
+func scan(path string) *loops { return scanAs(path, path) }
+
+// scanAs is scan of the file at path in the language that the name's
+// extension says: a fetched copy's name (elfutils' escaped
+// "source##dir##f.c") may not end as the line table's does.
+func scanAs(name, path string) *loops {
+	ext := strings.ToLower(filepath.Ext(name))
 	fortran := false
 	switch ext {
 	case ".f", ".f90", ".f95", ".f03", ".f08", ".for":

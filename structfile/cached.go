@@ -95,6 +95,12 @@ func keyOf(c *cache.Cache, bin string, opt Options) (keyInfo, error) {
 	if po.GPUCFG {
 		mode += " gpucfg=true" // only when set: other keys stay what they were
 	}
+	if po.SourceFetcher != nil {
+		// A structure made without fetching sources recorded only the
+		// local paths it missed: it must not be served when a fetched
+		// source would change it (nor the other way round).
+		mode += " sourcefetch=true"
+	}
 	k.key = cache.Key(formatVersion, self, sum, dbgSum, filepath.Base(ModulePath(bin)), mode,
 		"sources="+strings.Join(po.SourceDirs, "\x00"),
 		"replace="+strings.Join(repl, "\x00"))

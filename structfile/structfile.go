@@ -240,7 +240,7 @@ func replaceFiles(rs []Replacement, s *structure.Scope) {
 // sources it reads can be recorded.
 func sourceFinder(opt *Options) *source.Finder {
 	if opt.Pipeline.Sources == nil {
-		opt.Pipeline.Sources = &source.Finder{Dirs: opt.Pipeline.SourceDirs}
+		opt.Pipeline.Sources = &source.Finder{Dirs: opt.Pipeline.SourceDirs, Fetcher: opt.Pipeline.SourceFetcher}
 	}
 	return opt.Pipeline.Sources
 }

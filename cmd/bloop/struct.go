@@ -62,8 +62,9 @@ A binary without DWARF whose debug file is not found on this machine
 (next to it, under /usr/lib/debug or a --debug-dir) has it fetched by
 build-id from the debuginfod servers of $DEBUGINFOD_URLS, into the cache
 elfutils' client, gdb and perf share ($DEBUGINFOD_CACHE_PATH, else
-~/.cache/debuginfod_client); --no-debuginfod or an empty $DEBUGINFOD_URLS
-turns that off.
+~/.cache/debuginfod_client). So are the sources the line table names that
+are not here, for the loop lines of the default mode and the pages;
+--no-debuginfod or an empty $DEBUGINFOD_URLS turns that off.
 
 Results are cached by content (binary, debug file, bloop, options) in
 $HPCTOOLKIT_HPCSTRUCT_CACHE, else ~/.cache/bloop, and with --cache-url
@@ -129,7 +130,7 @@ func newStructFlags() *structFlags {
 	f.manifest = fs.String("manifest", "", "write a JSON Lines record per input to `file` (- for stdout; schema/manifest-v1.json)")
 	f.shard = fs.String("shard", "", "analyse only shard `K/N` of the inputs (by a hash of each input's path below its operand)")
 	fs.Var(&f.debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
-	f.noDebuginfod = fs.Bool("no-debuginfod", false, "do not fetch debug files (and --format html's sources) from the debuginfod servers of $DEBUGINFOD_URLS")
+	f.noDebuginfod = fs.Bool("no-debuginfod", false, "do not fetch debug files and sources (for loop lines and --format html) from the debuginfod servers of $DEBUGINFOD_URLS")
 	f.sysroot = fs.String("sysroot", "", "measurement directories: read each module from `dir` plus its recorded path when there, and separate debug files from dir/usr/lib/debug (the recording machine's files)")
 	return f
 }
@@ -159,6 +160,11 @@ func (f *structFlags) options() (structfile.Options, error) {
 	o.Load = loader.Options{DebugDirs: loader.SysrootDebugDirs(f.debugDirs, *f.sysroot), Workers: *f.jobs,
 		Fetcher: debugF}
 	o.Pipeline = pipeline.Options{Workers: *f.jobs, SourceDirs: f.sourceDirs}
+	if sourceF != nil {
+		// The hybrid mode's loop lines from the sources a debuginfod
+		// serves, as the page's text.
+		o.Pipeline.SourceFetcher = sourceF
+	}
 	var err error
 	if o.Pipeline.Engine, err = pipeline.ParseEngine(*f.inline); err != nil {
 		return o, err
