@@ -21,6 +21,7 @@ import (
 	"bloop/loader"
 	"bloop/sample"
 	"bloop/scopes"
+	"bloop/source"
 )
 
 // Node is a node of a calling-context tree.
@@ -118,6 +119,10 @@ type Options struct {
 	// (Executable), and a module's separate debug file (Debuginfo, asked
 	// by the loader when none is found here).
 	Fetcher Fetcher
+	// Sources, when set, fetches the sources of a module analysed here
+	// that are not on this machine, by its build-id, for the hybrid
+	// mode's loop lines as bloop struct does (a debuginfod client).
+	Sources source.Fetcher
 }
 
 // Fetcher fetches ELF files by build-id (package debuginfod's Client).
@@ -268,7 +273,7 @@ func (p *Profile) structure(m *Module) *scopeIndex {
 		if m.Img == nil || p.opt.Analyze != nil && !p.opt.Analyze(m.Path) {
 			return
 		}
-		m.index = analyzeModule(p.opt.Cache, m.Img, m.Name, p.sp.opt)
+		m.index = analyzeModule(p.opt.Cache, m.Img, m.Name, p.sp.opt, p.opt.Sources)
 	})
 	return m.index
 }

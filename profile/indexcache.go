@@ -204,10 +204,11 @@ func decodeIndex(b []byte) (*scopeIndex, error) {
 // default analysis (what bloop struct writes), through the cache when
 // there is one: a report then costs each module's analysis once. load
 // are the options img was opened with: the key names the debug file
-// they find (a fetched one too), as bloop struct's does.
-func analyzeModule(c *cache.Cache, img *loader.Image, name string, load loader.Options) *scopeIndex {
-	finder := &source.Finder{}
-	opt := structfile.Options{Load: load, Pipeline: pipeline.Options{Sources: finder}}
+// they find (a fetched one too), as bloop struct's does; fetch, when not
+// nil, fetches the sources not found here.
+func analyzeModule(c *cache.Cache, img *loader.Image, name string, load loader.Options, fetch source.Fetcher) *scopeIndex {
+	finder := &source.Finder{Fetcher: fetch}
+	opt := structfile.Options{Load: load, Pipeline: pipeline.Options{Sources: finder, SourceFetcher: fetch}}
 	analyze := func() *scopeIndex {
 		mod, _ := pipeline.Analyze(img, opt.Pipeline)
 		if mod == nil {

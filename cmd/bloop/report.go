@@ -37,7 +37,7 @@ func runReport(args []string) int {
 	fs.Var(&moduleDirs, "module-dir", "`dir` holding modules by base name: for a perf.data file's module whose recorded path has another build-id, a measurement directory's module no longer at its recorded path (repeatable)")
 	fs.Var(&structs, "struct", "structure `file` (bloop struct or hpcstruct) to use for the module whose code it matches (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
-	noDebuginfod := fs.Bool("no-debuginfod", false, "do not fetch modules, debug files and the page's sources from the debuginfod servers of $DEBUGINFOD_URLS")
+	noDebuginfod := fs.Bool("no-debuginfod", false, "do not fetch modules, debug files and sources (for loop lines and the page) from the debuginfod servers of $DEBUGINFOD_URLS")
 	sysroot := fs.String("sysroot", "", "read each module from `dir` plus its recorded path when there (the recording machine's files, as perf's --symfs: an aarch64 or ppc64le recording reported here)")
 	operands, code, ok := fs.parse(args)
 	if !ok {
@@ -73,6 +73,11 @@ func runReport(args []string) int {
 	}
 	opt := profile.Options{StructFiles: structs, DebugDirs: debugDirs, Event: *event, ModuleDirs: moduleDirs, Sysroot: *sysroot}
 	_, opt.Fetcher, vo.Fetcher = fetchers(debuginfodClient(*noDebuginfod))
+	if vo.Fetcher != nil {
+		// The analysis's loop lines from fetched sources too, as the
+		// page's text.
+		opt.Sources = vo.Fetcher
+	}
 	if *noAnalysis {
 		opt.Analyze = func(string) bool { return false }
 	}
