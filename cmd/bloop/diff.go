@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 
@@ -140,6 +141,9 @@ func diffDirs(a, b string, opts diff.DiffOptions, jobs int, asJSON bool, page *d
 		err = r.WriteText(os.Stdout)
 	}
 	if err == nil && page != nil {
+		if page.o.Sources.Fetcher != nil {
+			page.o.Sources.BuildIDs = pairBuildIDs(a, b, r)
+		}
 		err = page.write(func() (*view.DiffData, error) { return view.DirDiffPage(r, page.o) })
 	}
 	switch {
@@ -158,17 +162,50 @@ func diffDirs(a, b string, opts diff.DiffOptions, jobs int, asJSON bool, page *d
 // describe, of those whose file is here: what the page's sources are
 // fetched by.
 func moduleBuildIDs(docs []*structure.Doc) [][]byte {
-	var ids [][]byte
-	seen := map[string]bool{}
+	var s buildIDSet
 	for _, d := range docs {
-		for _, m := range d.Modules() {
-			if id := view.BuildIDOf(m.Path); id != nil && !seen[string(id)] {
-				seen[string(id)] = true
-				ids = append(ids, id)
+		s.add(d)
+	}
+	return s.ids
+}
+
+// pairBuildIDs are moduleBuildIDs of the pairs of a directory diff that
+// differ (the page shows only those), each pair's files read again one
+// at a time: the diff keeps canonical trees, without the modules' paths.
+func pairBuildIDs(a, b string, r *diff.DirReport) [][]byte {
+	var s buildIDSet
+	for _, p := range r.Pairs {
+		if p.Equal {
+			continue
+		}
+		for _, dir := range []string{a, b} {
+			if d, err := structure.ParseFile(filepath.Join(dir, filepath.FromSlash(p.Path))); err == nil {
+				s.add(d)
 			}
 		}
 	}
-	return ids
+	return s.ids
+}
+
+// buildIDSet gathers the build-ids of the modules structure files
+// describe, each once, in the order met.
+type buildIDSet struct {
+	ids  [][]byte
+	seen map[string]bool
+}
+
+func (s *buildIDSet) add(d *structure.Doc) {
+	for _, m := range d.Modules() {
+		id := view.BuildIDOf(m.Path)
+		if id == nil || s.seen[string(id)] {
+			continue
+		}
+		if s.seen == nil {
+			s.seen = map[string]bool{}
+		}
+		s.seen[string(id)] = true
+		s.ids = append(s.ids, id)
+	}
 }
 
 // diffPage is what --html asks for: the page's file and options.

@@ -202,6 +202,24 @@ func TestPagesDebuginfodSources(t *testing.T) {
 		if got := embeds(t, pageData(t, page, schema.DiffPage), "/src/hot.c", src); got == off {
 			t.Errorf("diff page %v: embeds the served source: %v", flags, got)
 		}
+		// The same two files as a pair of two directories.
+		da, db := filepath.Join(dir, "da"), filepath.Join(dir, "db")
+		for _, s := range [][2]string{{a, da}, {b, db}} {
+			data, err := os.ReadFile(s[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.MkdirAll(s[1], 0o755)
+			if err := os.WriteFile(filepath.Join(s[1], "hot.hpcstruct"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if code, _, stderr := captured(t, runDiff, append(append([]string{"--html", page}, flags...), da, db)...); code > 1 {
+			t.Fatalf("diff of directories: exit %d\n%s", code, stderr)
+		}
+		if got := embeds(t, pageData(t, page, schema.DiffPage), "/src/hot.c", src); got == off {
+			t.Errorf("directory diff page %v: embeds the served source: %v", flags, got)
+		}
 	}
 }
 
