@@ -49,6 +49,10 @@ import (
 //	         x30, ppc64's LR), which holds a leaf's return address: the
 //	         Sample payload with lr u64 after di. Readers that skip it
 //	         lose samples they could not unwind.
+//	12 BuildID  path string, id string: the GNU build-id note of a
+//	         mapped file, read when the recorder first saw it mapped, so
+//	         that a report elsewhere can tell a rebuilt file and fetch the
+//	         recorded one (debuginfod). Readers that skip it trust paths.
 //
 // Unknown kinds are skipped by readers, so later versions may add kinds;
 // a change to an existing payload bumps the version.
@@ -83,6 +87,7 @@ const (
 	KindBlob     = 9
 	KindStatus   = 10
 	KindSampleLR = 11
+	KindBuildID  = 12
 )
 
 // Meta describes the recording.
@@ -287,6 +292,14 @@ func (w *Writer) Mmap(m Mmap) error {
 	return w.end()
 }
 
+// BuildID writes the build-id note of a mapped file.
+func (w *Writer) BuildID(b BuildID) error {
+	w.begin(KindBuildID)
+	w.str(b.Path)
+	w.bytes(b.ID)
+	return w.end()
+}
+
 // Comm writes a thread name.
 func (w *Writer) Comm(c Comm) error {
 	w.begin(KindComm)
@@ -422,6 +435,7 @@ type Recording struct {
 	Stats    Stats
 	HasStats bool
 	Blobs    []Blob
+	BuildIDs []BuildID
 }
 
 // ReadFile reads a whole recording; errors name the file.
@@ -449,6 +463,8 @@ func ReadFile(path string) (*Recording, error) {
 			rec.Stats.Apply(v)
 		case Blob:
 			rec.Blobs = append(rec.Blobs, v)
+		case BuildID:
+			rec.BuildIDs = append(rec.BuildIDs, v)
 		}
 		return nil
 	})
@@ -567,6 +583,8 @@ func Scan(r io.Reader, f func(Entry) error) error {
 			v = Blob{Name: d.str(), Data: d.bytes()}
 		case KindStatus:
 			v = Status{Signal: int32(d.u32()), CoreDumped: d.u32() != 0, SignalName: d.str()}
+		case KindBuildID:
+			v = BuildID{Path: d.str(), ID: bytes.Clone(d.bytes())}
 		default:
 			continue // a kind from a later version
 		}

@@ -131,7 +131,8 @@ func Record(out io.Writer, argv []string, opt Options) (Stats, error) {
 	w := NewWriter(out)
 	w.Meta(Meta{Command: argv, Event: opt.Event, Freq: uint32(opt.Freq), StackSize: uint32(opt.StackSize),
 		StartNanos: uint64(time.Now().UnixNano())})
-	if err := writeInitialMaps(w, pid); err != nil {
+	var ids buildIDs
+	if err := writeInitialMaps(w, pid, &ids); err != nil {
 		cmd.Process.Kill()
 		unix.PtraceDetach(pid)
 		cmd.Wait()
@@ -157,7 +158,7 @@ func Record(out io.Writer, argv []string, opt Options) (Stats, error) {
 	go func() { waitErr = cmd.Wait(); close(done) }()
 
 	var st Stats
-	conv := &converter{w: w, st: &st, stackSize: uint32(opt.StackSize), dec: dec}
+	conv := &converter{w: w, st: &st, stackSize: uint32(opt.StackSize), dec: dec, ids: ids}
 	pfds := make([]unix.PollFd, len(rings))
 	for i, r := range rings {
 		pfds[i] = unix.PollFd{Fd: int32(r.fd), Events: unix.POLLIN}
@@ -221,6 +222,7 @@ type converter struct {
 	stackSize uint32
 	dec       *perfevent.Decoder
 	s         Sample
+	ids       buildIDs
 }
 
 // record converts one ring-buffer record (its body after the header).
@@ -241,6 +243,7 @@ func (c *converter) record(typ uint32, misc uint16, b []byte) {
 	case *perfevent.Mmap:
 		if m, ok := perfMmap(r); ok {
 			c.w.Mmap(m)
+			c.ids.write(c.w, m.File)
 		}
 	case *perfevent.Comm:
 		c.w.Comm(perfComm(r))
@@ -281,7 +284,7 @@ func (c *converter) sample(r *perfevent.Sample) {
 // writeInitialMaps records the executable mappings the program has when it
 // stops at exec (the executable, the dynamic loader, the vdso): the
 // kernel reports only mappings made after the events are opened.
-func writeInitialMaps(w *Writer, pid int) error {
+func writeInitialMaps(w *Writer, pid int, ids *buildIDs) error {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
 		return err
@@ -293,6 +296,7 @@ func writeInitialMaps(w *Writer, pid int) error {
 		if ok && m.Prot&unix.PROT_EXEC != 0 {
 			m.Pid, m.Tid = uint32(pid), uint32(pid)
 			w.Mmap(m)
+			ids.write(w, m.File)
 		}
 	}
 	w.Comm(Comm{Pid: uint32(pid), Tid: uint32(pid), Name: commOf(pid)})

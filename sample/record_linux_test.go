@@ -2,6 +2,7 @@ package sample
 
 import (
 	"bytes"
+	"debug/elf"
 	"encoding/binary"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"bloop/internal/testenv"
+	"bloop/loader"
 	"bloop/perfevent"
 )
 
@@ -44,6 +46,25 @@ func TestRecord(t *testing.T) {
 	}
 	if !exe || !libc {
 		t.Errorf("mappings lack the program (%v) or libc (%v): %+v", exe, libc, rec.Mmaps)
+	}
+	// The program's build-id note, as the file had it when it ran.
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := loader.BuildID(f)
+	f.Close()
+	n := 0
+	for _, b := range rec.BuildIDs {
+		if b.Path == bin {
+			n++
+			if !bytes.Equal(b.ID, want) {
+				t.Errorf("build-id %x recorded for %s, its note says %x", b.ID, bin, want)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d build-ids recorded for %s, want 1: %+v", n, bin, rec.BuildIDs)
 	}
 	inStack := 0
 	for _, s := range rec.Samples {

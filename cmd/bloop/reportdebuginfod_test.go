@@ -280,3 +280,47 @@ func TestReportMeasurementDirDebuginfod(t *testing.T) {
 		t.Errorf("with debuginfod:\n%s\nunstripped:\n%s", got, want)
 	}
 }
+
+// TestRecordingDebuginfod: a bloop recording names each mapped file's
+// build-id, so that with the stripped program gone from this machine its
+// report is the unstripped build's, from the executable and debug file a
+// real debuginfod serves; the debug file alone serves while it is here.
+func TestRecordingDebuginfod(t *testing.T) {
+	testenv.NeedLinux(t)
+	strip := testenv.Need(t, "strip")
+	testenv.Capable(t, "perf_event_open", sample.Available())
+	srv, bin, _, _ := hotServer(t)
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "hot")
+	if out, err := exec.Command(strip, "--strip-debug", "-o", prog, bin).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	rec := filepath.Join(dir, "hot.rec")
+	if code, _, stderr := captured(t, runRecord, "-o", rec, "--", prog, "50000000"); code != 0 {
+		t.Fatalf("record: exit %d\n%s", code, stderr)
+	}
+	report := func(args ...string) (string, string) {
+		t.Helper()
+		code, out, stderr := captured(t, runReport, append([]string{"--nocache", "--view", "flat", "--min", "0"}, append(args, rec)...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		return out, stderr
+	}
+	t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
+	t.Setenv("DEBUGINFOD_URLS", srv.URL)
+	t.Setenv("DEBUGINFOD_TIMEOUT", "5")
+	const want = "[inlined] hot_loop"
+	if plain, _ := report("--no-debuginfod"); strings.Contains(plain, want) {
+		t.Fatalf("the stripped program's report has %q without debuginfod:\n%s", want, plain)
+	}
+	here, _ := report()
+	if !strings.Contains(here, want) {
+		t.Errorf("no %q with the debug file from debuginfod:\n%s", want, here)
+	}
+	os.Remove(prog)
+	gone, stderr := report()
+	if gone != here || len(warningLines(stderr)) > 0 {
+		t.Errorf("the program gone: warnings %q, report\n%s\nwant\n%s", warningLines(stderr), gone, here)
+	}
+}
