@@ -6,18 +6,20 @@ import (
 	"bloop/loader"
 )
 
-// buildIDs writes, once per file, the build-id note of each file the
-// recorded program maps, read then: a report made after the file was
-// rebuilt, or on a machine without it, can tell and fetch the one that
-// ran.
+// buildIDs gathers the files the recorded program maps, and writes the
+// build-id note of each at the end of the run: a report made after a file
+// was rebuilt, or on a machine without it, can tell and fetch the one
+// that ran. The notes are read after the sampling loop, never in it, so
+// that a program mapping many files (an interpreter importing its
+// extension modules) loses no samples to the reads.
 type buildIDs struct {
-	seen map[string]bool
+	seen  map[string]bool
+	paths []string
 }
 
-// write writes path's build-id, the first time path is seen; a file
-// without one, or not an ELF file (anonymous and special mappings), is
-// written nothing.
-func (b *buildIDs) write(w *Writer, path string) {
+// add notes path, once; anonymous and special mappings ([vdso]) have no
+// file to read.
+func (b *buildIDs) add(path string) {
 	if len(path) == 0 || path[0] != '/' || b.seen[path] {
 		return
 	}
@@ -25,12 +27,20 @@ func (b *buildIDs) write(w *Writer, path string) {
 		b.seen = map[string]bool{}
 	}
 	b.seen[path] = true
-	f, err := elf.Open(path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	if id := loader.BuildID(f); len(id) > 0 {
-		w.BuildID(BuildID{Path: path, ID: id})
+	b.paths = append(b.paths, path)
+}
+
+// write writes the build-id of each file added, in the order they were
+// mapped; a file without one, or no longer an ELF file, gets none.
+func (b *buildIDs) write(w *Writer) {
+	for _, p := range b.paths {
+		f, err := elf.Open(p)
+		if err != nil {
+			continue
+		}
+		if id := loader.BuildID(f); len(id) > 0 {
+			w.BuildID(BuildID{Path: p, ID: id})
+		}
+		f.Close()
 	}
 }

@@ -50,7 +50,7 @@ import (
 //	         Sample payload with lr u64 after di. Readers that skip it
 //	         lose samples they could not unwind.
 //	12 BuildID  path string, id string: the GNU build-id note of a
-//	         mapped file, read when the recorder first saw it mapped, so
+//	         mapped file, read at the end of the run (before Stats), so
 //	         that a report elsewhere can tell a rebuilt file and fetch the
 //	         recorded one (debuginfod). Readers that skip it trust paths.
 //

@@ -158,7 +158,7 @@ func Record(out io.Writer, argv []string, opt Options) (Stats, error) {
 	go func() { waitErr = cmd.Wait(); close(done) }()
 
 	var st Stats
-	conv := &converter{w: w, st: &st, stackSize: uint32(opt.StackSize), dec: dec, ids: ids}
+	conv := &converter{w: w, st: &st, stackSize: uint32(opt.StackSize), dec: dec, ids: &ids}
 	pfds := make([]unix.PollFd, len(rings))
 	for i, r := range rings {
 		pfds[i] = unix.PollFd{Fd: int32(r.fd), Events: unix.POLLIN}
@@ -189,6 +189,7 @@ func Record(out io.Writer, argv []string, opt Options) (Stats, error) {
 		st.Signal, st.CoreDumped = int32(ws.Signal()), ws.CoreDump()
 		st.SignalName = unix.SignalName(ws.Signal())
 	}
+	ids.write(w)
 	w.Stats(st)
 	if err := w.Flush(); err != nil {
 		return st, err
@@ -222,7 +223,7 @@ type converter struct {
 	stackSize uint32
 	dec       *perfevent.Decoder
 	s         Sample
-	ids       buildIDs
+	ids       *buildIDs
 }
 
 // record converts one ring-buffer record (its body after the header).
@@ -243,7 +244,7 @@ func (c *converter) record(typ uint32, misc uint16, b []byte) {
 	case *perfevent.Mmap:
 		if m, ok := perfMmap(r); ok {
 			c.w.Mmap(m)
-			c.ids.write(c.w, m.File)
+			c.ids.add(m.File)
 		}
 	case *perfevent.Comm:
 		c.w.Comm(perfComm(r))
@@ -296,7 +297,7 @@ func writeInitialMaps(w *Writer, pid int, ids *buildIDs) error {
 		if ok && m.Prot&unix.PROT_EXEC != 0 {
 			m.Pid, m.Tid = uint32(pid), uint32(pid)
 			w.Mmap(m)
-			ids.write(w, m.File)
+			ids.add(m.File)
 		}
 	}
 	w.Comm(Comm{Pid: uint32(pid), Tid: uint32(pid), Name: commOf(pid)})
