@@ -18,9 +18,9 @@ type buildIDs struct {
 }
 
 // add notes path, once; anonymous and special mappings ([vdso]) have no
-// file to read.
+// file to read. A converter without a set (its tests') notes nothing.
 func (b *buildIDs) add(path string) {
-	if len(path) == 0 || path[0] != '/' || b.seen[path] {
+	if b == nil || len(path) == 0 || path[0] != '/' || b.seen[path] {
 		return
 	}
 	if b.seen == nil {
