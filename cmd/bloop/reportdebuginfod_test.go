@@ -90,16 +90,8 @@ func embeds(t *testing.T, d map[string]any, path, src string) bool {
 // disk, its file comes from the server as the executable, to the same
 // report.
 func TestReportDebuginfod(t *testing.T) {
-	testenv.NeedLinux(t)
-	strip := testenv.Need(t, "strip")
 	testenv.Need(t, "perf")
-	testenv.Capable(t, "perf_event_open", sample.Available())
-	srv, bin, src, id := hotServer(t)
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "hot")
-	if out, err := exec.Command(strip, "--strip-debug", "-o", prog, bin).CombinedOutput(); err != nil {
-		t.Fatalf("strip: %v\n%s", err, out)
-	}
+	srv, bin, src, id, dir, prog := strippedHot(t)
 
 	data := filepath.Join(dir, "perf.data")
 	rec := exec.Command("perf", "record", "-q", "-o", data, "--call-graph", "dwarf", "-F", "999", "--", prog)
@@ -110,17 +102,8 @@ func TestReportDebuginfod(t *testing.T) {
 	// Through one structure cache: the analysis made without the debug
 	// file must not be served once it is fetched.
 	structCache := t.TempDir()
-	report := func(args ...string) (string, string) {
-		t.Helper()
-		code, out, stderr := captured(t, runReport, append([]string{"-c", structCache, "--view", "flat", "--min", "0"}, append(args, data)...)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
-		}
-		return out, stderr
-	}
-	t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
-	t.Setenv("DEBUGINFOD_URLS", srv.URL)
-	t.Setenv("DEBUGINFOD_TIMEOUT", "5")
+	report := flatReport(t, data, "-c", structCache)
+	useServer(t, srv.URL)
 	wants := []string{"[inlined] hot_loop", "loop at hot.c:"}
 	plain, _ := report("--no-debuginfod")
 	for _, w := range wants {
@@ -286,30 +269,13 @@ func TestReportMeasurementDirDebuginfod(t *testing.T) {
 // report is the unstripped build's, from the executable and debug file a
 // real debuginfod serves; the debug file alone serves while it is here.
 func TestRecordingDebuginfod(t *testing.T) {
-	testenv.NeedLinux(t)
-	strip := testenv.Need(t, "strip")
-	testenv.Capable(t, "perf_event_open", sample.Available())
-	srv, bin, _, _ := hotServer(t)
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "hot")
-	if out, err := exec.Command(strip, "--strip-debug", "-o", prog, bin).CombinedOutput(); err != nil {
-		t.Fatalf("strip: %v\n%s", err, out)
-	}
+	srv, _, _, _, dir, prog := strippedHot(t)
 	rec := filepath.Join(dir, "hot.rec")
 	if code, _, stderr := captured(t, runRecord, "-o", rec, "--", prog, "50000000"); code != 0 {
 		t.Fatalf("record: exit %d\n%s", code, stderr)
 	}
-	report := func(args ...string) (string, string) {
-		t.Helper()
-		code, out, stderr := captured(t, runReport, append([]string{"--nocache", "--view", "flat", "--min", "0"}, append(args, rec)...)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
-		}
-		return out, stderr
-	}
-	t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
-	t.Setenv("DEBUGINFOD_URLS", srv.URL)
-	t.Setenv("DEBUGINFOD_TIMEOUT", "5")
+	report := flatReport(t, rec, "--nocache")
+	useServer(t, srv.URL)
 	const want = "[inlined] hot_loop"
 	if plain, _ := report("--no-debuginfod"); strings.Contains(plain, want) {
 		t.Fatalf("the stripped program's report has %q without debuginfod:\n%s", want, plain)
@@ -323,4 +289,44 @@ func TestRecordingDebuginfod(t *testing.T) {
 	if gone != here || len(warningLines(stderr)) > 0 {
 		t.Errorf("the program gone: warnings %q, report\n%s\nwant\n%s", warningLines(stderr), gone, here)
 	}
+}
+
+// strippedHot is hotServer with a copy of its program without debug
+// sections in dir, to be sampled: what a report must recover from the
+// server.
+func strippedHot(t *testing.T) (srv *debuginfodtest.Server, bin, src, id, dir, prog string) {
+	t.Helper()
+	testenv.NeedLinux(t)
+	strip := testenv.Need(t, "strip")
+	testenv.Capable(t, "perf_event_open", sample.Available())
+	srv, bin, src, id = hotServer(t)
+	dir = t.TempDir()
+	prog = filepath.Join(dir, "hot")
+	if out, err := exec.Command(strip, "--strip-debug", "-o", prog, bin).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	return srv, bin, src, id, dir, prog
+}
+
+// flatReport returns a runner of bloop report's flat view of input with
+// flags and its own arguments: the output and stderr, failing t on an
+// exit status other than 0.
+func flatReport(t *testing.T, input string, flags ...string) func(args ...string) (string, string) {
+	return func(args ...string) (string, string) {
+		t.Helper()
+		all := append(append(append([]string{"--view", "flat", "--min", "0"}, flags...), args...), input)
+		code, out, stderr := captured(t, runReport, all...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		return out, stderr
+	}
+}
+
+// useServer points the debuginfod client at url, with a cache of the
+// test's own.
+func useServer(t *testing.T, url string) {
+	t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
+	t.Setenv("DEBUGINFOD_URLS", url)
+	t.Setenv("DEBUGINFOD_TIMEOUT", "5")
 }
