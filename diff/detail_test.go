@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,12 +11,21 @@ import (
 )
 
 // within reports whether n is root or below it.
-func within(root, n *structure.Node) bool {
+func within(roots []ProcNode, n *structure.Node) bool {
+	for _, r := range roots {
+		if inside(r.Node, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func inside(root, n *structure.Node) bool {
 	if root == n {
 		return true
 	}
 	for _, c := range root.Children {
-		if within(c, n) {
+		if inside(c, n) {
 			return true
 		}
 	}
@@ -45,7 +55,7 @@ func TestDiffDetail(t *testing.T) {
 	want := map[string][]string{
 		"loop-added":               {"P:9 | L:11", "S:11 | S:11"},
 		"loop-removed":             {"L:11 | P:9", "S:11 | S:11"},
-		"loop-moved":               {"L:20 | L:22"},
+		"loop-moved":               {"L:20 | L:30"},
 		"loop-split":               {"L:30 | L:30 L:30"},
 		"loop-fused":               {"L:30 L:30 | L:30"},
 		"loop-enclosing-added":     {"P:9 | L:12"},
@@ -75,14 +85,16 @@ func TestDiffDetail(t *testing.T) {
 			}
 			var got []string
 			for _, p := range r.Procedures {
-				if p.Status == ProcChanged && (p.A == nil || p.B == nil || p.A.Tag != "P" || p.B.Tag != "P") {
+				if p.Status == ProcChanged && (len(p.A) != 1 || len(p.B) != 1 || p.A[0].Node.Tag != "P" || p.B[0].Node.Tag != "P") {
 					t.Errorf("%s: changed, trees %v %v", p.Name, p.A, p.B)
 				}
 				if p.Status == ProcAdded && (p.A != nil || p.B == nil) || p.Status == ProcRemoved && (p.A == nil || p.B != nil) {
 					t.Errorf("%s: %s, trees %v %v", p.Name, p.Status, p.A, p.B)
 				}
-				if p.PathA != "" && p.PathA != "/src/x.c" || p.PathB != "" && p.PathB != "/src/x.c" {
-					t.Errorf("%s: paths %q %q, want the F's", p.Name, p.PathA, p.PathB)
+				for _, pn := range slices.Concat(p.A, p.B) {
+					if pn.Path != "/src/x.c" {
+						t.Errorf("%s: path %q, want the F's", p.Name, pn.Path)
+					}
 				}
 				for _, ch := range p.Changes {
 					if len(ch.InA) == 0 || len(ch.InB) == 0 {

@@ -59,13 +59,18 @@ type Change struct {
 	Old string `json:"old,omitempty"`
 	New string `json:"new,omitempty"`
 	// Count: for loop-split / loop-fused, the number of loops on the side
-	// that has several.
+	// that has more; Old and New, when both sides have several, the
+	// numbers on each side.
 	Count int `json:"count,omitempty"`
 	// NestedLoops and NestedInlines: for added and removed loops and
 	// inlined calls, the loops and inlined calls inside them (also gone,
 	// and included in the summary counts).
 	NestedLoops   int `json:"nested_loops,omitempty"`
 	NestedInlines int `json:"nested_inlined_calls,omitempty"`
+	// NowIn: for a removed loop, where its source lines are in b: the
+	// paths of the scopes holding them ("" for the procedure's body),
+	// sorted; empty (absent from JSON) when none of them is in b.
+	NowIn []string `json:"now_in,omitempty"`
 	// InA and InB (with DiffOptions.Detail): the canonical elements the
 	// change is about on each side: P for the procedure, L for a loop,
 	// the callee A of an inlined call, S for statements. A scope added
@@ -76,9 +81,11 @@ type Change struct {
 }
 
 // Diff canonicalizes a and b and reports their structural differences:
-// procedures are matched by link name and file basename, and scopes inside
-// them by kind, file basename and line, ignoring addresses and ids unless
-// opts.Addresses is set.
+// procedures are grouped into source functions (a function's clones and
+// outlined parts are one) and functions matched by link name and file
+// basename (names.go, functions.go); scopes inside them by kind, file
+// basename and line, ignoring addresses and ids unless opts.Addresses is
+// set.
 func Diff(a, b *structure.Doc, opts DiffOptions) *Report {
 	r := &Report{Version: ReportVersion, A: a.Name, B: b.Name, Options: opts, Procedures: []ProcReport{}, Warnings: []string{}}
 	ca, errA := structure.Canonicalize(a)
@@ -92,35 +99,27 @@ func Diff(a, b *structure.Doc, opts DiffOptions) *Report {
 		}
 	}
 	pa, pb := collectProcs(ca), collectProcs(cb)
-	idx := map[string][]int{}
-	for i, p := range pb {
-		k := procKey(p)
-		idx[k] = append(idx[k], i)
-	}
-	usedB := make([]bool, len(pb))
-	for _, p := range pa {
-		k := procKey(p)
-		if len(idx[k]) == 0 {
-			r.Procedures = append(r.Procedures, procReport(p, nil, ProcRemoved, []Change{}, opts))
-			continue
-		}
-		q := pb[idx[k][0]]
-		usedB[idx[k][0]] = true
-		idx[k] = idx[k][1:]
-		d := &differ{opts: opts}
-		d.procedure(p, q)
+	fa, fb := functions(pa), functions(pb)
+	pairs, onlyA, onlyB := pairFunctions(fa, fb)
+	for _, fp := range pairs {
+		pr := compareFunction(fp.a, fp.b, opts)
 		switch {
-		case len(d.changes) > 0:
-			slices.SortStableFunc(d.changes, cmpChange)
-			r.Procedures = append(r.Procedures, procReport(p, q, ProcChanged, d.changes, opts))
+		case pr.Status != ProcSame:
+			r.Procedures = append(r.Procedures, pr)
 		case opts.Detail:
-			r.Same = append(r.Same, ProcReport{Name: p.name, Pretty: p.pretty, File: p.file, Status: ProcSame})
+			r.Same = append(r.Same, pr)
 		}
 	}
-	for i, p := range pb {
-		if !usedB[i] {
-			r.Procedures = append(r.Procedures, procReport(nil, p, ProcAdded, []Change{}, opts))
-		}
+	inA, inB := inlinedCopies(pa), inlinedCopies(pb)
+	var ownA, ownB map[string][]*function
+	if len(onlyA)+len(onlyB) > 0 {
+		ownA, ownB = lineOwners(fa), lineOwners(fb)
+	}
+	for _, f := range onlyA {
+		r.Procedures = append(r.Procedures, oneSided(f, inB, ownB, false, opts))
+	}
+	for _, f := range onlyB {
+		r.Procedures = append(r.Procedures, oneSided(f, inA, ownA, true, opts))
 	}
 	slices.SortStableFunc(r.Procedures, cmpProcs)
 	slices.SortStableFunc(r.Same, cmpProcs)
@@ -128,23 +127,133 @@ func Diff(a, b *structure.Doc, opts DiffOptions) *Report {
 	return r
 }
 
-// procReport is the report of a procedure on side a, side b or both (its
-// name and file are the same on both).
-func procReport(a, b *proc, status string, changes []Change, opts DiffOptions) ProcReport {
-	p := a
-	if p == nil {
-		p = b
+// compareFunction compares the copies of a function on both sides: which
+// copies and parts each has, then the bodies of the copies paired, each
+// with its outlined parts as one body.
+func compareFunction(fa, fb *function, opts DiffOptions) ProcReport {
+	pr := newProcReport(fa, fb, opts)
+	pairs, renamed, extraA, extraB := pairVariants(fa.variants, fb.variants)
+	var statuses []string
+	if renamed {
+		statuses = append(statuses, ProcRenamed)
 	}
-	pr := ProcReport{Name: p.name, Pretty: p.pretty, File: p.file, Status: status, Changes: changes}
-	if opts.Detail {
-		if a != nil {
-			pr.A, pr.PathA = a.node, a.path
-		}
-		if b != nil {
-			pr.B, pr.PathB = b.node, b.path
-		}
+	if len(extraA)+len(extraB) > 0 {
+		statuses = append(statuses, ProcCloned)
+	}
+	split, joined := false, false
+	d := &differ{opts: opts}
+	for _, vp := range pairs {
+		na, nb := vp[0].parts(), vp[1].parts()
+		split = split || nb > na
+		joined = joined || na > nb
+		d.function(vp[0].bodies(), vp[1].bodies())
+	}
+	if split {
+		statuses = append(statuses, ProcSplit)
+	}
+	if joined {
+		statuses = append(statuses, ProcJoined)
+	}
+	slices.SortStableFunc(d.changes, cmpChange)
+	pr.Changes = d.changes
+	switch {
+	case len(statuses) > 0:
+		pr.Status, pr.Also = statuses[0], statuses[1:]
+	case len(d.changes) > 0:
+		pr.Status = ProcChanged
+	default:
+		pr.Status = ProcSame
+	}
+	if len(pr.Also) == 0 {
+		pr.Also = nil
 	}
 	return pr
+}
+
+// oneSided is the report of a function on one side only: inlined (or
+// outlined) where the other side holds inlined copies of it, a PLT stub,
+// folded (unfolded) where another function of the other side has its
+// code, or removed (added).
+func oneSided(f *function, inOther map[string][]string, owners map[string][]*function, added bool, opts DiffOptions) ProcReport {
+	var pr ProcReport
+	if added {
+		pr = newProcReport(nil, f, opts)
+	} else {
+		pr = newProcReport(f, nil, opts)
+	}
+	pr.Changes = []Change{}
+	callers := inOther[f.callee]
+	switch {
+	case isStub(f.base) && added:
+		pr.Status = ProcStubAdded
+	case isStub(f.base):
+		pr.Status = ProcStubRemoved
+	case len(callers) > 0 && added:
+		pr.Status, pr.Callers = ProcOutlined, callers
+	case len(callers) > 0:
+		pr.Status, pr.Callers = ProcInlined, callers
+	}
+	if pr.Status != "" {
+		return pr
+	}
+	folded := foldedInto(f, owners)
+	switch {
+	case folded != "" && added:
+		pr.Status, pr.Callers = ProcUnfolded, []string{folded}
+	case folded != "":
+		pr.Status, pr.Callers = ProcFolded, []string{folded}
+	case added:
+		pr.Status = ProcAdded
+	default:
+		pr.Status = ProcRemoved
+	}
+	return pr
+}
+
+// newProcReport names a function on side a, side b or both.
+func newProcReport(fa, fb *function, opts DiffOptions) ProcReport {
+	var all []*proc
+	for _, f := range []*function{fa, fb} {
+		if f != nil {
+			all = append(all, f.procs...)
+		}
+	}
+	f := fa
+	if f == nil {
+		f = fb
+	}
+	first := all[0]
+	pr := ProcReport{Name: first.name, Pretty: first.pretty, File: f.file}
+	if slices.ContainsFunc(all, func(p *proc) bool { return p.name != f.base }) {
+		// Several names: the function's.
+		pr.Name, pr.Pretty = f.base, prettyBase(first.node.Value("n"))
+		if pr.Pretty == pr.Name {
+			pr.Pretty = ""
+		}
+		for _, s := range []struct {
+			f   *function
+			out *[]string
+		}{{fa, &pr.NamesA}, {fb, &pr.NamesB}} {
+			if s.f != nil {
+				*s.out = s.f.names()
+			}
+		}
+	}
+	if opts.Detail {
+		pr.A, pr.B = procNodes(fa), procNodes(fb)
+	}
+	return pr
+}
+
+func procNodes(f *function) []ProcNode {
+	if f == nil {
+		return nil
+	}
+	out := make([]ProcNode, len(f.procs))
+	for i, p := range f.procs {
+		out[i] = ProcNode{p.node, p.path}
+	}
+	return out
 }
 
 func cmpProcs(x, y ProcReport) int {
@@ -155,18 +264,6 @@ func cmpProcs(x, y ProcReport) int {
 		return c
 	}
 	return strings.Compare(x.Status, y.Status)
-}
-
-// procKey matches procedures by link name and file basename. The pseudo
-// file "[<binary basename>]" (code without line information) matches any
-// other such name, so that builds of one source under different binary
-// names can be compared.
-func procKey(p *proc) string {
-	f := p.file
-	if strings.HasPrefix(f, "[") && strings.HasSuffix(f, "]") {
-		f = "[]"
-	}
-	return p.name + "\x00" + f
 }
 
 func cmpChange(x, y Change) int {
@@ -190,6 +287,9 @@ func cmpChange(x, y Change) int {
 type differ struct {
 	opts    DiffOptions
 	changes []Change
+	// homeB: where each source line of the b body is (lineHomes), for
+	// the loops removed.
+	homeB map[string][]string
 }
 
 func (d *differ) add(c Change) { d.changes = append(d.changes, c) }
@@ -211,9 +311,12 @@ func nodesOf(ss []*scope) []*structure.Node {
 	return out
 }
 
-func (d *differ) procedure(a, b *proc) {
-	d.pair([]*scope{a.body}, []*scope{b.body})
-	d.statementMoves(a.body, b.body)
+// function compares the bodies of one copy of a function on each side,
+// each with its outlined parts.
+func (d *differ) function(as, bs []*scope) {
+	d.homeB = lineHomes(bs)
+	d.pair(as, bs)
+	d.statementMoves(as, bs)
 }
 
 // pair compares matched scopes (one side may hold several: split/fused).
@@ -243,12 +346,13 @@ func mergedKids(ss []*scope) []*scope {
 // first (1:n loops are splits, n:1 fusions); then a scope whose subtree
 // holds a key still unmatched at this level on the other side is dropped
 // and its children promoted (an extra or missing enclosing loop or
-// inlined call); then leftover loops in the same file pair up as moved
-// and leftover inlined calls of the same callee as moved call sites; the
-// rest are additions and removals. parentA and parentB are the matched
-// scopes whose children these are.
+// inlined call); then leftover loops join a matched loop within the
+// header tolerance (a split or fusion), pair with each other within it
+// (the same loop: compilers place a header a line or two apart), and
+// beyond it as moved; leftover inlined calls of the same callee pair as
+// moved call sites; the rest are additions and removals. parentA and
+// parentB are the matched scopes whose children these are.
 func (d *differ) level(parentA, parentB, as, bs []*scope) {
-	type match struct{ a, b []*scope }
 	var matches []match
 	poolA, poolB := slices.Clone(as), slices.Clone(bs)
 	for {
@@ -262,11 +366,10 @@ func (d *differ) level(parentA, parentB, as, bs []*scope) {
 			done[s.key] = true
 			la, lb := ia[s.key], ib[s.key]
 			switch {
-			case s.kind == 'L' && len(la) == 1 && len(lb) >= 2:
-				d.addAt(Change{Kind: LoopSplit, Path: la[0].path, Count: len(lb)}, la, lb)
-				matches = append(matches, match{la, lb})
-			case s.kind == 'L' && len(la) >= 2 && len(lb) == 1:
-				d.addAt(Change{Kind: LoopFused, Path: la[0].path, Count: len(la)}, la, lb)
+			case s.kind == 'L' && len(la) >= 1 && len(lb) >= 1 && len(la) != len(lb):
+				// Copies of one loop on a line: versioned, peeled,
+				// unrolled with a remainder, in one build and not so (or
+				// less so) in the other.
 				matches = append(matches, match{la, lb})
 			default:
 				n := min(len(la), len(lb))
@@ -293,27 +396,11 @@ func (d *differ) level(parentA, parentB, as, bs []*scope) {
 		break
 	}
 	paired := map[*scope]bool{}
-	// Moved loops: same file, different line.
-	keysL, ga := groupFuzzy(poolA, 'L')
-	_, gb := groupFuzzy(poolB, 'L')
-	for _, f := range keysL {
-		xs, ys := ga[f], gb[f]
-		if len(ys) == 0 {
-			continue
-		}
-		byLine := func(a, b *scope) int { return a.line - b.line }
-		slices.SortStableFunc(xs, byLine)
-		slices.SortStableFunc(ys, byLine)
-		for _, p := range pairMonotone(xs, ys) {
-			x, y := xs[p[0]], ys[p[1]]
-			d.addAt(Change{Kind: LoopMoved, Path: x.path, Old: strconv.Itoa(x.line), New: strconv.Itoa(y.line)}, []*scope{x}, []*scope{y})
-			matches = append(matches, match{[]*scope{x}, []*scope{y}})
-			paired[x], paired[y] = true, true
-		}
-	}
+	matches = joinNear(matches, poolA, poolB, paired)
+	matches = d.pairLoops(matches, poolA, poolB, paired)
 	// Moved inlined calls: same callee, different call site.
 	keysI, ga := groupFuzzy(poolA, 'I')
-	_, gb = groupFuzzy(poolB, 'I')
+	_, gb := groupFuzzy(poolB, 'I')
 	for _, f := range keysI {
 		xs, ys := ga[f], gb[f]
 		for k := range min(len(xs), len(ys)) {
@@ -333,8 +420,133 @@ func (d *differ) level(parentA, parentB, as, bs []*scope) {
 		}
 	}
 	for _, m := range matches {
+		if m.a[0].kind == 'L' && len(m.a) != len(m.b) {
+			d.addAt(splitOrFused(m), m.a, m.b)
+		}
 		d.pair(m.a, m.b)
 	}
+}
+
+// splitOrFused is the change of a loop matched with several: split into
+// more copies in b, fused into fewer. Count is the larger number; where
+// both sides have several, Old and New give both.
+func splitOrFused(m match) Change {
+	c := Change{Kind: LoopSplit, Path: m.a[0].path, Count: max(len(m.a), len(m.b))}
+	if len(m.a) > len(m.b) {
+		c.Kind = LoopFused
+	}
+	if min(len(m.a), len(m.b)) > 1 {
+		c.Old, c.New = strconv.Itoa(len(m.a)), strconv.Itoa(len(m.b))
+	}
+	return c
+}
+
+// match is a scope of a matched with one of b, or with several (a loop
+// split or fused).
+type match struct{ a, b []*scope }
+
+// joinNear adds to a loop matched one to one, or one to several, the
+// leftover loops of the other side in the same file whose header is
+// within structure.LoopLineTol of it and that share source lines with it,
+// when no leftover loop on the other side is as near: a loop a compiler
+// versioned, peeled or vectorised with an epilogue, whose copies' headers
+// are a line apart. A loop of other lines is another loop.
+func joinNear(matches []match, poolA, poolB []*scope, paired map[*scope]bool) []match {
+	for side, pool := range [][]*scope{poolA, poolB} {
+		other := poolB
+		if side == 1 {
+			other = poolA
+		}
+		for _, s := range pool {
+			if s.kind != 'L' || paired[s] || nearLoop(s, other, paired) {
+				continue
+			}
+			best, bestD := -1, structure.LoopLineTol+1
+			for i, m := range matches {
+				own, far := m.a, m.b
+				if side == 1 {
+					own, far = m.b, m.a
+				}
+				if far[0].kind != 'L' || len(far) != 1 || far[0].fuzzy != s.fuzzy {
+					continue
+				}
+				if dl := abs(far[0].line - s.line); dl < bestD && len(own) >= 1 && sharesLines(s, far[0]) {
+					best, bestD = i, dl
+				}
+			}
+			if best < 0 {
+				continue
+			}
+			if side == 0 {
+				matches[best].a = append(matches[best].a, s)
+				sortScopes(matches[best].a)
+			} else {
+				matches[best].b = append(matches[best].b, s)
+				sortScopes(matches[best].b)
+			}
+			paired[s] = true
+		}
+	}
+	return matches
+}
+
+// sharesLines reports whether statements below s and t have a source
+// line (not 0) in common.
+func sharesLines(s, t *scope) bool {
+	lines := map[string]bool{}
+	eachStmt(s, func(st stmt, _ *scope) {
+		if st.line != "0" {
+			lines[st.file+":"+st.line] = true
+		}
+	})
+	found := false
+	eachStmt(t, func(st stmt, _ *scope) { found = found || lines[st.file+":"+st.line] })
+	return found
+}
+
+// nearLoop reports whether a leftover loop of the other side, in the
+// same file, has its header within the tolerance of s's: the two are one
+// loop, not a split.
+func nearLoop(s *scope, other []*scope, paired map[*scope]bool) bool {
+	for _, o := range other {
+		if o.kind == 'L' && !paired[o] && o.fuzzy == s.fuzzy && abs(o.line-s.line) <= structure.LoopLineTol {
+			return true
+		}
+	}
+	return false
+}
+
+// pairLoops pairs leftover loops in the same file in line order: within
+// the header tolerance as the same loop, further apart as moved.
+func (d *differ) pairLoops(matches []match, poolA, poolB []*scope, paired map[*scope]bool) []match {
+	keys, ga := groupFuzzy(poolA, 'L')
+	_, gb := groupFuzzy(poolB, 'L')
+	for _, f := range keys {
+		xs := slices.DeleteFunc(slices.Clone(ga[f]), func(s *scope) bool { return paired[s] })
+		ys := slices.DeleteFunc(slices.Clone(gb[f]), func(s *scope) bool { return paired[s] })
+		if len(xs) == 0 || len(ys) == 0 {
+			continue
+		}
+		byLine := func(a, b *scope) int { return a.line - b.line }
+		slices.SortStableFunc(xs, byLine)
+		slices.SortStableFunc(ys, byLine)
+		for _, p := range pairMonotone(xs, ys) {
+			x, y := xs[p[0]], ys[p[1]]
+			if abs(x.line-y.line) > structure.LoopLineTol {
+				d.addAt(Change{Kind: LoopMoved, Path: x.path, Old: strconv.Itoa(x.line), New: strconv.Itoa(y.line)}, []*scope{x}, []*scope{y})
+			}
+			matches = append(matches, match{[]*scope{x}, []*scope{y}})
+			paired[x], paired[y] = true, true
+		}
+	}
+	return matches
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // promote dissolves the scopes in rest whose strict descendants include a
@@ -373,6 +585,9 @@ func descendantHas(s *scope, keys map[string]bool) bool {
 // addOneSided adds the removal (from a) or the addition (to b) of s;
 // where is the other side's enclosing scope.
 func (d *differ) addOneSided(c Change, s *scope, where []*scope, added bool) {
+	if c.Kind == LoopRemoved {
+		c.NowIn = d.nowIn(s)
+	}
 	if added {
 		d.addAt(c, where, []*scope{s})
 	} else {

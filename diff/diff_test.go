@@ -51,7 +51,7 @@ var diffCases = []struct {
 	{
 		name: "loop-moved",
 		a:    pMain + s10 + `<L l="20" f="/src/x.c" v="{[0x110-0x111)}"><S l="21" v="{[0x110-0x120)}"/></L></P>`,
-		b:    pMain + s10 + `<L l="22" f="/other/dir/x.c" v="{[0x118-0x119)}"><S l="21" v="{[0x110-0x120)}"/></L></P>`,
+		b:    pMain + s10 + `<L l="30" f="/other/dir/x.c" v="{[0x118-0x119)}"><S l="21" v="{[0x110-0x120)}"/></L></P>`,
 		want: Summary{ProcsDiffer: 1, LoopsMoved: 1},
 	},
 	{

@@ -23,12 +23,14 @@ type scope struct {
 	fuzzy string // "moved" pairing: L: file; I: callee and its file
 	line  int    // L: header line
 	site  string // I: call site "file:line"
-	v     string // own v (P, L)
-	lo    uint64 // lowest address in the subtree, for order
-	path  string
-	kids  []*scope
-	stmts []stmt
-	node  *structure.Node // the element: P, L, or the callee A of an inlined call
+	// callee: I: the function inlined, as function.callee (name, file).
+	callee string
+	v      string // own v (P, L)
+	lo     uint64 // lowest address in the subtree, for order
+	path   string
+	kids   []*scope
+	stmts  []stmt
+	node   *structure.Node // the element: P, L, or the callee A of an inlined call
 }
 
 type stmt struct {
@@ -43,11 +45,14 @@ type proc struct {
 	path               string // the F's name as written
 	body               *scope
 	node               *structure.Node
+	// module: the ordinal of its LM in the document, from 1.
+	module int
 }
 
 // collectProcs lists the procedures of a canonical document in order.
 func collectProcs(d *structure.Doc) []*proc {
 	var out []*proc
+	module := 0
 	var walk func(n *structure.Node, file, path string)
 	walk = func(n *structure.Node, file, path string) {
 		for _, c := range n.Children {
@@ -68,9 +73,10 @@ func collectProcs(d *structure.Doc) []*proc {
 				if pretty == name || (strings.HasPrefix(pretty, name+" [") && strings.HasSuffix(pretty, "]")) {
 					pretty = ""
 				}
-				out = append(out, &proc{name: name, pretty: pretty, file: file, path: path, body: body, node: c})
+				out = append(out, &proc{name: name, pretty: pretty, file: file, path: path, body: body, node: c, module: module})
 				walk(c, file, path) // nested procedures
 			case "LM":
+				module++
 				walk(c, "", "")
 			}
 		}
@@ -103,7 +109,7 @@ func addChild(it structure.Item, s *scope, inLoop bool) {
 		}
 		site := structure.BaseName(it.Site.File) + ":" + strconv.Itoa(it.Site.Line)
 		is := &scope{kind: 'I', key: "I\x00" + it.Name + "\x00" + file + "\x00" + site,
-			fuzzy: it.Name + "\x00" + file, site: site,
+			fuzzy: it.Name + "\x00" + file, site: site, callee: prettyBase(it.Name) + "\x00" + file,
 			path: joinPath(s.path, "A("+site+":)/A("+file+":"+l+":"+it.Name+")"), node: it.Src}
 		s.kids = append(s.kids, is)
 		buildScope(it, is, inLoop)
@@ -142,14 +148,14 @@ func sortScopes(ss []*scope) {
 }
 
 // statementMoves reports source lines that are inside a loop in one
-// procedure and not in the other. Line 0 (unknown) is ignored, as are
-// lines present on one side only.
-func (d *differ) statementMoves(a, b *scope) {
+// body and not in the other. Line 0 (unknown) is ignored, as are lines
+// present on one side only.
+func (d *differ) statementMoves(as, bs []*scope) {
 	var na, nb map[string][]*structure.Node
 	if d.opts.Detail {
 		na, nb = map[string][]*structure.Node{}, map[string][]*structure.Node{}
 	}
-	ia, ib := loopLines(a, na), loopLines(b, nb)
+	ia, ib := loopLines(as, na), loopLines(bs, nb)
 	var keys []string
 	for k := range ia {
 		if _, ok := ib[k]; ok && ia[k] != ib[k] {
@@ -168,26 +174,71 @@ func (d *differ) statementMoves(a, b *scope) {
 
 // loopLines maps "file:line" of every statement to whether it is inside a
 // loop; nodes, when not nil, gets the statements of each.
-func loopLines(s *scope, nodes map[string][]*structure.Node) map[string]bool {
+func loopLines(ss []*scope, nodes map[string][]*structure.Node) map[string]bool {
 	m := map[string]bool{}
-	var walk func(s *scope)
-	walk = func(s *scope) {
-		for _, st := range s.stmts {
+	for _, s := range ss {
+		eachStmt(s, func(st stmt, _ *scope) {
 			if st.line == "0" {
-				continue
+				return
 			}
 			k := st.file + ":" + st.line
 			m[k] = m[k] || st.inLoop
 			if nodes != nil {
 				nodes[k] = append(nodes[k], st.node)
 			}
-		}
-		for _, k := range s.kids {
-			walk(k)
-		}
+		})
 	}
-	walk(s)
 	return m
+}
+
+// eachStmt calls f for every statement below s, with the scope it is
+// directly in.
+func eachStmt(s *scope, f func(stmt, *scope)) {
+	for _, st := range s.stmts {
+		f(st, s)
+	}
+	for _, k := range s.kids {
+		eachStmt(k, f)
+	}
+}
+
+// lineHomes maps "file:line" of every statement below ss to the paths of
+// the scopes that hold it directly ("" for a procedure's body), sorted.
+func lineHomes(ss []*scope) map[string][]string {
+	m := map[string][]string{}
+	for _, s := range ss {
+		eachStmt(s, func(st stmt, in *scope) {
+			if st.line == "0" {
+				return
+			}
+			k := st.file + ":" + st.line
+			if !slices.Contains(m[k], in.path) {
+				m[k] = append(m[k], in.path)
+			}
+		})
+	}
+	for _, ps := range m {
+		slices.Sort(ps)
+	}
+	return m
+}
+
+// nowIn is where the lines of a scope of a are in b: the paths of the
+// scopes of b holding them, sorted, empty when none is in b.
+func (d *differ) nowIn(s *scope) []string {
+	var out []string
+	eachStmt(s, func(st stmt, _ *scope) {
+		for _, p := range d.homeB[st.file+":"+st.line] {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	})
+	slices.Sort(out)
+	if out == nil {
+		out = []string{}
+	}
+	return out
 }
 
 // compareStmts compares, per file and line, the addresses of the

@@ -18,7 +18,11 @@ const (
 	// Structure: bloop struct --format json.
 	Structure = "structure-v1.json"
 	// Diff: bloop diff --json, of two files or of two directories.
-	Diff = "diff-v1.json"
+	// diff-v1.json stays for readers of version 1 reports (before
+	// procedures were paired by source function).
+	Diff = "diff-v2.json"
+	// DiffV1: version 1 of Diff, for the readers of old reports.
+	DiffV1 = "diff-v1.json"
 	// Manifest: one record (line) of bloop struct's manifest.
 	Manifest = "manifest-v1.json"
 	// ReportPage: the data of bloop report --html's page.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ import (
 // of its name, and the named constants are the files there are.
 func TestSchemasCompile(t *testing.T) {
 	names := schema.Names()
-	want := []string{schema.DiffPage, schema.Diff, schema.Manifest, schema.ReportPage, schema.StructPage, schema.Structure}
+	want := []string{schema.DiffPage, schema.DiffV1, schema.Diff, schema.Manifest, schema.ReportPage, schema.StructPage, schema.Structure}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("schema files %v, want %v", names, want)
 	}
@@ -40,7 +41,7 @@ func TestSchemasCompile(t *testing.T) {
 		if head.Schema != "https://json-schema.org/draft/2020-12/schema" || head.ID != schema.BaseURL+name {
 			t.Errorf("%s: $schema %q, $id %q", name, head.Schema, head.ID)
 		}
-		if !strings.HasSuffix(name, "-v1.json") {
+		if !regexp.MustCompile(`^[a-z-]+-v[1-9][0-9]*\.json$`).MatchString(name) {
 			t.Errorf("%s: schema files are named NAME-vN.json", name)
 		}
 	}
@@ -251,8 +252,11 @@ func TestSchemasReject(t *testing.T) {
 		}},
 		{schema.Diff, "../diff/testdata/diff/inline-with-loop-removed.json", []mutation{
 			{"no version", has("procedures"), del("version")},
-			{"version 2", has("procedures"), set("version", 2)},
+			{"version 1", has("procedures"), set("version", 1)},
 			{"no warnings", has("procedures"), del("warnings")},
+			{"unknown also", has("status"), set("also", []any{"changed"})},
+			{"now_in on an addition", has("kind"), set("now_in", []any{""})},
+			{"callers of a changed procedure", has("status"), set("callers", []any{"f"})},
 			{"procedures null", has("procedures"), set("procedures", nil)},
 			{"unknown change kind", has("kind"), set("kind", "inline-gone")},
 			{"unknown status", has("status"), set("status", "modified")},
@@ -288,6 +292,9 @@ func TestSchemasReject(t *testing.T) {
 		{schema.Diff, "../diff/testdata/diff/loop-split.json", []mutation{
 			{"split without count", is("kind", "loop-split"), del("count")},
 			{"split into one loop", is("kind", "loop-split"), set("count", 1)},
+		}},
+		{schema.Diff, "../diff/testdata/diff/procedure-removed.json", []mutation{
+			{"inlined without callers", is("status", "removed"), set("status", "inlined")},
 		}},
 		{schema.Diff, "../diff/testdata/diff/procedure-added.json", []mutation{
 			{"added procedure with changes", is("status", "added"), set("changes", []any{map[string]any{"kind": "loop-added", "path": "L(x.c:1)"}})},

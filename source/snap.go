@@ -9,7 +9,7 @@ import (
 
 // Tol is how far above its branch line a loop statement may be: the
 // thesis's loop begin tolerance.
-const Tol = 5
+const Tol = structure.LoopLineTol
 
 // SnapLoops moves each loop's header line up to the nearest loop
 // statement written at most Tol lines above it in the same file, inner

@@ -115,3 +115,9 @@ func Walk(s *Scope, f func(*Scope)) {
 		Walk(c, f)
 	}
 }
+
+// LoopLineTol is how many lines a loop's header line may be from the line
+// its loop statement is written on: the thesis's loop begin tolerance.
+// Placement snaps headers within it (source.SnapLoops), and diffs of two
+// compilers take loops within it of each other for the same loop.
+const LoopLineTol = 5

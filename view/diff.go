@@ -58,13 +58,19 @@ type DiffPair struct {
 	Same []int `json:"same"`
 }
 
-// DiffProc is a procedure that differs: its names and file (strings),
-// its node in each tree (-1 where it is not), and its changes.
+// DiffProc is a source function that differs (diff.ProcReport): its
+// names and file (strings), its statuses, the names of its procedures
+// on each side and the callers that hold it inlined (strings), its node
+// in each tree (-1 where it is not), and its changes.
 type DiffProc struct {
 	Name    int          `json:"name"`
 	Pretty  int          `json:"pretty,omitempty"`
 	File    int          `json:"file"`
 	Status  string       `json:"status"`
+	Also    []string     `json:"also,omitempty"`
+	NamesA  []int        `json:"names_a,omitempty"`
+	NamesB  []int        `json:"names_b,omitempty"`
+	Callers []int        `json:"callers,omitempty"`
 	A       int          `json:"a"`
 	B       int          `json:"b"`
 	Changes []DiffChange `json:"changes"`
@@ -73,14 +79,15 @@ type DiffProc struct {
 // DiffChange is one change, as diff.Change, with the nodes it is about
 // in each tree.
 type DiffChange struct {
-	Kind          string `json:"kind"`
-	Old           string `json:"old,omitempty"`
-	New           string `json:"new,omitempty"`
-	Count         int    `json:"count,omitempty"`
-	NestedLoops   int    `json:"nested_loops,omitempty"`
-	NestedInlines int    `json:"nested_inlined_calls,omitempty"`
-	A             []int  `json:"a"`
-	B             []int  `json:"b"`
+	Kind          string   `json:"kind"`
+	NowIn         []string `json:"now_in,omitempty"`
+	Old           string   `json:"old,omitempty"`
+	New           string   `json:"new,omitempty"`
+	Count         int      `json:"count,omitempty"`
+	NestedLoops   int      `json:"nested_loops,omitempty"`
+	NestedInlines int      `json:"nested_inlined_calls,omitempty"`
+	A             []int    `json:"a"`
+	B             []int    `json:"b"`
 }
 
 // DiffOptions tune the diff page.
@@ -163,17 +170,18 @@ func (m *diffMaker) pair(path string, r *diff.Report) {
 		if !m.keep(p) || m.errTooLarge != nil {
 			continue
 		}
-		pp := DiffProc{Name: m.strs.str(p.Name), Pretty: m.strs.str(p.Pretty), File: m.strs.str(p.File), Status: p.Status, A: -1, B: -1, Changes: []DiffChange{}}
+		pp := DiffProc{Name: m.strs.str(p.Name), Pretty: m.strs.str(p.Pretty), File: m.strs.str(p.File), Status: p.Status, Also: p.Also,
+			NamesA: m.strs.strs(p.NamesA), NamesB: m.strs.strs(p.NamesB), Callers: m.strs.strs(p.Callers), A: -1, B: -1, Changes: []DiffChange{}}
 		if p.A != nil {
-			pp.A = m.a.proc(p.A, p.PathA)
+			pp.A = m.a.function(p.Name, p.A)
 			m.d.TreeA.Kids[0]++
 		}
 		if p.B != nil {
-			pp.B = m.b.proc(p.B, p.PathB)
+			pp.B = m.b.function(p.Name, p.B)
 			m.d.TreeB.Kids[0]++
 		}
 		for _, c := range p.Changes {
-			pp.Changes = append(pp.Changes, DiffChange{Kind: c.Kind, Old: c.Old, New: c.New, Count: c.Count,
+			pp.Changes = append(pp.Changes, DiffChange{Kind: c.Kind, NowIn: c.NowIn, Old: c.Old, New: c.New, Count: c.Count,
 				NestedLoops: c.NestedLoops, NestedInlines: c.NestedInlines, A: m.a.refs(c.InA), B: m.b.refs(c.InB)})
 		}
 		dp.Procs = append(dp.Procs, pp)

@@ -1,6 +1,9 @@
 package view
 
-import "bloop/structure"
+import (
+	"bloop/diff"
+	"bloop/structure"
+)
 
 // One side's procedures as STree nodes, made from the canonical elements
 // the diff package keeps (diff.DiffOptions.Detail). The nodes are the
@@ -38,6 +41,23 @@ func (b *sideBuilder) proc(p *structure.Node, path string) int {
 	i := b.node(SProc, it.Name, it.File, it.Line, it.Entry, 0)
 	b.ids[p] = i
 	b.t.Kids[i] = b.children(it)
+	return i
+}
+
+// function adds the procedures of one source function on this side: one
+// procedure as itself, several (a function with its clones or outlined
+// parts) below a node of the function's name, at its first procedure's
+// file, line and address.
+func (b *sideBuilder) function(name string, ps []diff.ProcNode) int {
+	if len(ps) == 1 {
+		return b.proc(ps[0].Node, ps[0].Path)
+	}
+	first := structure.Interpret(structure.ScopeOf(ps[0].Node, ps[0].Path), structure.FileCtx(ps[0].Path))
+	i := b.node(SProc, name, first.File, first.Line, first.Entry, 0)
+	for _, p := range ps {
+		b.proc(p.Node, p.Path)
+	}
+	b.t.Kids[i] = len(ps)
 	return i
 }
 

@@ -30,7 +30,10 @@ var enums = []struct {
 	// ReportData.Unwind's indices.
 	{"outcome", []enumValue{{"complete", int(profile.Complete)}, {"truncated", int(profile.Truncated)}, {"failed", int(profile.Failed)}}},
 	// DiffProc.Status.
-	{"status", []enumValue{{"changed", diff.ProcChanged}, {"removed", diff.ProcRemoved}, {"added", diff.ProcAdded}}},
+	{"status", []enumValue{{"changed", diff.ProcChanged}, {"removed", diff.ProcRemoved}, {"added", diff.ProcAdded},
+		{"inlined", diff.ProcInlined}, {"outlined", diff.ProcOutlined}, {"folded", diff.ProcFolded}, {"unfolded", diff.ProcUnfolded},
+		{"stubAdded", diff.ProcStubAdded}, {"stubRemoved", diff.ProcStubRemoved}, {"renamed", diff.ProcRenamed},
+		{"cloned", diff.ProcCloned}, {"split", diff.ProcSplit}, {"joined", diff.ProcJoined}}},
 	// DiffChange.Kind.
 	{"change", []enumValue{{"loopRemoved", diff.LoopRemoved}, {"loopAdded", diff.LoopAdded}, {"loopMoved", diff.LoopMoved},
 		{"loopSplit", diff.LoopSplit}, {"loopFused", diff.LoopFused}, {"inlineRemoved", diff.InlineRemoved},

@@ -25,6 +25,18 @@ func (s *strTable) str(v string) int {
 	return i
 }
 
+// strs interns vs; nil for none.
+func (s *strTable) strs(vs []string) []int {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]int, len(vs))
+	for i, v := range vs {
+		out[i] = s.str(v)
+	}
+	return out
+}
+
 // newSTree returns an empty tree whose columns encode as [] rather than
 // null.
 func newSTree() STree {

@@ -85,7 +85,7 @@ func TestDiffPage(t *testing.T) {
 		t.Errorf("procedures listed %q", got)
 	}
 	// The first procedure is open with its first change chosen.
-	if got := eval[[]string](tb, changeLabels); len(got) != 2 || got[0] != "loop removed: loop at inline_helpers.h:12" {
+	if got := eval[[]string](tb, changeLabels); len(got) != 2 || got[0] != "loop removed: loop at inline_helpers.h:12: its lines now in A(inline.c:54:)/A(inline_helpers.h:13:poly_eval), L(inline.c:53)/A(inline.c:54:)/A(inline_helpers.h:13:poly_eval)" {
 		t.Errorf("changes of inline_poly: %q", got)
 	}
 	a, b := rowsOf(tb, 0), rowsOf(tb, 1)

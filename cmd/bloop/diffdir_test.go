@@ -222,7 +222,7 @@ func TestDiffDirs(t *testing.T) {
 		if err := dec.Decode(&r); err != nil || dec.More() {
 			t.Fatalf("%v: not one JSON document (%v):\n%s", flags, err, out)
 		}
-		if r.Version != 1 || r.A != gcc || r.B != clang || len(r.Pairs) != 3 || r.Totals["pairs_differ"] != 3 ||
+		if r.Version != diff.ReportVersion || r.A != gcc || r.B != clang || len(r.Pairs) != 3 || r.Totals["pairs_differ"] != 3 ||
 			strings.Join(r.OnlyInA, ",") != "bin/old/hot.hpcstruct" || strings.Join(r.OnlyInB, ",") != "bin/new/switch.json" ||
 			len(r.Errors) != 0 || len(r.Ignored) != 2 || r.Options.Addresses != (len(flags) == 2) || r.Totals["loops_removed"] != 3 || r.Totals["only_in_a"] != 1 {
 			t.Errorf("%v: report %+v", flags, r)

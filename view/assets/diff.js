@@ -60,7 +60,33 @@
       ' -' + s.inlined_calls_removed + ' moved ' + s.inlined_calls_moved + '; statements moved ' + moved + ' (' + s.statements_into_loops + ' into loops, ' +
       s.statements_out_of_loops + ' out of loops)';
     if (s.address_differences > 0) out += '; addresses ' + s.address_differences;
+    // The function-level decisions, as diff.Summary.String says them.
+    var fs = [[s.functions_renamed, 'renamed'], [s.functions_cloned, 'cloned'], [s.functions_split, 'split'], [s.functions_joined, 'joined'],
+      [s.functions_inlined, 'inlined'], [s.functions_outlined, 'outlined'], [s.functions_folded, 'folded'], [s.functions_unfolded, 'unfolded'],
+      [s.stubs_added, 'PLT stubs added'], [s.stubs_removed, 'PLT stubs removed']];
+    var parts = fs.filter(function (f) { return f[0] > 0; }).map(function (f) { return f[0] + ' ' + f[1]; });
+    if (parts.length) out += '; functions ' + parts.join(', ');
     return out;
+  }
+
+  // STATUS_TEXT says what a function's status means, for the change box.
+  var STATUS_TEXT = {};
+  STATUS_TEXT[ST.added] = 'only in B';
+  STATUS_TEXT[ST.removed] = 'only in A';
+  STATUS_TEXT[ST.inlined] = 'out of line in A; in B only inlined, into';
+  STATUS_TEXT[ST.outlined] = 'inlined in A, into';
+  STATUS_TEXT[ST.folded] = 'in B its code is that of';
+  STATUS_TEXT[ST.unfolded] = 'in A its code was that of';
+  STATUS_TEXT[ST.stubAdded] = 'a PLT stub in B only';
+  STATUS_TEXT[ST.stubRemoved] = 'a PLT stub in A only';
+  STATUS_TEXT[ST.renamed] = 'its copies have other clone names';
+  STATUS_TEXT[ST.cloned] = 'one side has more copies of it';
+  STATUS_TEXT[ST.split] = 'B outlines parts of its body';
+  STATUS_TEXT[ST.joined] = 'A outlined parts of its body';
+  STATUS_TEXT[ST.changed] = 'its body changed';
+
+  function statuses(p) {
+    return [p.status].concat(p.also || []);
   }
 
   function header(data) {
@@ -143,7 +169,8 @@
       self.listProcs();
     });
     this.info = bloop.el('span', 'info');
-    bar.append(input, this.info);
+    this.filter = bloop.el('span', 'status-filter');
+    bar.append(input, this.filter, this.info);
 
     var left = bloop.el('section', 'pane procs-pane');
     this.procList = bloop.el('ol', 'procs');
@@ -155,11 +182,12 @@
     });
     this.changeBox = bloop.el('div', 'changes-box');
     this.changeList = bloop.el('ol', 'changes');
-    this.changeBox.append(bloop.el('h2', null, 'changes'), this.changeList);
+    this.decisionBox = bloop.el('div', 'decisions');
+    this.changeBox.append(bloop.el('h2', null, 'changes'), this.decisionBox, this.changeList);
     left.append(this.changeBox);
     this.changeList.addEventListener('click', function (ev) {
       var li = ev.target.closest('li');
-      if (li) self.chooseChange(+li.dataset.change, -1);
+      if (li && li.dataset.change !== undefined) self.chooseChange(+li.dataset.change, -1);
     });
 
     var right = bloop.el('section', 'diff-right');
@@ -222,9 +250,10 @@
   // STATUS_ORDER lists changed procedures first: the page is for their
   // trees (an added or removed one has one side only).
   var STATUS_ORDER = {};
-  STATUS_ORDER[ST.changed] = 0;
-  STATUS_ORDER[ST.removed] = 1;
-  STATUS_ORDER[ST.added] = 2;
+  [ST.changed, ST.renamed, ST.cloned, ST.split, ST.joined, ST.inlined, ST.outlined, ST.folded, ST.unfolded,
+    ST.removed, ST.added, ST.stubRemoved, ST.stubAdded].forEach(function (st, k) {
+    STATUS_ORDER[st] = k;
+  });
 
   Page.prototype.choosePair = function (k) {
     this.pair = this.data.pairs[k];
@@ -235,7 +264,38 @@
       return STATUS_ORDER[procs[x].status] - STATUS_ORDER[procs[y].status] || x - y;
     });
     if (this.pairSel) this.pairSel.value = k;
+    this.buildFilter();
     this.chooseProc(procs.length ? procs[this.order[0]] : null);
+  };
+
+  // buildFilter makes one toggle per status the pair's procedures have,
+  // with its count: a person narrows the list to what the compiler did
+  // (only the inlined functions, say).
+  Page.prototype.buildFilter = function () {
+    var self = this;
+    var counts = {};
+    this.pair.procs.forEach(function (p) {
+      statuses(p).forEach(function (st) {
+        counts[st] = (counts[st] || 0) + 1;
+      });
+    });
+    this.hidden = {};
+    this.filter.replaceChildren();
+    Object.keys(counts)
+      .sort(function (x, y) { return STATUS_ORDER[x] - STATUS_ORDER[y]; })
+      .forEach(function (st) {
+        var label = bloop.el('label', 'status-toggle st-' + st);
+        var box = bloop.el('input');
+        box.type = 'checkbox';
+        box.checked = true;
+        box.dataset.status = st;
+        box.addEventListener('change', function () {
+          self.hidden[st] = !box.checked;
+          self.listProcs();
+        });
+        label.append(box, ' ' + st + ' (' + counts[st] + ')');
+        self.filter.append(label);
+      });
   };
 
   // listProcs lists the pair's procedures that match the search, and
@@ -254,19 +314,23 @@
     var test = function (name, pretty) {
       return !re || re.test(str[name]) || (pretty > 0 && re.test(str[pretty]));
     };
+    var hidden = this.hidden || {};
+    var shownStatus = function (p) {
+      return statuses(p).some(function (st) { return !hidden[st]; });
+    };
     var shown = 0;
     var n = 0;
     var procs = this.pair.procs;
     (this.order || []).forEach(function (k) {
       var p = procs[k];
-      if (!test(p.name, p.pretty)) return;
+      if (!test(p.name, p.pretty) || !shownStatus(p)) return;
       n++;
       if (shown >= MAX_PROCS) return;
       shown++;
       var li = bloop.el('li', 'proc st-' + p.status + (p === self.proc ? ' sel' : ''));
       li.dataset.proc = k;
       li.title = str[p.name];
-      li.append(bloop.el('span', 'status', p.status), bloop.el('span', 'label s-proc', procName(str, p)), bloop.el('span', 'detail', str[p.file]));
+      li.append(bloop.el('span', 'status', statuses(p).join(', ')), bloop.el('span', 'label s-proc', procName(str, p)), bloop.el('span', 'detail', str[p.file]));
       if (p.status === ST.changed) li.append(bloop.el('span', 'count', p.changes.length + (p.changes.length === 1 ? ' change' : ' changes')));
       self.procList.append(li);
     });
@@ -330,15 +394,17 @@
         s += ': call site ' + c.old + ' \u2192 ' + c.new;
         break;
       case C.loopSplit:
-        s += ': into ' + c.count + ' loops';
+        s += ': ' + (c.old ? c.old + ' loops into ' + c.new : 'into ' + c.count + ' loops');
         break;
       case C.loopFused:
-        s += ': ' + c.count + ' loops into one';
+        s += ': ' + (c.old ? c.old + ' loops into ' + c.new : c.count + ' loops into one');
         break;
       case C.address:
         s += ': ' + c.old + ' \u2192 ' + c.new;
         break;
     }
+    if (c.now_in) s += ': its lines now in ' + c.now_in.map(function (p) { return p || '(procedure)'; }).join(', ');
+    if (c.kind === C.loopRemoved && !c.now_in) s += ': its lines are not in B';
     if (c.nested_loops || c.nested_inlined_calls) s += ' (with ' + (c.nested_loops || 0) + ' nested loops, ' + (c.nested_inlined_calls || 0) + ' nested inlined calls)';
     return s;
   };
@@ -346,13 +412,41 @@
   Page.prototype.listChanges = function () {
     var self = this;
     this.changeList.replaceChildren();
+    this.decisionBox.replaceChildren();
     if (!this.proc) return;
     this.proc.changes.forEach(function (c, k) {
       var li = bloop.el('li', 'change ch-' + classes(c.kind)[primary(c)] + (k === self.change ? ' sel' : ''), self.changeLabel(c));
       li.dataset.change = k;
       self.changeList.append(li);
     });
-    if (!this.proc.changes.length) this.changeList.append(bloop.el('li', 'info', 'the procedure was ' + this.proc.status));
+    this.decisionBox.replaceChildren(this.decisions(this.proc));
+    if (!this.proc.changes.length && this.proc.status === ST.changed) this.changeList.append(bloop.el('li', 'info', 'the procedure was ' + this.proc.status));
+  };
+
+  // decisions says what the compilers decided about the function: its
+  // statuses, its procedures on each side, the callers holding it.
+  Page.prototype.decisions = function (p) {
+    var str = this.str;
+    var box = bloop.el('div', 'info');
+    // A body that changed says so by its changes.
+    if (p.status === ST.changed && !p.names_a && !p.names_b) return box;
+    var names = function (list) {
+      return list ? list.map(function (i) { return str[i]; }).join(', ') : null;
+    };
+    statuses(p).forEach(function (st) {
+      var line = bloop.el('div', 'decision st-' + st);
+      line.append(bloop.el('b', null, st + ': '), STATUS_TEXT[st] || '');
+      if (p.callers && (st === p.status)) line.append(' ', bloop.el('code', null, names(p.callers)));
+      box.append(line);
+    });
+    if (p.names_a || p.names_b) {
+      var a = names(p.names_a) || (p.a >= 0 ? str[p.name] : '(none)');
+      var b = names(p.names_b) || (p.b >= 0 ? str[p.name] : '(none)');
+      var line = bloop.el('div', 'decision');
+      line.append(bloop.el('b', null, 'procedures: '), 'A: ', bloop.el('code', null, a), ', B: ', bloop.el('code', null, b));
+      box.append(line);
+    }
+    return box;
   };
 
   // chooseChange selects change k's nodes on both sides (the clicked one
