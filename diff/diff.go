@@ -224,8 +224,9 @@ func newProcReport(fa, fb *function, opts DiffOptions) ProcReport {
 	}
 	first := all[0]
 	pr := ProcReport{Name: first.name, Pretty: first.pretty, File: f.file}
-	if slices.ContainsFunc(all, func(p *proc) bool { return p.name != f.base }) {
-		// Several names: the function's.
+	several := slices.ContainsFunc(all, func(p *proc) bool { return p.name != first.name })
+	if several || !isStub(first.name) && first.name != f.base {
+		// Several names, or a clone's: the function's.
 		pr.Name, pr.Pretty = f.base, prettyBase(first.node.Value("n"))
 		if pr.Pretty == pr.Name {
 			pr.Pretty = ""

@@ -36,7 +36,7 @@ func functions(ps []*proc) []*function {
 	for _, p := range ps {
 		c := parseClone(p.name)
 		if isStub(p.name) {
-			c = cloneName{base: p.name, variant: p.name}
+			c = cloneName{base: stubName(p.name), variant: stubName(p.name)}
 		}
 		k := c.base + "\x00" + fileKey(p.file)
 		f := byKey[k]

@@ -121,3 +121,13 @@ func prettyBase(n string) string {
 // isStub reports whether a procedure is a PLT stub (name@plt): the
 // linker's, not a function of the source.
 func isStub(name string) bool { return strings.HasSuffix(name, "@plt") }
+
+// stubName is a PLT stub's name, but that the stubs hpcstruct names by
+// their target's address (targ1090@plt: a slot whose symbol is not
+// known) are one, whose addresses differ from build to build.
+func stubName(name string) string {
+	if h, ok := strings.CutPrefix(strings.TrimSuffix(name, "@plt"), "targ"); ok && h != "" && strings.Trim(h, "0123456789abcdef") == "" {
+		return "targ@plt"
+	}
+	return name
+}
