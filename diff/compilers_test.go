@@ -269,3 +269,48 @@ func TestLargeLibraryPairs(t *testing.T) {
 		})
 	}
 }
+
+// TestAcrossArchitectures diffs the x86-64 and aarch64 builds of each
+// corpus program (the committed structure files of testdata/golden and
+// golden-arm64, gcc 12 and clang 14, -O2 and -O3) by the same rules: no
+// addresses, no function added or removed but the startup code one
+// architecture's crt files bring (no line information: a "[binary]"
+// file), the rules of checkPairing, and stl's diff against its golden.
+func TestAcrossArchitectures(t *testing.T) {
+	arm := testenv.Fixtures(t, "../testdata/golden-arm64/*-O[23].hpcstruct")
+	for _, b := range arm {
+		name := filepath.Base(b)
+		a := "../testdata/golden/" + name
+		t.Run(strings.TrimSuffix(name, ".hpcstruct"), func(t *testing.T) {
+			da, db := parseFile(t, testenv.Fixture(t, a)), parseFile(t, b)
+			r := Diff(da, db, DiffOptions{})
+			checkPairing(t, da, db, r)
+			for _, p := range r.Procedures {
+				if (p.Status == ProcAdded || p.Status == ProcRemoved) && !strings.HasPrefix(p.File, "[") {
+					t.Errorf("%s (%s): %s across architectures", p.Name, p.File, p.Status)
+				}
+				for _, c := range p.Changes {
+					if c.Kind == AddressChanged {
+						t.Errorf("%s: address change without --addresses", p.Name)
+					}
+				}
+			}
+			if name == "stl-gcc12-O2.hpcstruct" {
+				var buf bytes.Buffer
+				if err := r.WriteJSON(&buf); err != nil {
+					t.Fatal(err)
+				}
+				goldentest.Check(t, "testdata/compilers/stl-gcc12-O2--arm64.json", buf.Bytes(), *update)
+			}
+		})
+	}
+}
+
+func parseFile(t *testing.T, path string) *structure.Doc {
+	t.Helper()
+	d, err := structure.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

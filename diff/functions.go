@@ -2,6 +2,7 @@ package diff
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -29,22 +30,26 @@ type variant struct {
 }
 
 // functions groups the procedures of one side by source function, in
-// order of first appearance.
+// order of first appearance. An outlined part goes with a function of its
+// base name in its module even when it is filed under another source
+// file (a .cold part's first line may be in a header), its own file's
+// first.
 func functions(ps []*proc) []*function {
 	var out []*function
 	byKey := map[string]*function{}
-	for _, p := range ps {
-		c := parseClone(p.name)
-		if isStub(p.name) {
-			c = cloneName{base: stubName(p.name), variant: stubName(p.name)}
-		}
-		k := c.base + "\x00" + fileKey(p.file)
-		f := byKey[k]
+	byBase := map[string][]*function{}
+	add := func(p *proc, c cloneName, f *function) {
 		if f == nil {
-			f = &function{key: k, base: c.base, file: p.file,
-				callee: prettyBase(p.node.Value("n")) + "\x00" + fileKey(p.file)}
-			byKey[k] = f
-			out = append(out, f)
+			k := c.base + "\x00" + fileKey(p.file)
+			f = byKey[k]
+			if f == nil {
+				f = &function{key: k, base: c.base, file: p.file,
+					callee: prettyBase(p.node.Value("n")) + "\x00" + fileKey(p.file)}
+				byKey[k] = f
+				mk := moduleBase(p.module, c.base)
+				byBase[mk] = append(byBase[mk], f)
+				out = append(out, f)
+			}
 		}
 		f.procs = append(f.procs, p)
 		i := slices.IndexFunc(f.variants, func(v *variant) bool { return v.name == c.variant })
@@ -54,10 +59,44 @@ func functions(ps []*proc) []*function {
 		}
 		f.variants[i].procs = append(f.variants[i].procs, p)
 	}
+	var parts []*proc
+	for _, p := range ps {
+		c := nameOf(p)
+		if c.parts != "" {
+			parts = append(parts, p)
+			continue
+		}
+		add(p, c, nil)
+	}
+	for _, p := range parts {
+		c := nameOf(p)
+		var home *function
+		if fs := byBase[moduleBase(p.module, c.base)]; len(fs) > 0 {
+			home = fs[0]
+			if i := slices.IndexFunc(fs, func(f *function) bool { return fileKey(f.file) == fileKey(p.file) }); i >= 0 {
+				home = fs[i]
+			}
+		}
+		add(p, c, home)
+	}
 	for _, f := range out {
 		slices.SortFunc(f.variants, func(x, y *variant) int { return strings.Compare(x.name, y.name) })
+		slices.SortStableFunc(f.procs, func(x, y *proc) int { return strings.Compare(x.name, y.name) })
 	}
 	return out
+}
+
+// nameOf is a procedure's name split at its clone suffixes.
+func nameOf(p *proc) cloneName {
+	if isStub(p.name) {
+		n := stubName(p.name)
+		return cloneName{base: n, variant: n}
+	}
+	return parseClone(p.name)
+}
+
+func moduleBase(module int, base string) string {
+	return strconv.Itoa(module) + "\x00" + base
 }
 
 // fileKey is the file a procedure is matched by: its base name, except
