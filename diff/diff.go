@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"bloop/structure"
 )
@@ -88,9 +89,19 @@ type Change struct {
 // set.
 func Diff(a, b *structure.Doc, opts DiffOptions) *Report {
 	r := &Report{Version: ReportVersion, A: a.Name, B: b.Name, Options: opts, Procedures: []ProcReport{}, Warnings: []string{}}
-	ca, errA := structure.Canonicalize(a)
-	cb, errB := structure.Canonicalize(b)
-	for _, e := range []error{errA, errB} {
+	// The two sides are read into scope trees side by side.
+	var errs [2]error
+	var procs [2][]*proc
+	var wg sync.WaitGroup
+	for i, d := range []*structure.Doc{a, b} {
+		wg.Go(func() {
+			var c *structure.Doc
+			c, errs[i] = structure.Canonicalize(d)
+			procs[i] = collectProcs(c)
+		})
+	}
+	wg.Wait()
+	for _, e := range errs {
 		var re *structure.RangelessError
 		if errors.As(e, &re) {
 			for _, p := range re.Paths {
@@ -98,7 +109,7 @@ func Diff(a, b *structure.Doc, opts DiffOptions) *Report {
 			}
 		}
 	}
-	pa, pb := collectProcs(ca), collectProcs(cb)
+	pa, pb := procs[0], procs[1]
 	fa, fb := functions(pa), functions(pb)
 	pairs, onlyA, onlyB := pairFunctions(fa, fb)
 	for _, fp := range pairs {

@@ -9,7 +9,8 @@ import (
 )
 
 // Counts lists the nonzero counts of s in words, in a fixed order
-// (procedures, loops, inlined calls, lines, addresses), e.g. "3 procedures
+// (procedures, functions' statuses, loops, inlined calls, lines,
+// addresses), e.g. "3 procedures
 // added, 1 loop removed, 2 inlined calls moved"; "" when all are zero.
 func (s Summary) Counts() string {
 	var out []string
@@ -21,6 +22,16 @@ func (s Summary) Counts() string {
 	add(s.ProcsAdded, "procedure added", "procedures added")
 	add(s.ProcsRemoved, "procedure removed", "procedures removed")
 	add(s.ProcsDiffer-s.ProcsAdded-s.ProcsRemoved, "procedure changed", "procedures changed")
+	add(s.ProcsRenamed, "function renamed", "functions renamed")
+	add(s.ProcsCloned, "function cloned", "functions cloned")
+	add(s.ProcsSplit, "function split", "functions split")
+	add(s.ProcsJoined, "function joined", "functions joined")
+	add(s.ProcsInlined, "function inlined", "functions inlined")
+	add(s.ProcsOutlined, "function outlined", "functions outlined")
+	add(s.ProcsFolded, "function folded", "functions folded")
+	add(s.ProcsUnfolded, "function unfolded", "functions unfolded")
+	add(s.StubsAdded, "PLT stub added", "PLT stubs added")
+	add(s.StubsRemoved, "PLT stub removed", "PLT stubs removed")
 	add(s.LoopsAdded, "loop added", "loops added")
 	add(s.LoopsRemoved, "loop removed", "loops removed")
 	add(s.LoopsMoved, "loop moved", "loops moved")

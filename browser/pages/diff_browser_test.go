@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,9 @@ import (
 	"bloop/browser/browsertest"
 	"bloop/diff"
 	"bloop/internal/viewtest"
+	"bloop/loader"
+	"bloop/pipeline"
+	"bloop/structure"
 	"bloop/view"
 )
 
@@ -252,4 +256,68 @@ func TestDiffPageDirs(t *testing.T) {
 	if r := rowWith(rowsOf(tb, 0), "loop at loops.c:44"); !strings.Contains(r, "ch-rm") {
 		t.Errorf("collatz_steps' inner loop, gone in clang's build: %q", r)
 	}
+}
+
+// structFile analyses bin in bloop's default mode and writes its
+// structure file into the test's directory.
+func structFile(t *testing.T, bin string) string {
+	t.Helper()
+	img, err := pipeline.Open(bin, loader.Options{Workers: 2}, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, _ := pipeline.Analyze(img, pipeline.Options{})
+	var buf bytes.Buffer
+	if err := structure.WriteXML(&buf, []*structure.Module{mod}, false); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), filepath.Base(bin)+".hpcstruct")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestDiffPageStatuses opens the diff of decide.c by gcc 12 and clang 16
+// (testdata/bin-cc): each function with what the compiler decided, a
+// filter by status that narrows the list to the inlined function, the
+// box that says into which caller, and a function of two procedures
+// (checked_total and its .cold part) as one node with both below it.
+func TestDiffPageStatuses(t *testing.T) {
+	browsertest.Need(t)
+	a := structFile(t, testdata+"/bin-cc/decide-gcc12-O2")
+	b := structFile(t, testdata+"/bin-cc/decide-clang16-O2")
+	tb := openPage(t, writeDiffPage(t, a, b, repoSources))
+	statusOf := `[...document.querySelectorAll('ol.procs li')].map(li => li.querySelector('.label').textContent + ':' + li.querySelector('.status').textContent)`
+	got := eval[[]string](tb, statusOf)
+	for _, want := range []string{"find:inlined", "scale:renamed", "count_pos:renamed", "release:joined", "checked_total:joined", "main:changed"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("functions %q lack %q", got, want)
+		}
+	}
+	filters := eval[[]string](tb, `[...document.querySelectorAll('.status-filter label')].map(l => l.textContent.trim())`)
+	if !slices.Equal(filters, []string{"changed (2)", "renamed (2)", "joined (2)", "inlined (1)"}) {
+		t.Errorf("status filter %q", filters)
+	}
+	// Only the inlined functions.
+	eval[bool](tb, `(() => { for (const b of document.querySelectorAll('.status-filter input')) { if (b.dataset.status !== 'inlined') b.click(); } return true; })()`)
+	if got := eval[[]string](tb, procLabels); !slices.Equal(got, []string{"find"}) {
+		t.Errorf("inlined only: %q", got)
+	}
+	tb.Do(chromedp.Click(chromedp.Search(`//ol[contains(@class,"procs")]//li[.//span[text()="find"]]`)))
+	box := eval[string](tb, `document.querySelector('.decisions').textContent`)
+	if !strings.Contains(box, "inlined: out of line in A; in B only inlined, into main") {
+		t.Errorf("find's decisions: %q", box)
+	}
+	// Everything again; checked_total's two procedures in A.
+	eval[bool](tb, `(() => { for (const b of document.querySelectorAll('.status-filter input')) { if (!b.checked) b.click(); } return true; })()`)
+	tb.Do(chromedp.Click(chromedp.Search(`//ol[contains(@class,"procs")]//li[.//span[text()="checked_total"]]`)))
+	rowsA := rowsOf(tb, 0)
+	if len(rowsA) < 3 || !strings.HasPrefix(rowsA[0], "checked_total|") || rowWith(rowsA, "checked_total.cold") == "" {
+		t.Errorf("checked_total in A: %q", rowsA)
+	}
+	if box := eval[string](tb, `document.querySelector('.decisions').textContent`); !strings.Contains(box, "A: checked_total, checked_total.cold, B: checked_total") {
+		t.Errorf("checked_total's decisions: %q", box)
+	}
+	tb.Screenshot("diff-statuses.png")
 }
