@@ -167,6 +167,9 @@ func compareFunction(fa, fb *function, opts DiffOptions) ProcReport {
 	}
 	slices.SortStableFunc(d.changes, cmpChange)
 	pr.Changes = d.changes
+	if pr.Changes == nil {
+		pr.Changes = []Change{}
+	}
 	switch {
 	case len(statuses) > 0:
 		pr.Status, pr.Also = statuses[0], statuses[1:]
@@ -246,7 +249,7 @@ func newProcReport(fa, fb *function, opts DiffOptions) ProcReport {
 			f   *function
 			out *[]string
 		}{{fa, &pr.NamesA}, {fb, &pr.NamesB}} {
-			if s.f != nil {
+			if s.f != nil && !slices.Equal(s.f.names(), []string{pr.Name}) {
 				*s.out = s.f.names()
 			}
 		}

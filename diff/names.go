@@ -19,8 +19,9 @@ import (
 type suffixKind int
 
 const (
-	suffixClone suffixKind = iota // a whole copy of the body, specialised or renamed
+	suffixClone suffixKind = iota // a whole copy of the body, specialised
 	suffixPart                    // a piece of the body outlined from it
+	suffixAlias                   // another name for the same copy
 )
 
 // suffixWords maps the word of a suffix to its kind and whether a number
@@ -31,10 +32,10 @@ var suffixWords = map[string]struct {
 }{
 	"constprop":   {suffixClone, 1},
 	"isra":        {suffixClone, 1},
-	"lto_priv":    {suffixClone, 1},
-	"llvm":        {suffixClone, 1},
+	"lto_priv":    {suffixAlias, 1},
+	"llvm":        {suffixAlias, 1},
 	"specialized": {suffixClone, 1},
-	"localalias":  {suffixClone, 0},
+	"localalias":  {suffixAlias, 0},
 	"part":        {suffixPart, 1},
 	"cold":        {suffixPart, 2},
 	"_omp_fn":     {suffixPart, 1},
@@ -44,7 +45,7 @@ var suffixWords = map[string]struct {
 // the suffixes that make it a copy.
 type cloneName struct {
 	base    string
-	variant string // base and the clone suffixes, in order: the copy the parts belong to
+	variant string // base and the clone suffixes, in order (no renamings): the copy the parts belong to
 	parts   string // the part suffixes, in order ("" for the copy's own entry)
 }
 
@@ -61,7 +62,6 @@ func parseClone(name string) cloneName {
 		if isNumber(w) {
 			// A bare number: gfortran's and gcc's numbering of local
 			// functions, a renaming.
-			variant.WriteString("." + w)
 			continue
 		}
 		sw, ok := suffixWords[w]
@@ -76,9 +76,10 @@ func parseClone(name string) cloneName {
 		case sw.number == 1:
 			return cloneName{base: name, variant: name}
 		}
-		if sw.kind == suffixPart {
+		switch sw.kind {
+		case suffixPart:
 			parts.WriteString(text)
-		} else {
+		case suffixClone:
 			variant.WriteString(text)
 		}
 	}
