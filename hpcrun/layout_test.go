@@ -1,0 +1,101 @@
+package hpcrun
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// TestLayoutReal: the strict walk accepts the real profile and finds the
+// offsets its hex dump (hpcrun-hexdump.txt) shows.
+func TestLayoutReal(t *testing.T) {
+	fields, err := Layout(readReal(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]int{}
+	count := map[string]int{}
+	for _, f := range fields {
+		k := f.Section + "/" + f.Name
+		if count[k] == 0 {
+			at[k] = f.Off
+		}
+		count[k]++
+	}
+	for _, c := range []struct {
+		field     string
+		off, many int
+	}{
+		{"header/magic", 0, 1},
+		{"header/pairs", 0x18, 1},
+		{"header/pair.name", 0x20, 11},
+		{"load map/count", 0x400, 1},
+		{"load map/module.id", 0x404, 12},
+		{"calling-context tree/count", 0x800, 1},
+		{"calling-context tree/node.id", 0x808, 10},
+		{"metric table/count", 0xc00, 1},
+		{"metric table/metric.flags", 0xc28, 1},
+		{"id-tuple dictionary/count", 0x1000, 1},
+		{"metric values/id-tuple.levels", 0x1400, 1},
+		{"metric values/id-tuple.kind", 0x1402, 3},
+		{"metric values/value.bits", 0x1444, 6},
+		{"metric values/index.node", 0x1480, 7},
+		{"footer/magic", 0x1868, 1},
+	} {
+		if at[c.field] != c.off || count[c.field] != c.many {
+			t.Errorf("%s: %d at %#x first, want %d at %#x", c.field, count[c.field], at[c.field], c.many, c.off)
+		}
+	}
+}
+
+// TestLayoutRefuses: what Parse accepts but hpcrun 2023.08 never writes
+// fails the strict walk, each with its reason.
+func TestLayoutRefuses(t *testing.T) {
+	data := readReal(t)
+	for _, c := range []struct {
+		name string
+		off  int
+		b    []byte
+	}{
+		{"version", 0x12, []byte("04.01")},
+		{"pair name", 0x24, []byte("x")},
+		{"host id", 0x176, []byte("g")},
+		{"padding", 0x3ff, []byte{1}},
+		{"module id", 0x404, []byte{0, 3}},
+		{"module flags", 0x41f, []byte{3}},
+		{"unwound byte", 0x81a, []byte{2}},
+		{"metric flags", 0xc29, []byte{1}},
+		{"kind name", 0x100b, []byte("X")},
+		{"id-tuple kind", 0x1402, []byte{0x41}},
+	} {
+		bad := append([]byte(nil), data...)
+		copy(bad[c.off:], c.b)
+		if _, err := Layout(bad); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+}
+
+func FuzzLayout(f *testing.F) {
+	if data, err := os.ReadFile(real); err == nil {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fields, err := Layout(data)
+		if err != nil {
+			return
+		}
+		// What the strict walk accepts, Parse reads, and Write writes back.
+		p, err := Parse(data)
+		if err != nil {
+			t.Fatalf("Layout accepts, Parse refuses: %v", err)
+		}
+		var out bytes.Buffer
+		if err := Write(&out, p); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), data) {
+			t.Fatalf("%d fields accepted, written back differently", len(fields))
+		}
+	})
+}
