@@ -13,7 +13,7 @@ type Field struct {
 	Name    string // the field's name in its section ("node.parent", ...)
 	Off     int
 	// Width is the field's size in bytes; -1 for the bytes of a string
-	// (their u32 length is a field of its own).
+	// (their u32 length is a field of its own) and for padding.
 	Width int
 	Bytes []byte
 }
@@ -124,7 +124,7 @@ func (l *layout) gap(to int) error {
 		if bytes.Count(l.b[l.off:to], []byte{0}) != to-l.off {
 			return fmt.Errorf("padding %#x-%#x is not zero", l.off, to)
 		}
-		l.fields = append(l.fields, Field{"gap", "padding", l.off, to - l.off, l.b[l.off:to]})
+		l.fields = append(l.fields, Field{"gap", "padding", l.off, -1, l.b[l.off:to]})
 	}
 	l.off = to
 	return nil
