@@ -79,7 +79,10 @@ func (w *hpcrunWriter) threads() []hpcrunThread {
 			return ts[i].pid < ts[j].pid
 		}
 		// The main thread first, then by id.
-		return ts[i].tid == ts[i].pid || ts[j].tid != ts[j].pid && ts[i].tid < ts[j].tid
+		if mi, mj := ts[i].tid == ts[i].pid, ts[j].tid == ts[j].pid; mi != mj {
+			return mi
+		}
+		return ts[i].tid < ts[j].tid
 	})
 	rank, index := -1, 0
 	for i := range ts {
@@ -97,10 +100,21 @@ func (w *hpcrunWriter) threads() []hpcrunThread {
 	return ts
 }
 
-// programPath is a process's executable: the first file it mapped (the
-// kernel maps the executable first), else the recorded command.
+// programPath is a process's executable: the last file it mapped whose
+// name begins with its command name (the kernel keeps 15 bytes of the
+// name), so a process that forked and then ran another program is named
+// after that program; else the first file it mapped (the kernel
+// maps the executable first); else the recorded command.
 func (w *hpcrunWriter) programPath(pid uint32) string {
-	for _, m := range w.p.sp.procs[pid] {
+	ms := w.p.sp.procs[pid]
+	if comm := w.p.Comms[pid]; comm != "" {
+		for i := len(ms) - 1; i >= 0; i-- {
+			if strings.HasPrefix(ms[i].mod.Name, comm) {
+				return ms[i].mod.Path
+			}
+		}
+	}
+	for _, m := range ms {
 		if !strings.HasPrefix(m.mod.Path, "[") {
 			return m.mod.Path
 		}

@@ -270,3 +270,46 @@ func TestHpcrunMeasurement(t *testing.T) {
 	}
 	hpcrunRoundTrip(t, p, opt)
 }
+
+// TestHpcrunProcesses: a hand-made perf.data of two processes, one with
+// two threads, their samples not unwound (no stack copies): a profile
+// per thread, each process a rank of its own in the id tuples and the
+// file names, its threads numbered from its main thread.
+func TestHpcrunProcesses(t *testing.T) {
+	bin, _ := filepath.Abs("../testdata/prof/bin/deep-gcc12-O2")
+	testenv.NeedFile(t, bin, "testdata/prof (make -C testdata/prof)")
+	const base = 0x555555554000
+	var mmaps []rectest.PerfMmap
+	for _, pid := range []uint32{40, 7} {
+		mmaps = append(mmaps, rectest.PerfMmap{Pid: pid, Addr: base, Len: 0x10000, File: bin})
+	}
+	var samples []rectest.PerfSample
+	for i, s := range []struct{ pid, tid uint32 }{{40, 40}, {7, 9}, {7, 7}, {7, 9}, {40, 40}} {
+		ip := base + 0x1040 + uint64(i%2)*0x40
+		// x86-64's bp, sp and ip (perf register numbers 6, 7, 8).
+		samples = append(samples, rectest.PerfSample{Pid: s.pid, Tid: s.tid, Time: uint64(i + 1), IP: ip, Regs: []uint64{0, 0x7ffc00000000, ip}, StackSize: 8192})
+	}
+	opt := Options{Analyze: onlyModule(bin)}
+	p, err := Build(rectest.PerfData(t, "x86_64", 1<<6|1<<7|1<<8, mmaps, samples), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, dir := hpcrunRoundTrip(t, p, opt)
+	files, _ := meas.Profiles(dir)
+	var got []string
+	for _, f := range files {
+		hp, err := hpcrun.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %v %s", filepath.Base(f), hp.IDTuple, hp.Nodes[1].Placeholder()))
+	}
+	want := []string{
+		"deep-gcc12-O2-000000-000-00000000-7-0.hpcrun [{16385 0 0} {49154 0 0} {49155 0 0}] | Main  ",
+		"deep-gcc12-O2-000000-001-00000000-7-0.hpcrun [{16385 0 0} {49154 0 0} {49155 1 1}] | Thread",
+		"deep-gcc12-O2-000001-000-00000000-40-0.hpcrun [{16385 0 0} {49154 1 1} {49155 0 0}] | Main  ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("profiles:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
