@@ -76,6 +76,7 @@ type layout struct {
 	fields   []Field
 	modules  map[uint16]bool
 	nodes    map[uint32]bool
+	primary  map[uint32]bool // the ^Primary roots
 	nmetrics int
 }
 
@@ -214,7 +215,7 @@ func (l *layout) cct() error {
 	if err == nil && n > uint64(l.end-l.off)/19 {
 		return fmt.Errorf("%d nodes of 19 bytes in %d bytes", n, l.end-l.off)
 	}
-	l.nodes = map[uint32]bool{}
+	l.nodes, l.primary = map[uint32]bool{}, map[uint32]bool{}
 	for i := uint64(0); err == nil && i < n; i++ {
 		err = l.node()
 	}
@@ -223,7 +224,9 @@ func (l *layout) cct() error {
 
 // node reads one 19-byte node: id, parent (0 for a root, else an
 // earlier node), module (0: a placeholder named by its offset's 8
-// characters), offset, unwound flag.
+// characters), offset, unwound flag. The placement rules are those
+// hpcprof 2023.08 reads profiles by: only ^Primary is a root, and the
+// partial and idle placeholders hang from it.
 func (l *layout) node() error {
 	id, err := l.uint("node.id", 4)
 	if err != nil {
@@ -244,8 +247,10 @@ func (l *layout) node() error {
 		return err
 	case parent != 0 && !l.nodes[uint32(parent)]:
 		return fmt.Errorf("node %d before its parent %d", id, parent)
-	case parent == 0 && mod != 0:
-		return fmt.Errorf("root node %d is in module %d, not a placeholder", id, mod)
+	case parent == 0 && (mod != 0 || string(b) != RootPrimary):
+		return fmt.Errorf("root node %d is %q of module %d: hpcprof takes only %s as a root", id, b, mod, RootPrimary)
+	case mod == 0 && (string(b) == RootPartial || string(b) == NoActivity) && !l.primary[uint32(parent)]:
+		return fmt.Errorf("node %d, %s, is not a child of %s (hpcprof refuses it elsewhere)", id, b, RootPrimary)
 	case mod != 0 && !l.modules[uint16(mod)]:
 		return fmt.Errorf("node %d in module %d, not in the load map", id, mod)
 	case mod == 0 && !printable(b):
@@ -254,6 +259,9 @@ func (l *layout) node() error {
 		return fmt.Errorf("node %d: unwound byte %d", id, unwound)
 	}
 	l.nodes[uint32(id)] = true
+	if parent == 0 {
+		l.primary[uint32(id)] = true
+	}
 	return nil
 }
 

@@ -64,6 +64,8 @@ func TestLayoutRefuses(t *testing.T) {
 		{"module id", 0x404, []byte{0, 3}},
 		{"module flags", 0x41f, []byte{3}},
 		{"unwound byte", 0x81a, []byte{2}},
+		{"a root other than ^Primary", 0x812, []byte(RootPartial)},
+		{"^Partial below the main fence", 0x836, append([]byte{0, 0}, RootPartial...)},
 		{"metric flags", 0xc29, []byte{1}},
 		{"kind name", 0x100b, []byte("X")},
 		{"id-tuple kind", 0x1402, []byte{0x41}},
@@ -72,6 +74,8 @@ func TestLayoutRefuses(t *testing.T) {
 		copy(bad[c.off:], c.b)
 		if _, err := Layout(bad); err == nil {
 			t.Errorf("%s: no error", c.name)
+		} else {
+			t.Logf("%s: %v", c.name, err)
 		}
 	}
 }

@@ -238,8 +238,10 @@ func (w *hpcrunWriter) path(m *Module) (string, error) {
 
 // tree writes a thread's calling-context tree and its values: the
 // complete stacks below hpcrun's primary root and the thread's entry,
-// the partial ones below its partial root; a node per instruction, its
-// values those of the samples whose stack ends there.
+// the partial ones below the partial root, a child of the primary one
+// (hpcrun stitches it there, and hpcprof refuses a profile with another
+// root than the primary); a node per instruction, its values those of
+// the samples whose stack ends there.
 func (w *hpcrunWriter) tree(hp *hpcrun.Profile, t hpcrunThread, lm *loadMap) error {
 	// Node ids are even, as hpcrun's (it sets the low bit on nodes that
 	// traces name).
@@ -266,8 +268,8 @@ func (w *hpcrunWriter) tree(hp *hpcrun.Profile, t hpcrunThread, lm *loadMap) err
 		}
 		for i := len(chain) - 1; i >= 0; i-- {
 			n := chain[i]
-			if n.frame.Mod == nil { // [partial]: a root of its own
-				ids[n] = add(hpcrun.Node{Offset: placeholder(hpcrun.RootPartial)})
+			if n.frame.Mod == nil { // [partial]: below the primary root, where hpcprof wants it
+				ids[n] = add(hpcrun.Node{Parent: primary, Offset: placeholder(hpcrun.RootPartial)})
 				continue
 			}
 			mod, err := lm.id(n.frame.Mod)
