@@ -80,9 +80,63 @@ func TestLayoutRefuses(t *testing.T) {
 	}
 }
 
+// wellFormed is a profile of every section as hpcrun 2023.08 writes
+// them: two threads' worth of placement (a partial path, values at the
+// thread's entry), two metrics.
+func wellFormed() *Profile {
+	p := &Profile{Version: "04.00",
+		LoadMap: []LoadModule{{1, "/bin/true", FlagAnalyze}, {2, KernelModule, 0}},
+		Nodes: []Node{{ID: 2, Offset: placeholderOffset(RootPrimary), Unwound: true}, {ID: 4, Parent: 2, Offset: placeholderOffset(FenceThread), Unwound: true},
+			{ID: 6, Parent: 4, Module: 1, Offset: 0x1040, Unwound: true}, {ID: 8, Parent: 2, Offset: placeholderOffset(RootPartial), Unwound: true},
+			{ID: 10, Parent: 8, Module: 2, Offset: 0xffffffff81000000, Unwound: true}},
+		Metrics: []Metric{{Name: "cpu-clock", Description: "cpu-clock", Period: 1, Show: true, ShowPercent: true},
+			{Name: "REALTIME (sec)", Description: "REALTIME (sec)", Real: true, Period: 1, Show: true}},
+		IDTuple: []IDTuple{{Kind: Compose(KindNode, IDsLogicLocal), Physical: 0x7f0100}, {Kind: Compose(KindThread, IDsLogicOnly), Physical: 1, Logical: 1}},
+		Values:  []Value{{Node: 6, Metric: 0, Bits: 3}, {Node: 6, Metric: 1, Bits: 0x3f50624dd2f1a9fc}, {Node: 4, Metric: 0, Bits: 1}, {Node: 10, Metric: 0, Bits: 7}},
+	}
+	for _, n := range HeaderNames {
+		p.Header = append(p.Header, [2]string{n, "1"})
+	}
+	p.Header[0][1], p.Header[1][1], p.Header[2][1], p.Header[3][1] = "true", "/bin/true", "/usr/bin", ""
+	return p
+}
+
+func placeholderOffset(name string) uint64 {
+	var v uint64
+	for i := 0; i < 8; i++ {
+		v = v<<8 | uint64(name[i])
+	}
+	return v
+}
+
+// TestLayoutWritten: what Write writes of a well-formed profile, the
+// strict walk accepts; what Write refuses, it says why.
+func TestLayoutWritten(t *testing.T) {
+	var b bytes.Buffer
+	if err := Write(&b, wellFormed()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Layout(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	apart := wellFormed()
+	apart.Values = append(apart.Values, Value{Node: 6, Metric: 0, Bits: 1})
+	orphan := wellFormed()
+	orphan.Nodes[2].Parent = 40
+	for name, p := range map[string]*Profile{"values apart": apart, "node before its parent": orphan} {
+		if err := Write(&bytes.Buffer{}, p); err == nil {
+			t.Errorf("%s: written", name)
+		}
+	}
+}
+
 func FuzzLayout(f *testing.F) {
 	if data, err := os.ReadFile(real); err == nil {
 		f.Add(data)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, wellFormed()); err == nil {
+		f.Add(b.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fields, err := Layout(data)
