@@ -27,6 +27,9 @@ func (p *Profile) WriteHpcrun(dir string) error {
 	if meas.IsMeasurementDir(dir) {
 		return fmt.Errorf("%s already holds .hpcrun profiles: not written over", dir)
 	}
+	if len(p.stacks.threads) == 0 {
+		return fmt.Errorf("%s not written: no samples to write", dir)
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -187,6 +190,9 @@ func (lm *loadMap) id(m *Module) (uint16, error) {
 	path, err := lm.w.path(m)
 	if err != nil {
 		return 0, err
+	}
+	if len(lm.ids) == math.MaxUint16 {
+		return 0, fmt.Errorf("more than %d modules in one process: more than a load map's ids", math.MaxUint16)
 	}
 	id := uint16(len(lm.ids) + 1)
 	lm.ids[m] = id

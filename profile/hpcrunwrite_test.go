@@ -313,3 +313,22 @@ func TestHpcrunProcesses(t *testing.T) {
 		t.Errorf("profiles:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestHpcrunNothing: a recording without samples writes no directory
+// that would read as a measurement of nothing; one line says why.
+func TestHpcrunNothing(t *testing.T) {
+	bin, _ := filepath.Abs("../testdata/prof/bin/deep-gcc12-O2")
+	testenv.NeedFile(t, bin, "testdata/prof (make -C testdata/prof)")
+	p, err := Build(rectest.Fake(t, bin), Options{Analyze: onlyModule(bin)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "m")
+	err = p.WriteHpcrun(dir)
+	if err == nil || !strings.Contains(err.Error(), "no samples") {
+		t.Errorf("no samples: %v", err)
+	}
+	if meas.IsMeasurementDir(dir) {
+		t.Errorf("%s holds profiles", dir)
+	}
+}

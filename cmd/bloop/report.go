@@ -8,6 +8,7 @@ import (
 
 	"bloop/atomicfile"
 	"bloop/cache"
+	"bloop/meas"
 	"bloop/profile"
 	"bloop/report"
 	"bloop/view"
@@ -57,6 +58,11 @@ func runReport(args []string) int {
 	}
 	if *viewName != "top-down" && *viewName != "bottom-up" && *viewName != "flat" {
 		fmt.Fprintf(os.Stderr, "bloop: unknown view %q (want top-down, bottom-up or flat)\n", *viewName)
+		return 1
+	}
+	if *hpcrunOut != "" && meas.IsMeasurementDir(*hpcrunOut) {
+		// Said before the analysis, which can take a while.
+		fmt.Fprintf(os.Stderr, "bloop: %s already holds .hpcrun profiles: not written over\n", *hpcrunOut)
 		return 1
 	}
 	vo, err := sources()
