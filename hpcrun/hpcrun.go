@@ -49,6 +49,19 @@ func (n Node) Placeholder() string {
 	return string(b[:])
 }
 
+// PlaceholderOffset is the offset that names a placeholder node: the
+// name's 8 characters, big-endian (shorter names padded with zeros).
+func PlaceholderOffset(name string) uint64 {
+	var v uint64
+	for i := 0; i < 8; i++ {
+		v <<= 8
+		if i < len(name) {
+			v |= uint64(name[i])
+		}
+	}
+	return v
+}
+
 // The placeholders hpcrun's calling-context trees are built from.
 const (
 	RootPrimary  = "^Primary" // the root of complete call paths

@@ -157,3 +157,16 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPlaceholderOffset: a placeholder's name and its offset, both ways,
+// as in the real profile (node 12, ^Primary).
+func TestPlaceholderOffset(t *testing.T) {
+	if PlaceholderOffset(RootPrimary) != 0x5e5072696d617279 {
+		t.Errorf("^Primary: %#x", PlaceholderOffset(RootPrimary))
+	}
+	for _, name := range []string{RootPrimary, RootPartial, FenceMain, FenceThread, NoActivity, Unnormalized} {
+		if got := (Node{Offset: PlaceholderOffset(name)}).Placeholder(); got != name {
+			t.Errorf("%q: back as %q", name, got)
+		}
+	}
+}

@@ -86,8 +86,8 @@ func TestLayoutRefuses(t *testing.T) {
 func wellFormed() *Profile {
 	p := &Profile{Version: "04.00",
 		LoadMap: []LoadModule{{1, "/bin/true", FlagAnalyze}, {2, KernelModule, 0}},
-		Nodes: []Node{{ID: 2, Offset: placeholderOffset(RootPrimary), Unwound: true}, {ID: 4, Parent: 2, Offset: placeholderOffset(FenceThread), Unwound: true},
-			{ID: 6, Parent: 4, Module: 1, Offset: 0x1040, Unwound: true}, {ID: 8, Parent: 2, Offset: placeholderOffset(RootPartial), Unwound: true},
+		Nodes: []Node{{ID: 2, Offset: PlaceholderOffset(RootPrimary), Unwound: true}, {ID: 4, Parent: 2, Offset: PlaceholderOffset(FenceThread), Unwound: true},
+			{ID: 6, Parent: 4, Module: 1, Offset: 0x1040, Unwound: true}, {ID: 8, Parent: 2, Offset: PlaceholderOffset(RootPartial), Unwound: true},
 			{ID: 10, Parent: 8, Module: 2, Offset: 0xffffffff81000000, Unwound: true}},
 		Metrics: []Metric{{Name: "cpu-clock", Description: "cpu-clock", Period: 1, Show: true, ShowPercent: true},
 			{Name: "REALTIME (sec)", Description: "REALTIME (sec)", Real: true, Period: 1, Show: true}},
@@ -99,14 +99,6 @@ func wellFormed() *Profile {
 	}
 	p.Header[0][1], p.Header[1][1], p.Header[2][1], p.Header[3][1] = "true", "/bin/true", "/usr/bin", ""
 	return p
-}
-
-func placeholderOffset(name string) uint64 {
-	var v uint64
-	for i := 0; i < 8; i++ {
-		v = v<<8 | uint64(name[i])
-	}
-	return v
 }
 
 // TestLayoutWritten: what Write writes of a well-formed profile, the

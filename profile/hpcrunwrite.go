@@ -257,12 +257,12 @@ func (w *hpcrunWriter) tree(hp *hpcrun.Profile, t hpcrunThread, lm *loadMap) err
 		hp.Nodes = append(hp.Nodes, n)
 		return n.ID
 	}
-	primary := add(hpcrun.Node{Offset: placeholder(hpcrun.RootPrimary)})
+	primary := add(hpcrun.Node{Offset: hpcrun.PlaceholderOffset(hpcrun.RootPrimary)})
 	fence := hpcrun.FenceThread
 	if t.index == 0 {
 		fence = hpcrun.FenceMain
 	}
-	ids[t.root] = add(hpcrun.Node{Parent: primary, Offset: placeholder(fence)})
+	ids[t.root] = add(hpcrun.Node{Parent: primary, Offset: hpcrun.PlaceholderOffset(fence)})
 	var chain []*stackNode
 	for _, s := range w.p.stacks.list() {
 		if s.tid != t.tid {
@@ -275,7 +275,7 @@ func (w *hpcrunWriter) tree(hp *hpcrun.Profile, t hpcrunThread, lm *loadMap) err
 		for i := len(chain) - 1; i >= 0; i-- {
 			n := chain[i]
 			if n.frame.Mod == nil { // [partial]: below the primary root, where hpcprof wants it
-				ids[n] = add(hpcrun.Node{Parent: primary, Offset: placeholder(hpcrun.RootPartial)})
+				ids[n] = add(hpcrun.Node{Parent: primary, Offset: hpcrun.PlaceholderOffset(hpcrun.RootPartial)})
 				continue
 			}
 			mod, err := lm.id(n.frame.Mod)
@@ -297,15 +297,4 @@ func (w *hpcrunWriter) tree(hp *hpcrun.Profile, t hpcrunThread, lm *loadMap) err
 		}
 	}
 	return nil
-}
-
-// placeholder is the offset that names one of hpcrun's placeholder nodes.
-func placeholder(name string) uint64 {
-	var b [8]byte
-	copy(b[:], name)
-	var v uint64
-	for _, c := range b {
-		v = v<<8 | uint64(c)
-	}
-	return v
 }
