@@ -170,3 +170,18 @@ func TestPlaceholderOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelModule: the kernel's load-map name with and without the
+// release, read back; other names are not the kernel's.
+func TestKernelModule(t *testing.T) {
+	for _, release := range []string{"", "6.1.0-18-amd64"} {
+		if got, ok := KernelRelease(KernelModuleOf(release)); !ok || got != release {
+			t.Errorf("%q: back as %q, %v", release, got, ok)
+		}
+	}
+	for _, name := range []string{"[vdso]", "[vmlinux-]", "/boot/vmlinux-6.1", "[vmlinux"} {
+		if _, ok := KernelRelease(name); ok {
+			t.Errorf("%q taken for the kernel", name)
+		}
+	}
+}

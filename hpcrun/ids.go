@@ -1,6 +1,9 @@
 package hpcrun
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The kinds of an id tuple's levels (the low byte of IDTuple.Kind), as
 // the dictionary section of every 2023.08 profile names them.
@@ -48,3 +51,27 @@ func FileName(program string, rank, thread int, hostID, pid uint32, generation i
 // KernelModule is the load-map name hpcrun gives the kernel's frames
 // (sampled through perf events): no file, so flagged not to analyse.
 const KernelModule = "[vmlinux]"
+
+// KernelModuleOf is the load-map name of the kernel's frames bloop
+// writes: hpcrun's, with the kernel release they were recorded on when
+// known ("[vmlinux-6.1.0-18-amd64]", as its debug image is named), so
+// that a reader names them from that kernel's symbols and no other's.
+// hpcprof resolves neither name to a file.
+func KernelModuleOf(release string) string {
+	if release == "" {
+		return KernelModule
+	}
+	return "[vmlinux-" + release + "]"
+}
+
+// KernelRelease tells whether a load-map name is the kernel's
+// (KernelModuleOf), and the release it names ("" for hpcrun's own name).
+func KernelRelease(name string) (release string, ok bool) {
+	if name == KernelModule {
+		return "", true
+	}
+	if rest, ok := strings.CutPrefix(name, "[vmlinux-"); ok && strings.HasSuffix(rest, "]") && len(rest) > 1 {
+		return strings.TrimSuffix(rest, "]"), true
+	}
+	return "", false
+}

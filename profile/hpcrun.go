@@ -139,10 +139,11 @@ func measModules(sp *space, dir string, hp *hpcrun.Profile) map[uint16]*Module {
 		if !used[lm.ID] || lm.ID == 0 {
 			continue
 		}
-		if lm.Path == hpcrun.KernelModule {
+		if release, ok := hpcrun.KernelRelease(lm.Path); ok {
 			// The kernel's frames (bloop report --hpcrun writes them so,
-			// as hpcrun does): named from this machine's kallsyms.
-			out[lm.ID] = sp.kernelModule("")
+			// as hpcrun does): named from this machine's kallsyms when
+			// it runs the kernel they were recorded on.
+			out[lm.ID] = sp.kernelModule(release)
 			continue
 		}
 		if _, ok := sp.mods[lm.Path]; !ok {

@@ -220,7 +220,7 @@ func (w *hpcrunWriter) path(m *Module) (string, error) {
 	p := m.Path
 	switch {
 	case m.kernel != nil:
-		p = hpcrun.KernelModule
+		p = hpcrun.KernelModuleOf(w.p.Meta.OSRelease)
 	case m.Path == "[vdso]" && w.p.sp.blobs[m.Path] != nil:
 		data := w.p.sp.blobs[m.Path]
 		sum := md5.Sum(data)

@@ -332,3 +332,34 @@ func TestHpcrunNothing(t *testing.T) {
 		t.Errorf("%s holds profiles", dir)
 	}
 }
+
+// TestHpcrunPerfDataFiles: the committed perf.data files of each perf
+// record mode (perfevent/testdata: recorded on another machine, their
+// modules found by name in testdata/prof/bin), written and read back,
+// on any machine: the modules keep their recorded paths in the load map,
+// and are found again by name; the kernel's frames, recorded on another
+// kernel than this machine's, stay at their addresses both times.
+func TestHpcrunPerfDataFiles(t *testing.T) {
+	files, _ := filepath.Glob("../perfevent/testdata/*.data")
+	if len(files) < 4 {
+		t.Fatalf("%d perf.data files in perfevent/testdata", len(files))
+	}
+	bin, _ := filepath.Abs("../testdata/prof/bin")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			opt := Options{ModuleDirs: []string{bin}, Analyze: func(string) bool { return false }}
+			p, err := Build(f, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A module dir stands in for a recorded module only by its
+			// build-id; the files without them (pipe mode, -z) had none
+			// found, and a measurement directory, which has no build-ids,
+			// is read back without them so.
+			if _, err := os.Stat(strings.TrimSuffix(f, ".data") + ".buildids"); err != nil {
+				opt.ModuleDirs = nil
+			}
+			hpcrunRoundTrip(t, p, opt)
+		})
+	}
+}
