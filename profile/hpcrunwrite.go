@@ -37,7 +37,10 @@ func (p *Profile) WriteHpcrun(dir string) error {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return err
 	}
-	w := &hpcrunWriter{p: p, dir: abs, paths: map[*Module]string{}}
+	w := &hpcrunWriter{p: p, dir: abs, paths: map[*Module]string{}, stacks: map[uint32][]stack{}}
+	for _, s := range p.stacks.list() {
+		w.stacks[s.tid] = append(w.stacks[s.tid], s)
+	}
 	for _, t := range w.threads() {
 		hp, err := w.profile(t)
 		if err != nil {
@@ -57,6 +60,8 @@ type hpcrunWriter struct {
 	p     *Profile
 	dir   string
 	paths map[*Module]string // load-map paths, once per module
+	// stacks are each thread's, in the order of their first samples.
+	stacks map[uint32][]stack
 }
 
 // hpcrunThread is a thread of the profile as hpcrun names it: its
@@ -264,10 +269,7 @@ func (w *hpcrunWriter) tree(hp *hpcrun.Profile, t hpcrunThread, lm *loadMap) err
 	}
 	ids[t.root] = add(hpcrun.Node{Parent: primary, Offset: hpcrun.PlaceholderOffset(fence)})
 	var chain []*stackNode
-	for _, s := range w.p.stacks.list() {
-		if s.tid != t.tid {
-			continue
-		}
+	for _, s := range w.stacks[t.tid] {
 		chain = chain[:0]
 		for n := s.leaf; ids[n] == 0; n = n.parent {
 			chain = append(chain, n)
