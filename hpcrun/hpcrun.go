@@ -4,6 +4,9 @@
 // sparse metric values. Integers are big-endian; a string is a u32
 // length and its bytes. Each section starts at a multiple of 1024 bytes
 // and a footer of 14 u64 at the end of the file gives their bounds.
+//
+// Parse reads a profile, Write writes one (bloop report --hpcrun), and
+// Layout walks one field by field against what hpcrun 2023.08 writes.
 package hpcrun
 
 import (
