@@ -4,6 +4,9 @@
 // sparse metric values. Integers are big-endian; a string is a u32
 // length and its bytes. Each section starts at a multiple of 1024 bytes
 // and a footer of 14 u64 at the end of the file gives their bounds.
+//
+// Parse reads a profile, Write writes one (bloop report --hpcrun), and
+// Layout walks one field by field against what hpcrun 2023.08 writes.
 package hpcrun
 
 import (
@@ -47,6 +50,19 @@ func (n Node) Placeholder() string {
 		b[i] = byte(n.Offset >> (56 - 8*i))
 	}
 	return string(b[:])
+}
+
+// PlaceholderOffset is the offset that names a placeholder node: the
+// name's 8 characters, big-endian (shorter names padded with zeros).
+func PlaceholderOffset(name string) uint64 {
+	var v uint64
+	for i := 0; i < 8; i++ {
+		v <<= 8
+		if i < len(name) {
+			v |= uint64(name[i])
+		}
+	}
+	return v
 }
 
 // The placeholders hpcrun's calling-context trees are built from.

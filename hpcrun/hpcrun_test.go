@@ -157,3 +157,31 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPlaceholderOffset: a placeholder's name and its offset, both ways,
+// as in the real profile (node 12, ^Primary).
+func TestPlaceholderOffset(t *testing.T) {
+	if PlaceholderOffset(RootPrimary) != 0x5e5072696d617279 {
+		t.Errorf("^Primary: %#x", PlaceholderOffset(RootPrimary))
+	}
+	for _, name := range []string{RootPrimary, RootPartial, FenceMain, FenceThread, NoActivity, Unnormalized} {
+		if got := (Node{Offset: PlaceholderOffset(name)}).Placeholder(); got != name {
+			t.Errorf("%q: back as %q", name, got)
+		}
+	}
+}
+
+// TestKernelModule: the kernel's load-map name with and without the
+// release, read back; other names are not the kernel's.
+func TestKernelModule(t *testing.T) {
+	for _, release := range []string{"", "6.1.0-18-amd64"} {
+		if got, ok := KernelRelease(KernelModuleOf(release)); !ok || got != release {
+			t.Errorf("%q: back as %q, %v", release, got, ok)
+		}
+	}
+	for _, name := range []string{"[vdso]", "[vmlinux-]", "/boot/vmlinux-6.1", "[vmlinux"} {
+		if _, ok := KernelRelease(name); ok {
+			t.Errorf("%q taken for the kernel", name)
+		}
+	}
+}

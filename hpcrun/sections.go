@@ -193,8 +193,13 @@ func parseCCT(b []byte) ([]Node, error) {
 	return nodes, r.done()
 }
 
-// Metric flags: 16 bytes, of which these say how to read values.
+// Metric flags: 16 bytes, the kind (byte 0: raw, derived), which of
+// inclusive or exclusive values (byte 1: hpcrun leaves it 0), the values'
+// form (byte 2: integer, real), a spare byte, the partner metric (u16),
+// show and show-percent (a byte each) and 8 spare bytes.
 const (
+	metricRaw  = 1
+	valFmtInt  = 1
 	valFmtReal = 2
 )
 

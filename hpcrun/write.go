@@ -11,9 +11,14 @@ import (
 const sectionAlign = 1024
 
 // Write writes p as a .hpcrun file (version 04.00, the 19-byte nodes of
-// hpcrun 2023.08). Tests use it to make profiles of their own programs,
-// or a real profile pointed at other binaries.
+// hpcrun 2023.08), field by field as hpcrun lays it out: what Parse reads
+// of a real profile it writes back byte for byte. bloop report --hpcrun
+// writes its measurement directories with it; tests make profiles of
+// their own programs, or a real profile pointed at other binaries.
 func Write(w io.Writer, p *Profile) error {
+	if err := p.writable(); err != nil {
+		return fmt.Errorf("hpcrun profile not written: %w", err)
+	}
 	e := &encoder{}
 	var f footer
 	sections := []func(){
@@ -112,8 +117,8 @@ func (e *encoder) metrics(ms []Metric) {
 		e.str(m.Name)
 		e.str(m.Description)
 		var flags [16]byte
-		flags[0] = 1 // raw
-		flags[2] = 1 // integer values
+		flags[0] = metricRaw
+		flags[2] = valFmtInt
 		if m.Real {
 			flags[2] = valFmtReal
 		}
@@ -139,9 +144,8 @@ func b2u(b bool) uint8 {
 
 // idTupleNames writes the dictionary of id-tuple kinds hpcrun writes.
 func (e *encoder) idTupleNames() {
-	names := []string{"SUMMARY", "NODE", "RANK", "THREAD", "GPUDEVICE", "GPUCONTEXT", "GPUSTREAM", "CORE"}
-	e.u16(uint16(len(names)))
-	for i, n := range names {
+	e.u16(uint16(len(KindNames)))
+	for i, n := range KindNames {
 		e.u16(uint16(i))
 		e.str(n)
 	}
@@ -173,4 +177,26 @@ func (e *encoder) values(p *Profile) {
 	}
 	e.u32(lastNodeEnd)
 	e.u64(uint64(len(p.Values)))
+}
+
+// writable checks what the format cannot hold or hpcprof would misread:
+// counts past their fields' widths, children before their parents,
+// values of nodes or metrics that do not exist, a node's values apart.
+func (p *Profile) writable() error {
+	if err := p.check(); err != nil {
+		return err
+	}
+	if len(p.IDTuple) > math.MaxUint16 || len(p.Metrics) > math.MaxUint16 || len(p.LoadMap) > math.MaxUint32 {
+		return fmt.Errorf("%d id-tuple levels, %d metrics, %d load modules: too many", len(p.IDTuple), len(p.Metrics), len(p.LoadMap))
+	}
+	done := map[uint32]bool{}
+	for i, v := range p.Values {
+		if i > 0 && v.Node != p.Values[i-1].Node {
+			done[p.Values[i-1].Node] = true
+		}
+		if done[v.Node] {
+			return fmt.Errorf("metric values: node %d's values are not together", v.Node)
+		}
+	}
+	return nil
 }

@@ -171,8 +171,9 @@ type Profile struct {
 	// (a structure file's LM naming another path than its module's).
 	Warnings []string
 
-	stacks    stacks   // the samples' stacks, for pprof
-	evScratch []uint64 // InsertScopes' per-event values of one sample
+	stacks    stacks            // the samples' stacks, for pprof and hpcrun's format
+	pids      map[uint32]uint32 // each thread's process
+	evScratch []uint64          // InsertScopes' per-event values of one sample
 	sp        *space
 	elems     map[elemKey]*Elem // scopes for addresses without structure
 	// aliases are the symbol names of each procedure scope met, for
@@ -194,7 +195,7 @@ type elemKey struct {
 var partial = &Elem{Kind: ElemProc, Name: "[partial]"}
 
 func newProfile(opt Options) *Profile {
-	return &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}, Comms: map[uint32]string{},
+	return &Profile{Root: &Node{Label: "<program>"}, Threads: map[uint32]*Node{}, Comms: map[uint32]string{}, pids: map[uint32]uint32{},
 		Reasons: map[string]uint64{}, elems: map[elemKey]*Elem{}, bound: map[*Module]*scopeIndex{}, opt: opt}
 }
 

@@ -139,6 +139,13 @@ func measModules(sp *space, dir string, hp *hpcrun.Profile) map[uint16]*Module {
 		if !used[lm.ID] || lm.ID == 0 {
 			continue
 		}
+		if release, ok := hpcrun.KernelRelease(lm.Path); ok {
+			// The kernel's frames (bloop report --hpcrun writes them so,
+			// as hpcrun does): named from this machine's kallsyms when
+			// it runs the kernel they were recorded on.
+			out[lm.ID] = sp.kernelModule(release)
+			continue
+		}
 		if _, ok := sp.mods[lm.Path]; !ok {
 			if file, ok := meas.Locate(dir, sp.sysroot, lm.Path); ok {
 				sp.files[lm.Path] = file
@@ -214,6 +221,9 @@ func (mp *measPath) path(scopes []*Elem, frames []Frame, chain []*measPath) ([]*
 func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Module, events []int, add func(Path)) {
 	label := threadLabel(hp)
 	p.Comms[tid] = label
+	if pid, err := strconv.ParseUint(hp.Get("process-id"), 10, 32); err == nil {
+		p.pids[tid] = uint32(pid)
+	}
 	paths := make(map[uint32]*measPath, len(hp.Nodes))
 	bad, firstBad := 0, ""
 	for _, n := range hp.Nodes {

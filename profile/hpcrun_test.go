@@ -182,11 +182,7 @@ func TestMeasurementAnalysed(t *testing.T) {
 
 // placeholderNode is a node of load module 0 named as hpcrun names them.
 func placeholderNode(id, parent uint32, name string) hpcrun.Node {
-	var off uint64
-	for i := 0; i < 8; i++ {
-		off = off<<8 | uint64(name[i])
-	}
-	return hpcrun.Node{ID: id, Parent: parent, Offset: off, Unwound: true}
+	return hpcrun.Node{ID: id, Parent: parent, Offset: hpcrun.PlaceholderOffset(name), Unwound: true}
 }
 
 // TestMeasurementThreads builds a measurement of its own from the

@@ -86,6 +86,7 @@ func (r *recording) paths(p *Profile, add func(Path)) error {
 // from the callchain, innermost), with the unwind's account kept.
 func (p *Profile) samplePath(s *sample.Sample) Path {
 	x := Path{Tid: s.Tid, Event: s.Event, Value: 1}
+	p.pids[s.Tid] = s.Pid
 	if p.Meta.Perf {
 		x.Value = s.Period
 	}

@@ -8,6 +8,7 @@ import (
 
 	"bloop/atomicfile"
 	"bloop/cache"
+	"bloop/meas"
 	"bloop/profile"
 	"bloop/report"
 	"bloop/view"
@@ -31,6 +32,7 @@ func runReport(args []string) int {
 	noCache := fs.Bool("nocache", false, "neither read nor write the structure cache")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the report to `file`")
 	event := fs.String("event", "", "perf.data, measurement directory: the `event` (metric) the views show (default: the first)")
+	hpcrunOut := fs.String("hpcrun", "", "also write the samples as an HPCToolkit measurement `dir` (one .hpcrun profile per thread, every event a metric) for hpcprof and hpcviewer; bloop struct DIR then writes its structs/")
 	htmlOut := fs.String("html", "", "also write the report as one self-contained HTML page (flame graph, the three views, sources) to `file`")
 	var structs, debugDirs, moduleDirs multiFlag
 	sources := pageSourceFlags(fs)
@@ -56,6 +58,11 @@ func runReport(args []string) int {
 	}
 	if *viewName != "top-down" && *viewName != "bottom-up" && *viewName != "flat" {
 		fmt.Fprintf(os.Stderr, "bloop: unknown view %q (want top-down, bottom-up or flat)\n", *viewName)
+		return 1
+	}
+	if *hpcrunOut != "" && meas.IsMeasurementDir(*hpcrunOut) {
+		// Said before the analysis, which can take a while.
+		fmt.Fprintf(os.Stderr, "bloop: %s already holds .hpcrun profiles: not written over\n", *hpcrunOut)
 		return 1
 	}
 	vo, err := sources()
@@ -110,6 +117,12 @@ func runReport(args []string) int {
 			return nil
 		})
 		if err != nil {
+			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
+			return 1
+		}
+	}
+	if *hpcrunOut != "" {
+		if err := p.WriteHpcrun(*hpcrunOut); err != nil {
 			fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 			return 1
 		}
