@@ -154,7 +154,9 @@ func TestLoopTolerance(t *testing.T) {
 		}
 		return s + `</L>`
 	}
-	p := func(body string) string { return `<P n="f" l="1" v="{[0x100-0x101)}"><S l="1" v="{[0x100-0x104)}"/>` + body + `</P>` }
+	p := func(body string) string {
+		return `<P n="f" l="1" v="{[0x100-0x101)}"><S l="1" v="{[0x100-0x104)}"/>` + body + `</P>`
+	}
 	for _, c := range []struct {
 		name string
 		a, b string
