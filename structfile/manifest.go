@@ -32,7 +32,7 @@ type Record struct {
 	Warnings     []string       `json:"warnings,omitempty"`
 	// DebugFile and DebugSource say which separate debug file was read
 	// and where it came from ("local" or "debuginfod"); absent for none.
-	DebugFile   string  `json:"debug_file,omitempty"`
+	DebugFile   string `json:"debug_file,omitempty"`
 	DebugSource string `json:"debug_source,omitempty"`
 	// Shard is the part of a sharded run (--shard) the input fell in.
 	Shard       *ShardInfo `json:"shard,omitempty"`
