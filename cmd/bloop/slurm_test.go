@@ -51,6 +51,8 @@ func TestSlurmArray(t *testing.T) {
 	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
 	array, merge := abs(arrayScript), abs(mergeScript)
 
+	// No debuginfod: every run sees the same debug files, this machine's.
+	t.Setenv("DEBUGINFOD_URLS", "")
 	ref := filepath.Join(work, "ref")
 	if out, err := exec.Command(bloop, "struct", "-q", "--nocache", "-o", ref, tree).CombinedOutput(); err != nil {
 		t.Fatalf("unsharded run: %v\n%s", err, out)
@@ -59,13 +61,14 @@ func TestSlurmArray(t *testing.T) {
 		return []string{"BLOOP=" + bloop, "TREE=" + tree, "OUT=" + filepath.Join(work, run),
 			"CACHE_URL=" + srv.URL + "/" + run, "HPCTOOLKIT_HPCSTRUCT_CACHE=" + filepath.Join(work, run+"-cache")}
 	}
-	arrayArgs := func(run string) []string {
+	// Arrays may count from any index: the first from 1, the second from 0.
+	arrayArgs := func(run string, first int) []string {
 		os.MkdirAll(filepath.Join(work, run, "logs"), 0o755)
-		return []string{fmt.Sprintf("--array=1-%d", slurmShards), "-o", filepath.Join(work, run, "logs", "%a.out"), array}
+		return []string{fmt.Sprintf("--array=%d-%d", first, first+slurmShards-1), "-o", filepath.Join(work, run, "logs", "%a.out"), array}
 	}
 
 	// The array, and the job after it that merges and diffs.
-	id := cl.Submit(env("run1"), arrayArgs("run1")...)
+	id := cl.Submit(env("run1"), arrayArgs("run1", 1)...)
 	after := cl.Submit(env("run1"), "--dependency=afterok:"+id, "-o", filepath.Join(work, "run1", "logs", "merge.out"),
 		"--wrap", fmt.Sprintf("sh %s && %s diff %s %s/structs", merge, bloop, ref, filepath.Join(work, "run1")))
 	for _, tk := range cl.Wait(id, 10*time.Minute) {
@@ -86,9 +89,23 @@ func TestSlurmArray(t *testing.T) {
 
 	// The second array: its slowest task killed while bloop runs, then
 	// requeued.
-	victim, victimRels := slowestShard(t, tree)
-	id = cl.Submit(env("run2"), arrayArgs("run2")...)
+	shard, victimRels := slowestShard(t, tree)
+	victim := fmt.Sprint(shard - 1) // the index of shard K in --array=0-3
+	id = cl.Submit(env("run2"), arrayArgs("run2", 0)...)
 	pid := waitBloop(t, id, victim, 10*time.Minute)
+	// Mid-run: once the task has begun writing an output (its temporary
+	// file is there), or has written one.
+	structs := filepath.Join(work, "run2", "structs")
+	for start := time.Now(); time.Since(start) < 5*time.Minute; time.Sleep(10 * time.Millisecond) {
+		if len(leftovers(structs, victimRels)) > 0 || len(written(structs, victimRels)) > 0 {
+			break
+		}
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+			break
+		}
+	}
+	t.Logf("killing task %s: %d of its %d outputs written, writing %q", victim,
+		len(written(structs, victimRels)), len(victimRels), leftovers(structs, victimRels))
 	cl.Run("scancel", "--signal=KILL", id+"_"+victim)
 	killed := cl.Wait(id+"_"+victim, 5*time.Minute)
 	// The task's state changes before its processes are gone.
@@ -98,7 +115,7 @@ func TestSlurmArray(t *testing.T) {
 		}
 	}
 	// The other tasks are still writing theirs.
-	left := leftovers(filepath.Join(work, "run2", "structs"), victimRels)
+	left := leftovers(structs, victimRels)
 	t.Logf("task %s (bloop pid %d) killed: %+v; files it left: %q", victim, pid, killed[0], left)
 	switch {
 	case killed[0].State == "COMPLETED":
@@ -162,7 +179,7 @@ func slurmTree(t *testing.T, dir string) string {
 // slowestShard is the shard of slurmShards whose inputs cost the most by
 // the plan's own estimate (the task most surely still running when the
 // test kills it), and its inputs' paths below the tree.
-func slowestShard(t *testing.T, tree string) (string, map[string]bool) {
+func slowestShard(t *testing.T, tree string) (int, map[string]bool) {
 	set := inputs.Collect([]string{tree})
 	a := inputs.Shard{K: 1, N: slurmShards}.Assign(set.Inputs, nil)
 	load := make([]int64, slurmShards+1)
@@ -181,7 +198,7 @@ func slowestShard(t *testing.T, tree string) (string, map[string]bool) {
 			rels[set.Inputs[i].Rel] = true
 		}
 	}
-	return fmt.Sprint(best), rels
+	return best, rels
 }
 
 // waitBloop waits until task index of array job id runs bloop (the job
@@ -291,6 +308,17 @@ func leftovers(dir string, rels map[string]bool) []string {
 		}
 		return nil
 	})
+	return out
+}
+
+// written are the outputs below dir of the inputs rels.
+func written(dir string, rels map[string]bool) []string {
+	var out []string
+	for rel := range rels {
+		if _, err := os.Stat(filepath.Join(dir, rel+".hpcstruct")); err == nil {
+			out = append(out, rel)
+		}
+	}
 	return out
 }
 
