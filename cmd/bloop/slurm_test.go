@@ -353,3 +353,62 @@ func TestReadmeSlurmScript(t *testing.T) {
 		t.Errorf("README.md does not show %s's lines:\n%s", arrayScript, want)
 	}
 }
+
+// TestMergeScript runs docs/slurm/merge.sh on the manifests of real
+// shards, without Slurm: it joins them, and refuses a missing task, two
+// plans and a failed input, in lines that say so.
+func TestMergeScript(t *testing.T) {
+	sh := testenv.Need(t, "sh")
+	merge := testenv.Fixture(t, mergeScript)
+	for _, v := range []string{"BLOOP_SHARD", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"} {
+		t.Setenv(v, "")
+	}
+	tree := t.TempDir()
+	for _, p := range testenv.Fixtures(t, "../../testdata/bin/loops-*-O2")[:2] {
+		copyFile(t, p, filepath.Join(tree, filepath.Base(p)))
+	}
+	out := t.TempDir()
+	shards := func(extra ...string) {
+		for k := 1; k <= 2; k++ {
+			args := append([]string{"-q", "--nocache", "-o", filepath.Join(out, "structs"),
+				"--manifest", filepath.Join(out, fmt.Sprintf("manifest-%d.jsonl", k)), "--shard", fmt.Sprintf("%d/2", k)}, extra...)
+			if code := runStruct(append(args, tree)); code != 0 {
+				t.Fatalf("shard %d: exit %d", k, code)
+			}
+		}
+	}
+	run := func() (string, error) {
+		cmd := exec.Command(sh, merge)
+		cmd.Env = append(os.Environ(), "OUT="+out)
+		b, err := cmd.CombinedOutput()
+		return string(b), err
+	}
+	shards()
+	if msg, err := run(); err != nil || !strings.Contains(msg, "2 inputs from 2 shards") {
+		t.Fatalf("merge: %v\n%s", err, msg)
+	}
+	if recs := readManifest(t, filepath.Join(out, "manifest.jsonl")); len(recs) != 2 {
+		t.Errorf("merged manifest: %d records", len(recs))
+	}
+	// Task 2 ran with the other plan.
+	args := []string{"-q", "--nocache", "-o", filepath.Join(out, "structs"), "--manifest", filepath.Join(out, "manifest-2.jsonl"),
+		"--shard", "2/2", "--shard-plan", "path", tree}
+	if code := runStruct(args); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if msg, err := run(); err == nil || !strings.Contains(msg, "did not split one list alike") {
+		t.Errorf("two plans merged: %v\n%s", err, msg)
+	}
+	shards()
+	os.Remove(filepath.Join(out, "manifest-2.jsonl"))
+	if msg, err := run(); err == nil || !strings.Contains(msg, "1 manifests in") {
+		t.Errorf("a missing task merged: %v\n%s", err, msg)
+	}
+	shards()
+	m := filepath.Join(out, "manifest-1.jsonl")
+	b, _ := os.ReadFile(m)
+	os.WriteFile(m, []byte(strings.Replace(string(b), `"outcome":"written"`, `"outcome":"failed"`, 1)), 0o644)
+	if msg, err := run(); err == nil || !strings.Contains(msg, "not written") {
+		t.Errorf("a failed input merged: %v\n%s", err, msg)
+	}
+}
