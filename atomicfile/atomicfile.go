@@ -6,6 +6,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,13 +20,23 @@ var (
 	mu       sync.Mutex
 	live     = map[string]bool{}
 	handling sync.Once
+	// stopping is set once the temporary files are removed on a signal:
+	// a writer still running must not create another before the process
+	// exits (a task cancelled by Slurm left one so).
+	stopping bool
 )
+
+// errStopping is CreateTemp's error once the process is being ended.
+var errStopping = errors.New("interrupted: the process is ending")
 
 // CreateTemp creates a temporary file in dir (os.CreateTemp's pattern)
 // that is removed if the process is interrupted before Done.
 func CreateTemp(dir, pattern string) (*os.File, error) {
 	mu.Lock()
 	defer mu.Unlock()
+	if stopping {
+		return nil, errStopping
+	}
 	f, err := os.CreateTemp(dir, pattern)
 	if err == nil {
 		live[f.Name()] = true
@@ -40,10 +51,12 @@ func Done(name string) {
 	mu.Unlock()
 }
 
-// removeAll removes every temporary file still in flight.
+// removeAll removes every temporary file still in flight, and any
+// created later is refused.
 func removeAll() {
 	mu.Lock()
 	defer mu.Unlock()
+	stopping = true
 	for name := range live {
 		os.Remove(name)
 		delete(live, name)

@@ -59,3 +59,23 @@ func TestWriteFailureLeavesNothing(t *testing.T) {
 		t.Fatal("the device was replaced")
 	}
 }
+
+// TestNoTemporaryAfterSignal: once a signal has removed the temporary
+// files, a writer still running cannot leave a new one behind before the
+// process exits.
+func TestNoTemporaryAfterSignal(t *testing.T) {
+	dir := t.TempDir()
+	tmp, err := CreateTemp(dir, ".a.tmp*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp.Close()
+	removeAll()
+	t.Cleanup(func() { mu.Lock(); stopping = false; mu.Unlock() })
+	if err := WriteFile(filepath.Join(dir, "b"), []byte("x")); err == nil {
+		t.Error("a write after the signal succeeded")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left %v", ents)
+	}
+}

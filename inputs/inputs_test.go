@@ -105,46 +105,6 @@ func TestReadList(t *testing.T) {
 	}
 }
 
-func TestShard(t *testing.T) {
-	for _, tc := range []struct {
-		in string
-		ok bool
-	}{{"1/1", true}, {"3/4", true}, {"0/4", false}, {"5/4", false}, {"1/0", false}, {"1", false}, {"a/b", false}, {"-1/2", false}} {
-		if _, err := ParseShard(tc.in); (err == nil) != tc.ok {
-			t.Errorf("ParseShard(%q): %v", tc.in, err)
-		}
-	}
-	var ins []Input
-	for i := 0; i < 200; i++ {
-		ins = append(ins, Input{Rel: filepath.Join("lib", string(rune('a'+i%26)), strings.Repeat("x", i))})
-	}
-	// Every input in exactly one shard, each shard holding some.
-	const n = 4
-	seen := map[string]int{}
-	for k := 1; k <= n; k++ {
-		part := Shard{k, n}.Filter(ins)
-		if len(part) == 0 {
-			t.Errorf("shard %d/%d empty", k, n)
-		}
-		for _, in := range part {
-			seen[in.Rel]++
-		}
-	}
-	for _, in := range ins {
-		if seen[in.Rel] != 1 {
-			t.Errorf("%s in %d shards", in.Rel, seen[in.Rel])
-		}
-	}
-	// The operand's place does not matter, only the relative path.
-	a := Input{Path: "/build/1/out/lib/x.so", Operand: "/build/1/out", Rel: "lib/x.so"}
-	b := Input{Path: "/home/u/out/lib/x.so", Operand: "/home/u/out", Rel: "lib/x.so"}
-	for k := 1; k <= n; k++ {
-		if (Shard{k, n}).Holds(a) != (Shard{k, n}).Holds(b) {
-			t.Error("one relative path in two shards")
-		}
-	}
-}
-
 func TestOutputNames(t *testing.T) {
 	ins := []Input{
 		{Path: "/a/lib/x.so", Rel: "lib/x.so"},

@@ -368,6 +368,11 @@ func record(outcome string) map[string]any {
 	return r
 }
 
+// shard is a valid manifest record's shard.
+func shard() map[string]any {
+	return map[string]any{"k": 2, "n": 4, "plan": "cost", "digest": "0123456789abcdef"}
+}
+
 func with(r map[string]any, kv ...any) map[string]any {
 	out := map[string]any{}
 	for k, v := range r {
@@ -400,6 +405,8 @@ func TestManifestRecords(t *testing.T) {
 		"file operand":               with(written, "path", "loops", "operand", "loops", "rel", "loops"),
 		"local debug file":           with(written, "debug_file", "/usr/lib/debug/.build-id/ab/cdef.debug", "debug_source", "local"),
 		"debug file from debuginfod": with(cached, "debug_file", "/home/u/.cache/debuginfod_client/abcdef/debuginfo", "debug_source", "debuginfod"),
+		"a shard":                    with(written, "shard", shard()),
+		"a shard by path":            with(refused, "shard", with(shard(), "plan", "path")),
 	}
 	for name, r := range valid {
 		if err := schematest.Validate(schema.Manifest, r); err != nil {
@@ -439,6 +446,13 @@ func TestManifestRecords(t *testing.T) {
 		"problem count of zero":        with(written, "problems", map[string]int{"cfg": 0}),
 		"problem count not an integer": with(written, "problems", map[string]any{"cfg": "2"}),
 		"warnings not strings":         with(written, "warnings", []int{1}),
+		"shard 0":                      with(written, "shard", with(shard(), "k", 0)),
+		"shard of no plan":             with(written, "shard", with(shard(), "plan", nil)),
+		"shard of an unknown plan":     with(written, "shard", with(shard(), "plan", "size")),
+		"shard without digest":         with(written, "shard", with(shard(), "digest", nil)),
+		"shard digest not hex":         with(written, "shard", with(shard(), "digest", "0123456789abcdeg")),
+		"shard as a string":            with(written, "shard", "1/4"),
+		"shard with more":              with(written, "shard", with(shard(), "host", "n1")),
 	}
 	for name, r := range invalid {
 		if err := schematest.Validate(schema.Manifest, r); err == nil {

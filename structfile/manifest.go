@@ -32,9 +32,20 @@ type Record struct {
 	Warnings     []string       `json:"warnings,omitempty"`
 	// DebugFile and DebugSource say which separate debug file was read
 	// and where it came from ("local" or "debuginfod"); absent for none.
-	DebugFile   string  `json:"debug_file,omitempty"`
-	DebugSource string  `json:"debug_source,omitempty"`
-	WallSeconds float64 `json:"wall_seconds"`
+	DebugFile   string `json:"debug_file,omitempty"`
+	DebugSource string `json:"debug_source,omitempty"`
+	// Shard is the part of a sharded run (--shard) the input fell in.
+	Shard       *ShardInfo `json:"shard,omitempty"`
+	WallSeconds float64    `json:"wall_seconds"`
+}
+
+// ShardInfo says which shard of which plan a run was: the tasks of one
+// split agree on Plan, N and Digest (inputs.Assignment).
+type ShardInfo struct {
+	K      int    `json:"k"`
+	N      int    `json:"n"`
+	Plan   string `json:"plan"`
+	Digest string `json:"digest"`
 }
 
 // Outcomes of a Record.

@@ -21,6 +21,7 @@ import (
 type batch struct {
 	jobs   []structfile.Job
 	failed []structfile.Record
+	shard  *structfile.ShardInfo // nil when not sharded
 }
 
 // structBatch writes the structure files of several inputs: binaries to
@@ -28,7 +29,7 @@ type batch struct {
 // gives, measurement directories' modules to their structs directories.
 // One pool does them all; a refused or failed input is one line and the
 // others go on. Exit 0 when every input was written, 1 otherwise.
-func structBatch(f *structFlags, opt structfile.Options, set *inputs.Set, shard inputs.Shard) int {
+func structBatch(f *structFlags, opt structfile.Options, set *inputs.Set, shard *inputs.Shard) int {
 	t0 := time.Now()
 	outDir := *f.out
 	if outDir == "" {
@@ -65,7 +66,7 @@ func structBatch(f *structFlags, opt structfile.Options, set *inputs.Set, shard 
 	})
 	bar.Close()
 	code := reportBatch(f, b, outs)
-	if err := writeManifest(f, b.jobs, outs, b.failed); err != nil {
+	if err := writeManifest(f, b, outs); err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		code = 1
 	}
@@ -86,14 +87,20 @@ func batchPhase(done, total, bad int) string {
 	return s
 }
 
-// makeBatch turns the inputs of shard into jobs. Output names are made
-// from every input, before sharding, so that a shard writes what the
-// whole run would.
-func makeBatch(opt structfile.Options, set *inputs.Set, shard inputs.Shard, outDir, sysroot string) *batch {
+// makeBatch turns the inputs of shard (nil: all) into jobs. Output
+// names are made from every input, before sharding, so that a shard
+// writes what the whole run would; so is the shard plan, so that every
+// task of a split deals the same list alike.
+func makeBatch(opt structfile.Options, set *inputs.Set, shard *inputs.Shard, outDir, sysroot string) *batch {
 	names := inputs.OutputNames(set.Inputs, outputExt(opt))
 	b := &batch{}
+	var plan inputs.Assignment
+	if shard != nil {
+		plan = shard.Assign(set.Inputs, opt.Load.DebugDirs)
+		b.shard = &structfile.ShardInfo{K: shard.K, N: shard.N, Plan: plan.Plan, Digest: plan.Digest}
+	}
 	for i, in := range set.Inputs {
-		if !shard.Holds(in) {
+		if shard != nil && !shard.Holds(plan, i) {
 			continue
 		}
 		if in.Kind == inputs.Measurements {
@@ -214,16 +221,19 @@ func (f *structFlags) runJobs(c *cache.Cache, jobs []structfile.Job, workers int
 }
 
 // writeManifest writes --manifest's JSON Lines: a record per job, in
-// input order, then the inputs that gave no job.
-func writeManifest(f *structFlags, jobs []structfile.Job, outs []structfile.Outcome, extra []structfile.Record) error {
+// input order, then the inputs that gave no job; each names the shard.
+func writeManifest(f *structFlags, b *batch, outs []structfile.Outcome) error {
 	if *f.manifest == "" {
 		return nil
 	}
-	recs := make([]structfile.Record, 0, len(jobs)+len(extra))
-	for i := range jobs {
-		recs = append(recs, structfile.NewRecord(jobs[i], &outs[i]))
+	recs := make([]structfile.Record, 0, len(b.jobs)+len(b.failed))
+	for i := range b.jobs {
+		recs = append(recs, structfile.NewRecord(b.jobs[i], &outs[i]))
 	}
-	recs = append(recs, extra...)
+	recs = append(recs, b.failed...)
+	for i := range recs {
+		recs[i].Shard = b.shard
+	}
 	write := func(w io.Writer) error { return structfile.WriteManifest(w, recs) }
 	var err error
 	if *f.manifest == "-" {
@@ -235,4 +245,27 @@ func writeManifest(f *structFlags, jobs []structfile.Job, outs []structfile.Outc
 		return fmt.Errorf("manifest %s: %w", *f.manifest, err)
 	}
 	return nil
+}
+
+// parseShard reads --shard (K/N, or auto: from the environment) and
+// --shard-plan; nil when the run is not sharded.
+func (f *structFlags) parseShard() (*inputs.Shard, error) {
+	plan, err := inputs.ParsePlan(*f.shardPlan)
+	if err != nil {
+		return nil, err
+	}
+	if *f.shard == "" {
+		return nil, nil
+	}
+	var s inputs.Shard
+	if *f.shard == "auto" {
+		s, err = inputs.ShardFromEnv(os.Getenv)
+	} else {
+		s, err = inputs.ParseShard(*f.shard)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.Plan = plan
+	return &s, nil
 }

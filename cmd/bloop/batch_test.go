@@ -204,8 +204,10 @@ func TestStructBatchJunkNotHashed(t *testing.T) {
 }
 
 // TestStructBatchShards checks that the shards of a run are disjoint and
-// together are the whole run: the union of their manifests is the
-// unsharded manifest (but for times) and the outputs are the same bytes.
+// together are the whole run, by either plan and with K and N from the
+// environment (--shard auto): the union of their manifests is the
+// unsharded manifest (but for times and the shard named) and the outputs
+// are the same bytes.
 func TestStructBatchShards(t *testing.T) {
 	root := t.TempDir()
 	names, _ := filepath.Glob("../../testdata/bin/*-gcc12-O2")
@@ -214,6 +216,9 @@ func TestStructBatchShards(t *testing.T) {
 	}
 	for _, n := range names[:6] {
 		copyFile(t, n, filepath.Join(root, "sub", filepath.Base(n)))
+	}
+	for _, v := range []string{"BLOOP_SHARD", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"} {
+		t.Setenv(v, "")
 	}
 	run := func(out string, extra ...string) []structfile.Record {
 		man := filepath.Join(t.TempDir(), "m.jsonl")
@@ -230,21 +235,54 @@ func TestStructBatchShards(t *testing.T) {
 	}
 	whole := t.TempDir()
 	want := run(whole)
-	var union []structfile.Record
-	shards := t.TempDir()
-	for k := 1; k <= 3; k++ {
-		union = append(union, run(shards, "--shard", []string{"1/3", "2/3", "3/3"}[k-1])...)
-	}
-	sort.Slice(union, func(i, j int) bool { return union[i].Rel < union[j].Rel })
 	sort.Slice(want, func(i, j int) bool { return want[i].Rel < want[j].Rel })
-	if !reflect.DeepEqual(union, want) {
-		t.Errorf("shards' manifests %+v\nwhole run's %+v", union, want)
-	}
-	for _, r := range want {
-		a, _ := os.ReadFile(filepath.Join(whole, r.Output))
-		b, _ := os.ReadFile(filepath.Join(shards, r.Output))
-		if len(a) == 0 || !bytes.Equal(a, b) {
-			t.Errorf("%s differs between the shards and the whole run", r.Output)
+	for _, tc := range []struct {
+		name string
+		args func(k int) []string
+	}{
+		{"cost", func(k int) []string { return []string{"--shard", fmt.Sprintf("%d/3", k)} }},
+		{"path", func(k int) []string { return []string{"--shard", fmt.Sprintf("%d/3", k), "--shard-plan", "path"} }},
+		{"auto", func(k int) []string {
+			t.Setenv("BLOOP_SHARD", fmt.Sprintf("%d/3", k))
+			return []string{"--shard", "auto"}
+		}},
+	} {
+		var union []structfile.Record
+		shards := t.TempDir()
+		var digests []string
+		plan := tc.name
+		if plan == "auto" {
+			plan = "cost"
+		}
+		for k := 1; k <= 3; k++ {
+			recs := run(shards, tc.args(k)...)
+			for i, r := range recs {
+				if r.Shard == nil || r.Shard.K != k || r.Shard.N != 3 || r.Shard.Plan != plan {
+					t.Errorf("%s: shard %d: record names %+v", tc.name, k, r.Shard)
+				} else {
+					digests = append(digests, r.Shard.Digest)
+				}
+				recs[i].Shard = nil
+			}
+			union = append(union, recs...)
+		}
+		t.Setenv("BLOOP_SHARD", "")
+		for _, d := range digests {
+			if d != digests[0] {
+				t.Errorf("%s: the shards' plans differ: %q", tc.name, digests)
+				break
+			}
+		}
+		sort.Slice(union, func(i, j int) bool { return union[i].Rel < union[j].Rel })
+		if !reflect.DeepEqual(union, want) {
+			t.Errorf("%s: shards' manifests %+v\nwhole run's %+v", tc.name, union, want)
+		}
+		for _, r := range want {
+			a, _ := os.ReadFile(filepath.Join(whole, r.Output))
+			b, _ := os.ReadFile(filepath.Join(shards, r.Output))
+			if len(a) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("%s: %s differs between the shards and the whole run", tc.name, r.Output)
+			}
 		}
 	}
 }
@@ -252,6 +290,9 @@ func TestStructBatchShards(t *testing.T) {
 // TestStructBatchOperands covers --files-from (a file and stdin), names
 // that would collide, and the usage errors.
 func TestStructBatchOperands(t *testing.T) {
+	for _, v := range []string{"BLOOP_SHARD", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"} {
+		t.Setenv(v, "")
+	}
 	root := t.TempDir()
 	a := filepath.Join(root, "a", "prog")
 	b := filepath.Join(root, "b", "prog")
@@ -283,6 +324,8 @@ func TestStructBatchOperands(t *testing.T) {
 		{"-o", list, a, b}, // a file, not a directory
 		{"--shard", "4/3", a},
 		{"--shard", "x", a},
+		{"--shard", "auto", a}, // no engine in the environment
+		{"--shard", "1/2", "--shard-plan", "size", a},
 		{"--files-from", filepath.Join(root, "missing")},
 		{"-M", root, a, b},
 	} {

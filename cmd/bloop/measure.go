@@ -67,7 +67,7 @@ func structMeasurements(f *structFlags, opt structfile.Options, dir string) int 
 			code = 1
 		}
 	}
-	if err := writeManifest(f, jobs, outs, nil); err != nil {
+	if err := writeManifest(f, &batch{jobs: jobs}, outs); err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		code = 1
 	}

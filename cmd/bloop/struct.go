@@ -87,6 +87,7 @@ type structFlags struct {
 	compat, cpuProfile, memProf *string
 	gpucfg                      yesNo
 	filesFrom, manifest, shard  *string
+	shardPlan                   *string
 	sysroot                     *string
 	sourceDirs, debugDirs, repl multiFlag
 }
@@ -128,7 +129,8 @@ func newStructFlags() *structFlags {
 	f.memProf = fs.String("memprofile", "", "write a heap profile (go tool pprof) at the end of the run to `file`")
 	f.filesFrom = fs.String("files-from", "", "read more operands from `file`, one per line (- for stdin)")
 	f.manifest = fs.String("manifest", "", "write a JSON Lines record per input to `file` (- for stdout; schema/manifest-v1.json)")
-	f.shard = fs.String("shard", "", "analyse only shard `K/N` of the inputs (by a hash of each input's path below its operand)")
+	f.shard = fs.String("shard", "", "analyse only shard `K/N` of the inputs; auto: K and N from $BLOOP_SHARD, a Slurm job array or a Kubernetes indexed Job (with $BLOOP_SHARD_COUNT)")
+	f.shardPlan = fs.String("shard-plan", inputs.PlanCost, "how --shard splits the inputs: cost (balanced by an estimate of analysis cost from the ELF headers) or path (by a hash of each input's path below its operand)")
 	fs.Var(&f.debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
 	f.noDebuginfod = fs.Bool("no-debuginfod", false, "do not fetch debug files and sources (for loop lines and --format html) from the debuginfod servers of $DEBUGINFOD_URLS")
 	f.sysroot = fs.String("sysroot", "", "measurement directories: read each module from `dir` plus its recorded path when there, and separate debug files from dir/usr/lib/debug (the recording machine's files)")
@@ -261,12 +263,10 @@ func runStruct(args []string) int {
 		fmt.Fprintf(os.Stderr, "bloop struct: %v\n", err)
 		return 2
 	}
-	shard := inputs.Shard{K: 1, N: 1}
-	if *f.shard != "" {
-		if shard, err = inputs.ParseShard(*f.shard); err != nil {
-			fmt.Fprintf(os.Stderr, "bloop struct: %v\n", err)
-			return 2
-		}
+	shard, err := f.parseShard()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bloop struct: %v\n", err)
+		return 2
 	}
 	if len(operands) == 0 && *f.measDir == "" {
 		fmt.Fprintln(os.Stderr, "bloop struct: no binary or measurement directory given (see bloop struct -h)")
@@ -385,7 +385,7 @@ func structBinary(f *structFlags, opt structfile.Options, bin string) int {
 	} else {
 		reportWritten(f, bin, dest, o.Result, opt.Pipeline, t0)
 	}
-	if err := writeManifest(f, jobs, outs, nil); err != nil {
+	if err := writeManifest(f, &batch{jobs: jobs}, outs); err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		code = 1
 	}
