@@ -25,7 +25,7 @@ const (
 	Symbol    Source = iota // a function symbol or a PLT stub
 	Entry                   // the ELF entry point
 	EHFrame                 // an FDE's initial location in .eh_frame
-	InitArray               // a pointer in .init_array, .fini_array or .preinit_array
+	InitArray               // a pointer in .init_array, .fini_array or .preinit_array, or .dynamic's DT_INIT or DT_FINI
 	Call                    // the target of a direct call
 	Gap                     // inferred in code no other source covers
 	NumSources
