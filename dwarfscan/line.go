@@ -42,6 +42,7 @@ type LineProgram struct {
 	dirClean []bool // dirs[i] needs no cleaning when joined (see joinFast)
 	files    []string
 	nfiles   int  // files in the header
+	file0Abs bool // DWARF 5: entry 0's path is absolute as written (File0Absolute)
 	raw      bool // names spelled as libdw does (RawLineProgram)
 	err      error
 	// NVIDIA's function-name base (linenv.go), when the header holds one.
@@ -159,9 +160,9 @@ func (d *Data) lineProgram(u *Unit, raw bool) (*LineProgram, error) {
 			}
 		}
 	} else {
-		p.dirs = d.entryTable(&b, u, offSize, nil, nil, raw)
+		p.dirs, _ = d.entryTable(&b, u, offSize, nil, nil, raw)
 		p.dirClean = cleanDirs(p.dirs)
-		p.files = d.entryTable(&b, u, offSize, p.dirs, p.dirClean, raw)
+		p.files, p.file0Abs = d.entryTable(&b, u, offSize, p.dirs, p.dirClean, raw)
 	}
 	if b.err != nil {
 		return nil, b.err
@@ -219,7 +220,7 @@ const (
 )
 
 // entryTable reads a DWARF 5 directory table (dirs == nil) or file table.
-func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string, dirClean []bool, raw bool) []string {
+func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string, dirClean []bool, raw bool) (out []string, firstAbs bool) {
 	type pair struct{ content, form uint64 }
 	nfmt := int(b.u8())
 	formats := make([]pair, 0, nfmt)
@@ -229,15 +230,15 @@ func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string, dirClean 
 	at := b.pos
 	n := b.uleb()
 	if b.err != nil {
-		return nil
+		return nil, false
 	}
 	// Every form takes at least one byte, so n is bounded by what is left.
 	if n > 0 && (nfmt == 0 || n > uint64(len(b.data)-b.pos)) {
 		b.pos = at
 		b.fail(fmt.Errorf("%w: %d entries with %d formats in %d bytes", ErrMalformed, n, nfmt, len(b.data)-b.pos))
-		return nil
+		return nil, false
 	}
-	out := make([]string, 0, n)
+	out = make([]string, 0, n)
 	for ; n > 0 && b.err == nil; n-- {
 		var name, dir string
 		clean := false
@@ -311,6 +312,9 @@ func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string, dirClean 
 				}
 			}
 		}
+		if len(out) == 0 {
+			firstAbs = strings.HasPrefix(name, "/")
+		}
 		if raw {
 			if dirs != nil && !strings.HasPrefix(name, "/") {
 				name = rawJoin(dir, name)
@@ -322,8 +326,13 @@ func (d *Data) entryTable(b *buf, u *Unit, offSize int, dirs []string, dirClean 
 		}
 		out = append(out, name)
 	}
-	return out
+	return out, firstAbs
 }
+
+// File0Absolute reports whether a DWARF 5 table's entry 0, the primary
+// source file, is written as an absolute path rather than relative to a
+// directory entry: clang's, for a source named by an absolute path.
+func (p *LineProgram) File0Absolute() bool { return p.file0Abs }
 
 // Files returns the file name table as of the current position: entry i
 // is the file that DW_AT_decl_file/DW_AT_call_file value i and

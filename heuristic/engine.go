@@ -345,7 +345,56 @@ func (e *engine) loop(se *node, l *havlak.Loop) {
 		ln.file = c.context().file
 	}
 	c.kids = append(c.kids, ln)
-	e.walk(ln, e.items(l.Nodes, l.Children))
+	nodes, kids := e.mergeIrreducible(ln, l, bb)
+	e.walk(ln, e.items(nodes, kids))
+}
+
+// mergeIrreducible returns the blocks and nested loops of loop l (placed
+// as ln, header line bb) once its irreducible region is one loop, as the
+// DWARF engine's plan makes it (scopes): Havlak nests one loop per DFS
+// header of a region entered in several places, which the source wrote as
+// one loop and Dyninst finds as one. Irreducible children of an
+// irreducible loop, and irreducible children with l's header line, are
+// merged into l.
+func (e *engine) mergeIrreducible(ln *node, l *havlak.Loop, bb line) ([]int, []*havlak.Loop) {
+	nodes := l.Nodes
+	kids := append([]*havlak.Loop(nil), l.Children...)
+	merged := false
+	for i := 0; i < len(kids); i++ {
+		k := kids[i]
+		if !k.Irreducible || !l.Irreducible && !e.sameLoop(ln, k, bb) {
+			continue
+		}
+		if !merged {
+			nodes = append([]int(nil), nodes...)
+			merged = true
+		}
+		nodes = append(nodes, k.Nodes...)
+		kids = append(kids, k.Children...)
+		kids[i] = nil
+	}
+	out := kids[:0]
+	for _, k := range kids {
+		if k != nil {
+			out = append(out, k)
+		}
+	}
+	return nodes, out
+}
+
+// sameLoop reports whether the irreducible loop k nested in ln (header
+// line bb) is the same source loop: it has the same header line, or, in
+// code without lines (stripped), where every header line is the same, it
+// is entered where ln is: Havlak's loops of one region entered in several
+// places share its lowest entry (ShapeOf), the source loop's header line
+// in the same code with lines.
+func (e *engine) sameLoop(ln *node, k *havlak.Loop, bb line) bool {
+	sh := scopes.ShapeOf(e.in.Graph, k)
+	kb := e.bbranch(ln, k, sh)
+	if bb.ln == 0 && kb.ln == 0 {
+		return sh.Entry == ln.entry
+	}
+	return kb == bb
 }
 
 // recursiveCopies wraps each loop that is a copy of its parent loop in an

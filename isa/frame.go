@@ -159,3 +159,12 @@ type GlobalEntries interface {
 type LinkerStubs interface {
 	LinkerStub(mem Memory, addr uint64) bool
 }
+
+// GlinkResolvers is implemented by the instruction sets whose linkers
+// name the lazy-binding resolver in .dynamic (ppc64's DT_PPC64_GLINK,
+// which points 32 bytes before the first lazy PLT entry): GlinkResolver
+// returns the resolver's extent, from the target of that entry's branch
+// to the entry, as binutils' synthetic __glink_PLTresolve symbol has it.
+type GlinkResolvers interface {
+	GlinkResolver(mem Memory, dynGlink uint64) (lo, hi uint64, ok bool)
+}

@@ -103,6 +103,9 @@ func fuzzArch(f *testing.F, a Arch) {
 			if ls, ok := a.(LinkerStubs); ok {
 				ls.LinkerStub(mem, addr)
 			}
+			if g, ok := a.(GlinkResolvers); ok {
+				g.GlinkResolver(mem, addr)
+			}
 			a.PLTSlot(b, addr)
 			if in.Kind == Call || in.Kind == IndirectCall {
 				CallBefore(a, mem, in.End())

@@ -267,3 +267,20 @@ func (ppc64le) LinkerStub(mem Memory, addr uint64) bool {
 	}
 	return len(b) >= 12 && le32(b) == wordMflr0 && le32(b[4:]) == 0x429f0005 && le32(b[8:]) == 0x7d6802a6
 }
+
+// GlinkResolver reads the branch to the resolver in the first lazy PLT
+// entry, DT_PPC64_GLINK + 32: its first or second word (binutils' entries
+// may load r0 first, in ELFv1).
+func (ppc64le) GlinkResolver(mem Memory, dynGlink uint64) (lo, hi uint64, ok bool) {
+	stub := dynGlink + 32
+	for off := uint64(0); off <= 4; off += 4 {
+		b := mem.Bytes(stub+off, stub+off+4)
+		if len(b) < 4 {
+			return 0, 0, false
+		}
+		if k, t := flowPPC(le32(b), stub+off); k == Jump && t < stub && stub-t <= 256 {
+			return t, stub, true
+		}
+	}
+	return 0, 0, false
+}

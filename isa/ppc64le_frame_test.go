@@ -73,6 +73,25 @@ func TestFramePPC64LE(t *testing.T) {
 	if !(ppc64le{}).LinkerStub(glink, 0x3000) || !(ppc64le{}).LinkerStub(glink, 0x300c) || (ppc64le{}).LinkerStub(glink, 0x3004) {
 		t.Error("LinkerStub: the glink resolver or its lazy entry not recognized, or its middle taken")
 	}
+	// DT_PPC64_GLINK is 32 bytes before the first lazy entry (0x300c);
+	// an ELFv1 entry loads r0 (li r0,0) before its branch (b .-16).
+	for _, c := range []struct {
+		name     string
+		mem      ppcMem
+		dyn      uint64
+		lo, hi   uint64
+		resolved bool
+	}{
+		{"ELFv2", glink, 0x300c - 32, 0x3000, 0x300c, true},
+		{"ELFv1", ppcMem{0x3000: 0x7c0802a6, 0x300c: 0x38000000, 0x3010: 0x4bfffff0}, 0x300c - 32, 0x3000, 0x300c, true},
+		{"no branch", ppcMem{0x300c: 0x38000000, 0x3010: 0x38000000}, 0x300c - 32, 0, 0, false},
+		{"branch forward", ppcMem{0x300c: 0x48000010}, 0x300c - 32, 0, 0, false},
+	} {
+		lo, hi, ok := (ppc64le{}).GlinkResolver(c.mem, c.dyn)
+		if lo != c.lo || hi != c.hi || ok != c.resolved {
+			t.Errorf("GlinkResolver %s: %#x-%#x %v, want %#x-%#x %v", c.name, lo, hi, ok, c.lo, c.hi, c.resolved)
+		}
+	}
 	if (ppc64le{}).ClearFP() != nil {
 		t.Error("ppc64le has no ClearFP instruction")
 	}

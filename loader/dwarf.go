@@ -3,6 +3,7 @@ package loader
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sync"
 
 	"bloop/dwarfscan"
@@ -35,6 +36,12 @@ type Subprogram struct {
 	// File0Unknown is set when Dyninst's table for this unit's call files
 	// holds "Unknown file" at index 0 (see DyninstCallSite).
 	File0Unknown bool
+	// PrimaryAgain lists, in a unit named by an absolute path whose
+	// call-file table (NamesakeFiles, else the unit's) writes entry 0 as
+	// an absolute path, the indexes past 0 that name entry 0's file, the
+	// primary source file, again: where clang's call sites in that file
+	// point (see DyninstCallSite). Shared by the unit's procedures.
+	PrimaryAgain []int32
 	// lineUnit is its unit's DW_AT_stmt_list + 1 (0: none), for
 	// LineTable.Beyond.
 	lineUnit uint64
@@ -48,12 +55,22 @@ type Subprogram struct {
 // points the call sites in the main file: in the table Dyninst builds for
 // a unit named by a relative path it is "Unknown file" (clang 14's units
 // in the corpus), for a unit named by an absolute path the line table's
-// file 0 (clang 15's in hpctoolkit-tests).
+// file 0 (clang 15's in hpctoolkit-tests, built in / so that the name and
+// comp_dir leave no other spelling). Where the absolute name is not
+// comp_dir's child as given (a source named by an absolute path on the
+// command line, as CMake does, with or without -fdebug-prefix-map), clang
+// 14 writes the primary file again as entry 1, relative to comp_dir, and
+// points the call sites in it there: hpcstruct 2023.08.1 writes "Unknown
+// file" for them too (issue 40), as for index 0 of a relative unit. The
+// rule is the table's shape, not the producer's: every index past 0 that
+// names entry 0's file, in a table that writes entry 0 absolute
+// (PrimaryAgain; gcc writes entry 0 as entry 1, relative, and hpcstruct
+// writes the file there).
 func (p *Subprogram) DyninstCallSite(in *Inline) (file string, ok bool) {
 	if in.CallUnknown {
 		return "", false
 	}
-	if in.CallIndex == 0 && p.File0Unknown {
+	if in.CallIndex == 0 && p.File0Unknown || in.CallIndex > 0 && slices.Contains(p.PrimaryAgain, in.CallIndex) {
 		return DyninstFile0, true
 	}
 	if p.NamesakeFiles == nil || in.CallIndex < 0 {
@@ -349,9 +366,15 @@ func (img *Image) mergeUnits(units []*unitWalk) {
 // because Dyninst's is (libstdc++'s c++20/sstream-inst.cc reads its call
 // files in c++11/sstream-inst.cc's table). Units are in unit order, so the
 // choice does not depend on which walker read which unit. It also marks
-// the procedures of units named by a relative path (File0Unknown).
+// the procedures of units named by a relative path (File0Unknown), and
+// the indexes that name the primary file again in those named by an
+// absolute path (PrimaryAgain).
 func resolveNamesakes(units []*unitWalk) {
-	first := map[string][]string{}
+	type table struct {
+		files []string
+		abs   bool // entry 0 written as an absolute path
+	}
+	first := map[string]table{}
 	for _, u := range units {
 		if !path.IsAbs(u.name) {
 			for _, p := range u.procs {
@@ -364,11 +387,36 @@ func resolveNamesakes(units []*unitWalk) {
 		key := path.Base(u.name)
 		t, ok := first[key]
 		if !ok {
-			first[key] = u.files[u.ui]
-			continue
+			t = table{u.files[u.ui], u.file0Abs[u.ui]}
+			first[key] = t
+		} else {
+			for _, p := range u.procs {
+				p.NamesakeFiles = t.files
+			}
 		}
-		for _, p := range u.procs {
-			p.NamesakeFiles = t
+		if again := primaryAgain(t.files); again != nil && t.abs && path.IsAbs(u.name) {
+			for _, p := range u.procs {
+				p.PrimaryAgain = again
+			}
 		}
 	}
+}
+
+// primaryAgain returns the indexes past 0 of file table t that name its
+// entry 0 again; nil before DWARF 5, whose tables have no entry 0. gcc
+// writes entry 0 and 1 alike, relative to a directory, and hpcstruct
+// writes the file for call sites at 1 (hpctoolkit-tests' gcc 12 ones):
+// only a table whose entry 0 is written absolute, another spelling than
+// the entries after it, is of the shape (resolveNamesakes).
+func primaryAgain(t []string) []int32 {
+	if len(t) == 0 || t[0] == "" {
+		return nil
+	}
+	var out []int32
+	for k := 1; k < len(t); k++ {
+		if t[k] == t[0] {
+			out = append(out, int32(k))
+		}
+	}
+	return out
 }

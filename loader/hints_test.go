@@ -11,7 +11,8 @@ import (
 
 // TestStrippedHints checks what the loader reads for procedures without
 // symbols: the entry point is _start, the constructor tables hold
-// frame_dummy and __do_global_dtors_aux, and every sized function of
+// frame_dummy and __do_global_dtors_aux, .dynamic names _init and _fini
+// (DT_INIT, DT_FINI), and every sized function of
 // the compiler's has an FDE starting at it. The "slots zeroed" copies
 // clear .init_array and .fini_array in the file, as linkers may for PIE:
 // the addresses must then come from the RELATIVE relocations.
@@ -45,7 +46,7 @@ func TestStrippedHints(t *testing.T) {
 			if want := syms["_start"]; img.Entry != want {
 				t.Errorf("entry %#x, want _start %#x", img.Entry, want)
 			}
-			want := []uint64{syms["frame_dummy"], syms["__do_global_dtors_aux"]}
+			want := []uint64{syms["frame_dummy"], syms["__do_global_dtors_aux"], syms["_init"], syms["_fini"]}
 			sort.Slice(want, func(i, j int) bool { return want[i] < want[j] })
 			if !reflect.DeepEqual(img.InitFuncs, want) {
 				t.Errorf("init and fini functions %#x, want %#x", img.InitFuncs, want)

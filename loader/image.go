@@ -87,8 +87,12 @@ type Image struct {
 	// the compiler described as one procedure (or one part of a split one).
 	Frames []structure.Range
 	// InitFuncs are the code addresses held by .preinit_array, .init_array
-	// and .fini_array (constructors and destructors), sorted.
+	// and .fini_array (constructors and destructors), and .dynamic's
+	// DT_INIT and DT_FINI (_init, _fini), sorted.
 	InitFuncs []uint64
+	// Glink is ppc64's DT_PPC64_GLINK, 32 bytes before the first lazy PLT
+	// entry (isa.GlinkResolvers); 0 without one and on other machines.
+	Glink uint64
 	// InstSize is the width of every instruction where the instruction set
 	// has one width and no decoder walks the code (CUDA: 8 or 16 bytes by
 	// SM architecture), else 0. Statements are made per instruction.
@@ -235,6 +239,9 @@ func Open(path string, opt Options) (img *Image, err error) {
 		}
 		img.CallSites, img.Frames = readEHFrame(ef, img, &symBad)
 		img.InitFuncs = img.initFuncs(ef, self)
+		if ef.Machine == elf.EM_PPC64 {
+			img.Glink = dynValue(ef, elf.DT_PPC64_GLINK)
+		}
 	}()
 	defer func() {
 		if symbols != nil {

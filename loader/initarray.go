@@ -20,30 +20,51 @@ var relativeType = map[elf.Machine]uint32{
 
 // initFuncs returns the code addresses in .preinit_array, .init_array and
 // .fini_array: constructors and destructors, which a stripped file names
-// nowhere else. In a position-independent file a slot's address is the
-// addend of its R_*_RELATIVE relocation (the slot's own bytes may be 0);
+// nowhere else, and _init and _fini, which .dynamic names (DT_INIT,
+// DT_FINI): on aarch64 they begin with a nop, which inference takes for
+// padding. The tables are found by their section types and by .dynamic's
+// DT_*_ARRAY and DT_*_ARRAYSZ, for a file whose section types were
+// changed. In a position-independent file a slot's address is the addend
+// of its R_*_RELATIVE relocation (the slot's own bytes may be 0);
 // otherwise, and with RELR relocations, the slot holds it.
 func (img *Image) initFuncs(f *elf.File, raw fileBytes) []uint64 {
-	var arrays []*elf.Section
+	out := dynFuncs(f)
+	type table struct {
+		sec    *elf.Section
+		lo, hi uint64 // the slots' addresses, in sec
+	}
+	var arrays []table
 	for _, s := range f.Sections {
 		switch s.Type {
 		case elf.SHT_INIT_ARRAY, elf.SHT_FINI_ARRAY, elf.SHT_PREINIT_ARRAY:
 			if s.Size > 0 && s.Size <= maxInitArray {
-				arrays = append(arrays, s)
+				arrays = append(arrays, table{s, s.Addr, s.Addr + s.Size})
+			}
+		}
+	}
+	for _, t := range [][2]elf.DynTag{{elf.DT_INIT_ARRAY, elf.DT_INIT_ARRAYSZ}, {elf.DT_FINI_ARRAY, elf.DT_FINI_ARRAYSZ}, {elf.DT_PREINIT_ARRAY, elf.DT_PREINIT_ARRAYSZ}} {
+		a, n := dynValue(f, t[0]), dynValue(f, t[1])
+		if a == 0 || n == 0 || n > maxInitArray {
+			continue
+		}
+		for _, s := range f.Sections {
+			if s.Type != elf.SHT_NOBITS && s.Flags&elf.SHF_ALLOC != 0 && s.Addr <= a && a+n <= s.Addr+s.Size {
+				arrays = append(arrays, table{s, a, a + n})
+				break
 			}
 		}
 	}
 	if len(arrays) == 0 {
-		return nil
+		return img.uniqCode(out)
 	}
 	slots := map[uint64]uint64{} // slot address -> the address it holds
-	for _, s := range arrays {
-		data, err := sectionBytes(raw, s)
+	for _, t := range arrays {
+		data, err := sectionBytes(raw, t.sec)
 		if err != nil {
 			continue
 		}
-		for off := 0; off+8 <= len(data); off += 8 {
-			slots[s.Addr+uint64(off)] = binary.LittleEndian.Uint64(data[off:])
+		for a := t.lo; a+8 <= t.hi && a+8-t.sec.Addr <= uint64(len(data)); a += 8 {
+			slots[a] = binary.LittleEndian.Uint64(data[a-t.sec.Addr:])
 		}
 	}
 	if rel, ok := relativeType[f.Machine]; ok {
@@ -62,14 +83,43 @@ func (img *Image) initFuncs(f *elf.File, raw fileBytes) []uint64 {
 			})
 		}
 	}
-	var out []uint64
 	for _, a := range slots {
+		out = append(out, a)
+	}
+	return img.uniqCode(out)
+}
+
+// dynFuncs returns the addresses of _init and _fini that .dynamic holds.
+func dynFuncs(f *elf.File) []uint64 {
+	var out []uint64
+	for _, t := range []elf.DynTag{elf.DT_INIT, elf.DT_FINI} {
+		if a := dynValue(f, t); a != 0 {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// dynValue is the value of .dynamic's first entry tagged t, 0 when there
+// is none or .dynamic cannot be read.
+func dynValue(f *elf.File, t elf.DynTag) uint64 {
+	if v, err := f.DynValue(t); err == nil && len(v) > 0 {
+		return v[0]
+	}
+	return 0
+}
+
+// uniqCode sorts s and drops repeated addresses and those of no code
+// section, in place.
+func (img *Image) uniqCode(s []uint64) []uint64 {
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	out := s[:0]
+	for _, a := range uniqAddrs(s) {
 		if img.IsCode(a) {
 			out = append(out, a)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return uniqAddrs(out)
+	return out
 }
 
 // uniqAddrs drops repeated addresses from a sorted slice, in place.

@@ -25,8 +25,11 @@ type unitWalk struct {
 	img   *Image // read only: which addresses are code
 	d     *dwarfscan.Data
 	files map[int][]string // file tables by unit index
-	decls map[uint64]*Callee
-	descs map[descKey]*Descriptor
+	// file0Abs holds the units whose file table writes entry 0 as an
+	// absolute path (dwarfscan.LineProgram.File0Absolute).
+	file0Abs map[int]bool
+	decls    map[uint64]*Callee
+	descs    map[descKey]*Descriptor
 	// lambdas maps a lambda operator()'s in-class entry to its
 	// descriptor, for the out-of-line copy that refers to it.
 	lambdas map[uint64]*Descriptor
@@ -65,7 +68,7 @@ var noCallee Callee
 const maxDeclDepth = 8
 
 func newUnitWalk(img *Image, d *dwarfscan.Data) *unitWalk {
-	w := &unitWalk{img: img, d: d, files: map[int][]string{}, decls: map[uint64]*Callee{},
+	w := &unitWalk{img: img, d: d, files: map[int][]string{}, file0Abs: map[int]bool{}, decls: map[uint64]*Callee{},
 		descs: map[descKey]*Descriptor{}, lambdas: map[uint64]*Descriptor{}, seek: d.Reader(), lines: lineBuilder{img: img}}
 	w.lines.bad = &w.bad
 	return w
@@ -86,6 +89,7 @@ func (w *unitWalk) walk(ui int) {
 	// entries and for the rows.
 	lp, lpErr := w.lineProgram(u)
 	w.files[ui] = joinFiles(lp, u.CompDir, w.real)
+	w.file0Abs[ui] = lp != nil && lp.File0Absolute()
 	if err := w.unit(ui); err != nil {
 		w.warnings = append(w.warnings, fmt.Sprintf("compile unit at %#x skipped: %v", u.Offset, err))
 	}

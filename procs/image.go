@@ -6,7 +6,7 @@ import "bloop/loader"
 // without a symbol are named by name (nil: Proc.Name). Without procedures
 // beyond the symbols, img itself.
 func WithProcs(img *loader.Image, t *Table, name func(Proc) string) *loader.Image {
-	extra := false
+	extra := len(t.Procs) != len(img.Funcs) // a procedure of no symbol's: ppc64's glink resolver
 	for _, p := range t.Procs {
 		extra = extra || p.Func == nil || p.Func.End != p.Hi
 	}

@@ -122,7 +122,9 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r struct
 	var cands []uint64
 	var prot, conds, backs []structure.Range
 	first := uint64(0) // code right after a sized procedure: someone's start
-	if j, _ := nextReal(0); j < len(insts) && !known(insts[j].Addr) {
+	// Unless a known start's padding leads to it: aarch64's _init and
+	// _fini (.dynamic's DT_INIT, DT_FINI) begin with a nop.
+	if j, _ := nextReal(0); j < len(insts) && !known(insts[j].Addr) && !known(insts[0].Addr) {
 		first = insts[j].Addr
 		cands = append(cands, first)
 	}
@@ -181,7 +183,7 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r struct
 			}
 		}
 	}
-	cands = dropNonEntries(insts, cands, first, known)
+	cands = dropNonEntries(insts, cands, first, known, func(t uint64) bool { return padCall(img, t) })
 	// Hot/cold splitting breaks "conditional jumps stay inside": gcc's hot
 	// part branches to its .cold part across other procedures. A jump whose
 	// target is itself a candidate start and whose span holds a clear entry
@@ -264,8 +266,11 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r struct
 // part). With -fcf-protection, pads begin with endbr64 as entries do.
 // A .cold part starts the same way, but its hot part jumps back to it
 // (gcc places cold parts first); it stays, as does first, the code right
-// after a sized procedure, which belongs to no other.
-func dropNonEntries(insts []isa.SweepInst, cands []uint64, first uint64, known func(uint64) bool) []uint64 {
+// after a sized procedure, which belongs to no other. A catch handler
+// (landing pad) begins by calling __cxa_begin_catch with the exception it
+// was handed: no procedure begins so (padCall), which is how the pads of
+// aarch64 and ppc64le code without .eh_frame are told.
+func dropNonEntries(insts []isa.SweepInst, cands []uint64, first uint64, known, padCall func(uint64) bool) []uint64 {
 	isCand := make(map[uint64]bool, len(cands))
 	for _, c := range cands {
 		isCand[c] = true
@@ -286,6 +291,9 @@ func dropNonEntries(insts []isa.SweepInst, cands []uint64, first uint64, known f
 		op := insts[i].Op
 		if op.Endbr && i+1 < len(insts) {
 			op = insts[i+1].Op
+		}
+		if op.Flow == isa.Call && op.Target != 0 && padCall(op.Target) {
+			continue
 		}
 		epilogue := op.AddSP || op.Frame == isa.PopBP || op.Frame == isa.Leave || op.Frame == isa.SPAdd && op.Imm > 0
 		midJump := op.Flow == isa.Jump && op.Target != 0 && !known(op.Target) && !isCand[op.Target]
@@ -309,6 +317,20 @@ func instAt(insts []isa.SweepInst, a uint64) (int, bool) {
 func noReturn(img *loader.Image, target uint64) bool {
 	f := img.FuncAt(target)
 	return f != nil && f.Addr == target && NoReturn(f.Name)
+}
+
+// padCall reports whether target is a procedure only a landing pad calls
+// first: those that take the exception object a pad is handed.
+func padCall(img *loader.Image, target uint64) bool {
+	f := img.FuncAt(target)
+	if f == nil || f.Addr != target {
+		return false
+	}
+	switch BareName(f.Name) {
+	case "__cxa_begin_catch", "_Unwind_Resume", "__cxa_call_unexpected":
+		return true
+	}
+	return false
 }
 
 // looksLikeEntry reports whether an instruction is a typical first

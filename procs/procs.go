@@ -25,7 +25,7 @@ const (
 	Symbol    Source = iota // a function symbol or a PLT stub
 	Entry                   // the ELF entry point
 	EHFrame                 // an FDE's initial location in .eh_frame
-	InitArray               // a pointer in .init_array, .fini_array or .preinit_array
+	InitArray               // a pointer in .init_array, .fini_array or .preinit_array, or .dynamic's DT_INIT or DT_FINI
 	Call                    // the target of a direct call
 	Gap                     // inferred in code no other source covers
 	NumSources
@@ -116,10 +116,11 @@ func Find(img *loader.Image, opt Options) *Table {
 			f.covered = append(f.covered, structure.Range{Lo: fn.Addr, Hi: fn.End})
 		}
 	}
+	f.arch = isa.ForTOC(img.Machine, img.TOC)
+	f.glink()
 	f.covered = structure.MergeRanges(f.covered)
 	// Inference reads prologues and epilogues: the architectures
 	// without a frame decoder keep their symbols' procedures only.
-	f.arch = isa.ForTOC(img.Machine, img.TOC)
 	f.stubs, _ = f.arch.(isa.LinkerStubs)
 	if fr, ok := f.arch.(isa.Framer); ok {
 		f.framer = fr
@@ -127,6 +128,29 @@ func Find(img *loader.Image, opt Options) *Table {
 		f.infer()
 	}
 	return f.table()
+}
+
+// GlinkName is the name of ppc64's lazy-binding resolver, as binutils'
+// synthetic symbol (objdump, gdb) names it.
+const GlinkName = "__glink_PLTresolve"
+
+// glink adds ppc64's lazy-binding resolver, which no symbol names but
+// .dynamic does (DT_PPC64_GLINK), as a procedure of its own extent, in
+// stripped and unstripped files alike. Dyninst makes none of it (compat
+// mode's discovery does not come here); the lazy entries after it, one
+// branch each, stay in none (LinkerStub).
+func (f *finder) glink() {
+	g, ok := f.arch.(isa.GlinkResolvers)
+	if !ok || f.img.Glink == 0 {
+		return
+	}
+	lo, hi, ok := g.GlinkResolver(f.img, f.img.Glink)
+	if _, known := f.src[lo]; !ok || known || !f.img.IsCode(lo) || inside(structure.MergeRanges(f.covered), lo) {
+		return
+	}
+	f.src[lo] = Symbol
+	f.funcs[lo] = &loader.Func{Name: GlinkName, Aliases: []string{GlinkName}, Addr: lo, End: hi, Sized: true}
+	f.covered = append(f.covered, structure.Range{Lo: lo, Hi: hi})
 }
 
 // hints adds the starts the file names without symbols: the entry point,

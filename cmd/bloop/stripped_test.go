@@ -31,11 +31,11 @@ func TestStructStripped(t *testing.T) {
 		warn    bool
 	}{
 		{"strip", nil, []string{`n="targ`},
-			[]string{"symbols 3", "entry 1", "eh_frame 6", "init_array 2"}, true},
+			[]string{"symbols 3", "entry 1", "eh_frame 6", "init_array 4"}, true},
 		{"strip without eh_frame", []string{"-R", ".eh_frame", "-R", ".eh_frame_hdr"}, []string{`n="targ`},
-			[]string{"symbols 3", "entry 1", "eh_frame 0", "init_array 2"}, true},
+			[]string{"symbols 3", "entry 1", "eh_frame 0", "init_array 4"}, true},
 		{"strip keeping DWARF", []string{"--keep-section=.debug_*"}, []string{`n="main" l="59"`, `n="matmul"`},
-			[]string{"symbols 3", "entry 1", "eh_frame 6", "init_array 2"}, false},
+			[]string{"symbols 3", "entry 1", "eh_frame 6", "init_array 4"}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
