@@ -314,3 +314,45 @@ func parseFile(t *testing.T, path string) *structure.Doc {
 	}
 	return d
 }
+
+// TestCorpusCompilerPairs builds each C program of the corpus
+// (testdata/src) with gcc 11 and 12 and clang 13 to 16 at -O2 -g and diffs
+// every version against the next and gcc 12 against clang 16: the rules of
+// checkPairing, and no function added or removed but startup code without
+// line information.
+func TestCorpusCompilerPairs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the corpus with six compilers")
+	}
+	compilers := []string{"gcc-11", "gcc-12", "clang-13", "clang-14", "clang-15", "clang-16"}
+	for _, cc := range compilers {
+		testenv.Need(t, cc)
+	}
+	srcs := testenv.Fixtures(t, "../testdata/src/*.c")
+	dir := t.TempDir()
+	pairs := [][2]string{{"gcc-11", "gcc-12"}, {"clang-13", "clang-14"}, {"clang-14", "clang-15"}, {"clang-15", "clang-16"}, {"gcc-12", "clang-16"}}
+	for _, src := range srcs {
+		prog := strings.TrimSuffix(filepath.Base(src), ".c")
+		docs := map[string]*structure.Doc{}
+		for _, cc := range compilers {
+			bin := filepath.Join(dir, prog+"-"+cc)
+			cmd := exec.Command(cc, "-O2", "-g", "-o", bin, filepath.Base(src))
+			cmd.Dir = filepath.Dir(src)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s %s: %v\n%s", cc, src, err, out)
+			}
+			docs[cc] = structureOf(t, bin)
+		}
+		for _, p := range pairs {
+			t.Run(prog+"/"+p[0]+"--"+p[1], func(t *testing.T) {
+				r := Diff(docs[p[0]], docs[p[1]], DiffOptions{})
+				checkPairing(t, docs[p[0]], docs[p[1]], r)
+				for _, pr := range r.Procedures {
+					if (pr.Status == ProcAdded || pr.Status == ProcRemoved) && !strings.HasPrefix(pr.File, "[") {
+						t.Errorf("%s (%s): %s", pr.Name, pr.File, pr.Status)
+					}
+				}
+			})
+		}
+	}
+}
