@@ -123,6 +123,10 @@ type Options struct {
 	// that are not on this machine, by its build-id, for the hybrid
 	// mode's loop lines as bloop struct does (a debuginfod client).
 	Sources source.Fetcher
+	// Jobs is how many workers unwind the samples of a recording or
+	// perf.data file (0, 1: the reading goroutine alone). The paths are
+	// inserted in the file's order whatever it is, so the output is too.
+	Jobs int
 }
 
 // Fetcher fetches ELF files by build-id (package debuginfod's Client).
