@@ -21,9 +21,9 @@ func TestIndexCacheRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fresh := analyzeModule(nil, img, img.Name, loader.Options{}, nil)
-		miss := analyzeModule(c, img, img.Name, loader.Options{}, nil)
-		hit := analyzeModule(c, img, img.Name, loader.Options{}, nil)
+		fresh := analyzeModule(nil, img, img.Name, loader.Options{}, nil, nil)
+		miss := analyzeModule(c, img, img.Name, loader.Options{}, nil, nil)
+		hit := analyzeModule(c, img, img.Name, loader.Options{}, nil, nil)
 		if fresh == nil || len(fresh.entries) == 0 {
 			t.Fatalf("%s: empty index", bin)
 		}
@@ -57,7 +57,7 @@ func TestDecodeIndexDamaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := encodeIndex(analyzeModule(nil, img, img.Name, loader.Options{}, nil))
+	b := encodeIndex(analyzeModule(nil, img, img.Name, loader.Options{}, nil, nil))
 	if _, err := decodeIndex(b); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestDecodeIndexDamaged(t *testing.T) {
 func FuzzDecodeIndex(f *testing.F) {
 	f.Add([]byte(indexMagic + "\x01\x01a\x01\x00\x00\x00\x00\x01\x00\x00\x00\x01\x01\x00\x01\x10\x04\x00"))
 	if img, err := loader.Open("../testdata/bin/inline-gcc12-O2", loader.Options{}); err == nil {
-		f.Add(encodeIndex(analyzeModule(nil, img, img.Name, loader.Options{}, nil)))
+		f.Add(encodeIndex(analyzeModule(nil, img, img.Name, loader.Options{}, nil, nil)))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		x, err := decodeIndex(b)

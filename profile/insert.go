@@ -32,6 +32,11 @@ func (p *Profile) insert(x Path) {
 	if p.Meas != nil && x.Out != Complete {
 		p.Meas.Partial[ev] += w
 	}
+	if p.deferScopes && x.Scopes == nil {
+		// Scoped once per distinct stack, after the pass (fileStacks).
+		p.stacks.add(x.Tid, x.Frames, x.Out, ev, w)
+		return
+	}
 	if ev == p.Event || len(p.EventTotals) > 1 {
 		path := x.Scopes
 		if path == nil {
@@ -81,5 +86,30 @@ func (p *Profile) InsertScopes(tid uint32, path []*Elem, ev int, w uint64) {
 			n.addVals(shown, 0, vec, nil)
 		}
 		n.addVals(0, shown, nil, vec)
+	}
+}
+
+// fileStacks inserts the scope paths of the distinct stacks the pass
+// kept, once each with the sum of their samples' values: the trees are
+// those sample-by-sample insertion builds (children are made in the
+// order of the stacks' first samples, which is the order of the first
+// samples that reach them), at the cost of one path per stack.
+func (p *Profile) fileStacks() {
+	var path []*Elem
+	for _, st := range p.stacks.list() {
+		frames, part := st.frames() // innermost first
+		path = path[:0]
+		if part {
+			path = append(path, partial)
+		}
+		for i := len(frames) - 1; i >= 0; i-- {
+			path = append(path, p.scopesOf(frames[i])...)
+		}
+		n := st.leaf
+		for ev, c := range n.counts {
+			if c > 0 && (ev == p.Event || len(p.EventTotals) > 1) {
+				p.InsertScopes(st.tid, path, ev, uint64(n.values[ev]))
+			}
+		}
 	}
 }

@@ -87,3 +87,32 @@ func dumpProfile(t *testing.T, p *Profile) string {
 	}
 	return b.String()
 }
+
+// TestSampledAnalysis builds each committed perf.data file and a
+// recording with every module's procedures analysed and with only the
+// sampled ones: the same trees, scope by scope, and the same pprof
+// profile. Every module is analysed (libc, libm, the program).
+func TestSampledAnalysis(t *testing.T) {
+	bin, _ := filepath.Abs("../testdata/prof/bin")
+	files, _ := filepath.Glob("../perfevent/testdata/*.data")
+	if len(files) < 6 {
+		t.Fatalf("committed perf.data files: %v", files)
+	}
+	prog := filepath.Join(bin, "unwind-gcc12-O2")
+	files = append(files, rectest.Record(t, prog, "100", "2", "200"))
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			var dumps [2]string
+			for i, whole := range []bool{true, false} {
+				p, err := Build(f, Options{ModuleDirs: []string{bin}, WholeModules: whole, Jobs: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				dumps[i] = dumpProfile(t, p)
+			}
+			if dumps[0] != dumps[1] {
+				t.Errorf("whole modules and sampled procedures differ:\n%s\n----\n%s", dumps[0], dumps[1])
+			}
+		})
+	}
+}

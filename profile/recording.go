@@ -68,6 +68,7 @@ func (r *recording) prepare(p *Profile) error {
 			j++
 		}
 	}
+	p.deferScopes = true
 	return p.bindStructures(lms, sp.sortedModules())
 }
 
