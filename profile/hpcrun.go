@@ -12,6 +12,7 @@ import (
 
 	"bloop/hpcrun"
 	"bloop/meas"
+	"bloop/par"
 )
 
 // An HPCToolkit measurement directory holds one .hpcrun profile per
@@ -58,10 +59,14 @@ func (ms *measurements) prepare(p *Profile) error {
 		return fmt.Errorf("%s: a directory without .hpcrun profiles: not an hpcrun measurement directory", dir)
 	}
 	p.Meas = &MeasInfo{Dir: dir}
-	for _, f := range files {
-		hp, err := hpcrun.Read(f)
-		if err != nil {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%v: its samples are not in the report", err))
+	// An MPI job's directory holds hundreds of profiles: read them side
+	// by side, kept in the files' order.
+	profs := make([]*hpcrun.Profile, len(files))
+	errs := make([]error, len(files))
+	par.For(max(1, p.opt.Jobs), len(files), func(i int) { profs[i], errs[i] = hpcrun.Read(files[i]) })
+	for i, hp := range profs {
+		if errs[i] != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%v: its samples are not in the report", errs[i]))
 			continue
 		}
 		ms.profs = append(ms.profs, hp)
