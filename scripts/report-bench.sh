@@ -45,10 +45,10 @@ if [ -n "${MEAS256:-}" ]; then
   done
 fi
 
-# timed NAME CMD...: one run; appends "wall_s peak_kib" to $tmp/NAME.
+# timed NAME CMD...: one run; appends "wall_s peak_kib cpu_s" to $tmp/NAME.
 timed() {
   local name=$1; shift
-  /usr/bin/time -f '%e %M' -o "$tmp/t" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" \
+  /usr/bin/time -f '%e %M %U %S' -o "$tmp/t" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" \
     || { echo "report-bench: $name failed:" >&2; cat "$tmp/$name.err" >&2; exit 1; }
   cat "$tmp/t" >>"$tmp/$name"
 }
@@ -92,19 +92,26 @@ def rows(n):
     p = os.path.join(tmp, n)
     if not os.path.exists(p):
         return None
-    return [tuple(map(float, l.split()[:2])) for l in open(p) if l.strip()]
+    out = []
+    for l in open(p):
+        if l.strip():
+            w, m, u, s = map(float, l.split()[:4])
+            out.append((w, m, u + s))
+    return out
 perf = rows("perf")
-print(f"{name}, {size/2**20:.0f} MiB, {runs} runs each, in turns; wall s and peak MiB medians, ratio: median of the runs' own")
-print(f"{'':34} {'wall':>7} {'peak':>7} {'x perf wall':>12} {'x perf peak':>12}")
+print(f"{name}, {size/2**20:.0f} MiB, {runs} runs each, in turns; wall s, peak MiB, cpu s (user+sys) medians; ratio: median of the runs' own")
+print(f"{'':34} {'wall':>7} {'peak':>7} {'cpu':>7} {'x perf wall':>12} {'x perf peak':>12} {'x perf cpu':>11}")
 def line(label, r, base=perf):
     w = statistics.median(x[0] for x in r)
     m = statistics.median(x[1] for x in r) / 1024
+    c = statistics.median(x[2] for x in r)
     if base is None:
-        print(f"{label:34} {w:7.2f} {m:7.0f}")
+        print(f"{label:34} {w:7.2f} {m:7.0f} {c:7.2f}")
         return
     rw = statistics.median(a[0] / b[0] for a, b in zip(r, base))
     rm = statistics.median(a[1] / b[1] for a, b in zip(r, base))
-    print(f"{label:34} {w:7.2f} {m:7.0f} {rw:12.2f} {rm:12.2f}")
+    rc = statistics.median(a[2] / max(b[2], 0.01) for a, b in zip(r, base))
+    print(f"{label:34} {w:7.2f} {m:7.0f} {c:7.2f} {rw:12.2f} {rm:12.2f} {rc:11.2f}")
 line("perf report --no-children", perf)
 for key, label in [("cold", "bloop report --nocache"), ("warm", "bloop report (cache warm)"),
                    ("bcold", "before: bloop report --nocache"), ("bwarm", "before: bloop report (warm)")]:
