@@ -152,8 +152,10 @@ for m in rows:
 for m in rows:
     excl = int(m.group(2))
     mods = re.findall(r"\[([^\]]+)\]\s*$", m.group(4))
-    inproc = re.search(r"\s+in (\S+)\s*$", m.group(4))
-    mod = mods[-1] if mods else procmod.get(inproc.group(1), "?") if inproc else "?"
+    inproc = re.search(r"  in (.+?)\s*$", m.group(4))
+    at = re.search(r" at \[([^\]]+)\]:", m.group(4)) # code without lines: "loop at [MODULE]:0"
+    mod = mods[-1] if mods else procmod.get(inproc.group(1)) if inproc else None
+    mod = mod or (at.group(1) if at else "?")
     if mod.startswith("kernel"):
         mod = "[kernel]"
     bloop[mod] = bloop.get(mod, 0) + excl
