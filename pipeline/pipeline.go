@@ -73,6 +73,10 @@ type Options struct {
 	// Procs are the procedures to analyse, from Procedures; nil: Run
 	// computes them.
 	Procs *procs.Table
+	// Only, when not nil, lists addresses (sorted): only the procedures
+	// holding one are analysed and written, each as a whole analysis
+	// writes it (a report's sampled code). nil: every procedure.
+	Only []uint64
 }
 
 // Problem is something in one procedure that bloop worked around by a
@@ -136,6 +140,9 @@ func Run(img *loader.Image, opt Options, emit func(file string, p *structure.Sco
 	img = withProcs(img, opt.Procs, opt.Dyninst)
 	pl := newPlan(img, opt, workers)
 	order, files := pl.outputOrder()
+	if opt.Only != nil {
+		order = holding(img.Funcs, order, opt.Only)
+	}
 	type result struct {
 		p     *structure.Scope
 		probs []*Problem
@@ -219,4 +226,18 @@ func (pl *plan) outputOrder() (order []int, files []string) {
 		return img.Funcs[order[a]].Addr < img.Funcs[order[b]].Addr
 	})
 	return order, files
+}
+
+// holding keeps the procedures of order (indexes in funcs) whose extent
+// holds one of the sorted addresses.
+func holding(funcs []*loader.Func, order []int, addrs []uint64) []int {
+	var out []int
+	for _, i := range order {
+		fn := funcs[i]
+		k := sort.Search(len(addrs), func(k int) bool { return addrs[k] >= fn.Addr })
+		if k < len(addrs) && addrs[k] < fn.End {
+			out = append(out, i)
+		}
+	}
+	return out
 }

@@ -123,6 +123,14 @@ type Options struct {
 	// that are not on this machine, by its build-id, for the hybrid
 	// mode's loop lines as bloop struct does (a debuginfod client).
 	Sources source.Fetcher
+	// Jobs is how many workers unwind the samples of a recording or
+	// perf.data file (0, 1: the reading goroutine alone). The paths are
+	// inserted in the file's order whatever it is, so the output is too.
+	Jobs int
+	// WholeModules analyses every procedure of a sampled module; by
+	// default only those the stacks of a recording or perf.data file
+	// reach are (the same scopes, TestSampledAnalysis).
+	WholeModules bool
 }
 
 // Fetcher fetches ELF files by build-id (package debuginfod's Client).
@@ -171,11 +179,14 @@ type Profile struct {
 	// (a structure file's LM naming another path than its module's).
 	Warnings []string
 
-	stacks    stacks            // the samples' stacks, for pprof and hpcrun's format
-	pids      map[uint32]uint32 // each thread's process
-	evScratch []uint64          // InsertScopes' per-event values of one sample
-	sp        *space
-	elems     map[elemKey]*Elem // scopes for addresses without structure
+	stacks stacks            // the samples' stacks, for pprof and hpcrun's format
+	pids   map[uint32]uint32 // each thread's process
+	// deferScopes: the scope trees are made from stacks after the pass
+	// (fileStacks), not sample by sample.
+	deferScopes bool
+	evScratch   []uint64 // InsertScopes' per-event values of one sample
+	sp          *space
+	elems       map[elemKey]*Elem // scopes for addresses without structure
 	// aliases are the symbol names of each procedure scope met, for
 	// comparisons with profilers that pick another of them (perf).
 	aliases map[*Elem][]string
@@ -265,7 +276,11 @@ func (p *Profile) elem(k elemKey, mk func() *Elem) *Elem {
 
 // structure returns the module's scope index: from a structure file, or
 // computed by bloop's analysis on first use.
-func (p *Profile) structure(m *Module) *scopeIndex {
+func (p *Profile) structure(m *Module) *scopeIndex { return p.structureOf(m, nil) }
+
+// structureOf is structure, computing the index (the first time) of
+// only the procedures holding the sorted addresses when they are given.
+func (p *Profile) structureOf(m *Module, only []uint64) *scopeIndex {
 	m.structOnce.Do(func() {
 		if x, ok := p.bound[m]; ok {
 			m.index = x
@@ -274,7 +289,7 @@ func (p *Profile) structure(m *Module) *scopeIndex {
 		if m.Img == nil || p.opt.Analyze != nil && !p.opt.Analyze(m.Path) {
 			return
 		}
-		m.index = analyzeModule(p.opt.Cache, m.Img, m.Name, p.sp.opt, p.opt.Sources)
+		m.index = analyzeModule(p.opt.Cache, m.Img, m.Name, p.sp.opt, p.opt.Sources, only)
 	})
 	return m.index
 }

@@ -12,6 +12,7 @@ import (
 
 	"bloop/hpcrun"
 	"bloop/meas"
+	"bloop/par"
 )
 
 // An HPCToolkit measurement directory holds one .hpcrun profile per
@@ -41,10 +42,34 @@ type MeasInfo struct {
 // measurements is the Source of an HPCToolkit measurement directory:
 // its profiles, read by prepare, are the paths' threads.
 type measurements struct {
-	dir     string
+	dir string
+	// files are the readable profiles, profs their headers, metrics and
+	// load maps (prepare drops their trees: paths reads them again).
+	files   []string
 	profs   []*hpcrun.Profile
 	mods    []map[uint16]*Module // per profile, by load-map id
 	metrics [][]int              // per profile, metric index to event index
+}
+
+// readWindow is how many profiles are read side by side, and held at
+// once: an MPI job's directory holds hundreds, and the memory a report
+// needs should not grow with them.
+func readWindow(jobs int) int { return 4 * max(1, jobs) }
+
+// readProfiles reads files side by side (jobs at once) and calls f with
+// each, in the files' order, a window of them at a time.
+func readProfiles(files []string, jobs int, f func(i int, hp *hpcrun.Profile, err error)) {
+	w := readWindow(jobs)
+	profs := make([]*hpcrun.Profile, w)
+	errs := make([]error, w)
+	for lo := 0; lo < len(files); lo += w {
+		n := min(w, len(files)-lo)
+		par.For(max(1, jobs), n, func(i int) { profs[i], errs[i] = hpcrun.Read(files[lo+i]) })
+		for i := range n {
+			f(lo+i, profs[i], errs[i])
+			profs[i] = nil
+		}
+	}
 }
 
 // prepare reads the profiles, the events they measure and their modules.
@@ -58,14 +83,18 @@ func (ms *measurements) prepare(p *Profile) error {
 		return fmt.Errorf("%s: a directory without .hpcrun profiles: not an hpcrun measurement directory", dir)
 	}
 	p.Meas = &MeasInfo{Dir: dir}
-	for _, f := range files {
-		hp, err := hpcrun.Read(f)
+	// The profiles are read side by side, a window at a time, in the
+	// files' order; only what comes before their trees is kept.
+	readProfiles(files, p.opt.Jobs, func(i int, hp *hpcrun.Profile, err error) {
 		if err != nil {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%v: its samples are not in the report", err))
-			continue
+			return
 		}
+		ms.files = append(ms.files, files[i])
+		ms.mods = append(ms.mods, measModules(p.sp, dir, hp))
+		hp.Nodes, hp.Values = nil, nil
 		ms.profs = append(ms.profs, hp)
-	}
+	})
 	if len(ms.profs) == 0 {
 		return fmt.Errorf("%s: no readable .hpcrun profile (%s)", dir, strings.Join(p.Warnings, "; "))
 	}
@@ -76,19 +105,20 @@ func (ms *measurements) prepare(p *Profile) error {
 		return err
 	}
 	p.Meas.Partial = make([]uint64, len(p.EventTotals))
-	ms.mods = make([]map[uint16]*Module, len(ms.profs))
-	for i, hp := range ms.profs {
-		ms.mods[i] = measModules(p.sp, dir, hp)
-	}
 	p.bindMeasStructures(dir, p.sp.sortedModules())
 	return nil
 }
 
-// paths gives the values of each profile, a thread each.
+// paths gives the values of each profile, a thread each, read again
+// (side by side, a window at a time) and let go once given.
 func (ms *measurements) paths(p *Profile, add func(Path)) error {
-	for i, hp := range ms.profs {
+	readProfiles(ms.files, p.opt.Jobs, func(i int, hp *hpcrun.Profile, err error) {
+		if err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%v: changed while read: its samples are not in the report", err))
+			return
+		}
 		p.addThread(uint32(i), hp, ms.mods[i], ms.metrics[i], add)
-	}
+	})
 	return nil
 }
 

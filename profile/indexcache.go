@@ -2,7 +2,9 @@ package profile
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"io"
 
@@ -206,11 +208,19 @@ func decodeIndex(b []byte) (*scopeIndex, error) {
 // are the options img was opened with: the key names the debug file
 // they find (a fetched one too), as bloop struct's does; fetch, when not
 // nil, fetches the sources not found here.
-func analyzeModule(c *cache.Cache, img *loader.Image, name string, load loader.Options, fetch source.Fetcher) *scopeIndex {
+//
+// only, when not nil, are the sorted addresses the report needs: only
+// the procedures holding them are analysed (each as the whole analysis
+// gives it), and the entry is kept under a key of its own, so that
+// nothing partial is taken for the whole module's index (nor for bloop
+// struct's file, whose kind differs).
+func analyzeModule(c *cache.Cache, img *loader.Image, name string, load loader.Options, fetch source.Fetcher, only []uint64) *scopeIndex {
 	finder := &source.Finder{Fetcher: fetch}
 	opt := structfile.Options{Load: load, Pipeline: pipeline.Options{Sources: finder, SourceFetcher: fetch}}
 	analyze := func() *scopeIndex {
-		mod, _ := pipeline.Analyze(img, opt.Pipeline)
+		po := opt.Pipeline
+		po.Only = only
+		mod, _ := pipeline.Analyze(img, po)
 		if mod == nil {
 			return nil
 		}
@@ -223,16 +233,17 @@ func analyzeModule(c *cache.Cache, img *loader.Image, name string, load loader.O
 	if err != nil {
 		return analyze()
 	}
-	key = cache.Key(indexKind, key, name)
-	if f := c.Get(key); f != nil {
-		b, err := io.ReadAll(f)
-		f.Close()
-		if err == nil {
-			if x, err := decodeIndex(b); err == nil {
-				return x
-			}
-		}
-		// A damaged entry is recomputed and replaced.
+	whole := cache.Key(indexKind, key, name)
+	if x := getIndex(c, whole); x != nil {
+		return x // the whole module's index answers any addresses
+	}
+	if only != nil {
+		key = cache.Key(indexKind+" of the procedures holding", whole, addrsKey(only))
+	} else {
+		key = whole
+	}
+	if x := getIndex(c, key); x != nil {
+		return x
 	}
 	x := analyze()
 	if x == nil {
@@ -259,4 +270,34 @@ func storeIndex(c *cache.Cache, key string, x *scopeIndex, finder *source.Finder
 	if e.Commit() != nil {
 		e.Abort()
 	}
+}
+
+// getIndex reads a stored index; nil when there is none (a damaged entry
+// is recomputed and replaced).
+func getIndex(c *cache.Cache, key string) *scopeIndex {
+	f := c.Get(key)
+	if f == nil {
+		return nil
+	}
+	b, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return nil
+	}
+	x, err := decodeIndex(b)
+	if err != nil {
+		return nil
+	}
+	return x
+}
+
+// addrsKey names a set of sorted addresses in a cache key.
+func addrsKey(addrs []uint64) string {
+	h := sha256.New()
+	var b [8]byte
+	for _, a := range addrs {
+		binary.LittleEndian.PutUint64(b[:], a)
+		h.Write(b[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -21,9 +21,9 @@ func TestIndexCacheRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fresh := analyzeModule(nil, img, img.Name, loader.Options{}, nil)
-		miss := analyzeModule(c, img, img.Name, loader.Options{}, nil)
-		hit := analyzeModule(c, img, img.Name, loader.Options{}, nil)
+		fresh := analyzeModule(nil, img, img.Name, loader.Options{}, nil, nil)
+		miss := analyzeModule(c, img, img.Name, loader.Options{}, nil, nil)
+		hit := analyzeModule(c, img, img.Name, loader.Options{}, nil, nil)
 		if fresh == nil || len(fresh.entries) == 0 {
 			t.Fatalf("%s: empty index", bin)
 		}
@@ -57,7 +57,7 @@ func TestDecodeIndexDamaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := encodeIndex(analyzeModule(nil, img, img.Name, loader.Options{}, nil))
+	b := encodeIndex(analyzeModule(nil, img, img.Name, loader.Options{}, nil, nil))
 	if _, err := decodeIndex(b); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestDecodeIndexDamaged(t *testing.T) {
 func FuzzDecodeIndex(f *testing.F) {
 	f.Add([]byte(indexMagic + "\x01\x01a\x01\x00\x00\x00\x00\x01\x00\x00\x00\x01\x01\x00\x01\x10\x04\x00"))
 	if img, err := loader.Open("../testdata/bin/inline-gcc12-O2", loader.Options{}); err == nil {
-		f.Add(encodeIndex(analyzeModule(nil, img, img.Name, loader.Options{}, nil)))
+		f.Add(encodeIndex(analyzeModule(nil, img, img.Name, loader.Options{}, nil, nil)))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		x, err := decodeIndex(b)
@@ -94,4 +94,46 @@ func FuzzDecodeIndex(f *testing.F) {
 			t.Fatal("an index changes when encoded and decoded again")
 		}
 	})
+}
+
+// TestIndexCachePartial: an index of the sampled procedures only is kept
+// under a key of its own (asked again with the same addresses, the same
+// index), and never answers for the whole module, whose index is
+// analysed and stored apart and then answers any addresses.
+func TestIndexCachePartial(t *testing.T) {
+	img, err := loader.Open("../testdata/bin/inline-gcc12-O2", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := encodeIndex(analyzeModule(nil, img, img.Name, loader.Options{}, nil, nil))
+	var main uint64
+	for _, fn := range img.Funcs {
+		if fn.Name == "main" {
+			main = fn.Addr
+		}
+	}
+	only := []uint64{main}
+	part := analyzeModule(c, img, img.Name, loader.Options{}, nil, only)
+	if part == nil || len(part.entries) == 0 || bytes.Equal(encodeIndex(part), fresh) {
+		t.Fatalf("the index of main alone: %v", part)
+	}
+	for _, e := range part.entries {
+		if e.path[0].Name != "main" {
+			t.Fatalf("the index of main holds %s", e.path[0].Name)
+		}
+	}
+	if again := analyzeModule(c, img, img.Name, loader.Options{}, nil, only); !bytes.Equal(encodeIndex(again), encodeIndex(part)) {
+		t.Errorf("the stored partial index differs")
+	}
+	whole := analyzeModule(c, img, img.Name, loader.Options{}, nil, nil)
+	if !bytes.Equal(encodeIndex(whole), fresh) {
+		t.Errorf("after a partial analysis, the whole module's index is not the whole")
+	}
+	if after := analyzeModule(c, img, img.Name, loader.Options{}, nil, only); !bytes.Equal(encodeIndex(after), fresh) {
+		t.Errorf("once stored, the whole module's index does not answer for a part of it")
+	}
 }

@@ -46,7 +46,7 @@ func TestAnalyzeModuleFetchedSources(t *testing.T) {
 		t.Fatal("no analysis")
 	}
 	want := encodeIndex(indexModule(mod, img.Name))
-	if bytes.Equal(encodeIndex(analyzeModule(nil, img, img.Name, loader.Options{}, nil)), want) {
+	if bytes.Equal(encodeIndex(analyzeModule(nil, img, img.Name, loader.Options{}, nil, nil)), want) {
 		t.Fatal("the source changes nothing of loops-gcc12-O2's index: the test proves nothing")
 	}
 	c, err := cache.Open(t.TempDir())
@@ -54,11 +54,11 @@ func TestAnalyzeModuleFetchedSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	served := &servedSource{id: img.BuildID, path: "/src/loops.c", local: local}
-	if got := analyzeModule(c, img, img.Name, loader.Options{}, served); !bytes.Equal(encodeIndex(got), want) {
+	if got := analyzeModule(c, img, img.Name, loader.Options{}, served, nil); !bytes.Equal(encodeIndex(got), want) {
 		t.Error("with the fetched source: not the index with the source found here")
 	}
 	asked := served.asked
-	if got := analyzeModule(c, img, img.Name, loader.Options{}, served); !bytes.Equal(encodeIndex(got), want) || served.asked != asked {
+	if got := analyzeModule(c, img, img.Name, loader.Options{}, served, nil); !bytes.Equal(encodeIndex(got), want) || served.asked != asked {
 		t.Errorf("cached: same index %v, asked again %v", bytes.Equal(encodeIndex(got), want), served.asked != asked)
 	}
 }

@@ -32,6 +32,11 @@ func (p *Profile) insert(x Path) {
 	if p.Meas != nil && x.Out != Complete {
 		p.Meas.Partial[ev] += w
 	}
+	if p.deferScopes && x.Scopes == nil {
+		// Scoped once per distinct stack, after the pass (fileStacks).
+		p.stacks.add(x.Tid, x.Frames, x.Out, ev, w)
+		return
+	}
 	if ev == p.Event || len(p.EventTotals) > 1 {
 		path := x.Scopes
 		if path == nil {
@@ -81,5 +86,95 @@ func (p *Profile) InsertScopes(tid uint32, path []*Elem, ev int, w uint64) {
 			n.addVals(shown, 0, vec, nil)
 		}
 		n.addVals(0, shown, nil, vec)
+	}
+}
+
+// fileStacks inserts the scope paths of the distinct stacks the pass
+// kept, with the sums of their samples' values: the trees are those
+// sample-by-sample insertion builds. Each node of the tree of stacks is
+// scoped once, below its parent's place in the merged and the thread's
+// tree, so children are made in the order of the stacks' first samples
+// (the order of the first samples that reach them); the values go to
+// the nodes the stacks end at, and the inclusive ones are summed up the
+// trees at the end.
+func (p *Profile) fileStacks() {
+	multi := len(p.EventTotals) > 1
+	where := map[*stackNode]stackPlace{}
+	for _, st := range p.stacks.list() {
+		at := p.place(st.tid, st.leaf, where)
+		n := st.leaf
+		for ev, c := range n.counts {
+			if c == 0 || ev != p.Event && !multi {
+				continue
+			}
+			w, shown := uint64(n.values[ev]), uint64(0)
+			if ev == p.Event {
+				shown = w
+				p.Total += w
+			}
+			for _, t := range [2]*Node{at.merged, at.thread} {
+				t.Excl += shown
+				if multi {
+					if t.EvExcl == nil {
+						t.EvExcl = make([]uint64, len(p.EventTotals))
+					}
+					t.EvExcl[ev] += w
+				}
+			}
+		}
+	}
+	sumUp(p.Root, multi, len(p.EventTotals))
+	for _, t := range p.Threads {
+		sumUp(t, multi, len(p.EventTotals))
+	}
+}
+
+// stackPlace is where a node of the tree of stacks is in the merged and
+// its thread's scope trees.
+type stackPlace struct{ merged, thread *Node }
+
+// place returns (and keeps in where) the places of stack node s of
+// thread tid, making the scope nodes its path needs.
+func (p *Profile) place(tid uint32, s *stackNode, where map[*stackNode]stackPlace) stackPlace {
+	if at, ok := where[s]; ok {
+		return at
+	}
+	var at stackPlace
+	if s.parent == nil {
+		tr := p.Threads[tid]
+		if tr == nil {
+			tr = &Node{Label: fmt.Sprintf("thread %d", tid)}
+			p.Threads[tid] = tr
+		}
+		at = stackPlace{p.Root, tr}
+	} else {
+		at = p.place(tid, s.parent, where)
+		scopes := []*Elem{partial}
+		if s.frame.Mod != nil {
+			scopes = p.scopesOf(s.frame)
+		}
+		for _, e := range scopes {
+			at = stackPlace{at.merged.child(e), at.thread.child(e)}
+		}
+	}
+	where[s] = at
+	return at
+}
+
+// sumUp makes each node's inclusive values its own plus its children's.
+func sumUp(n *Node, multi bool, events int) {
+	n.Incl = n.Excl
+	if multi {
+		n.EvIncl = make([]uint64, events)
+		copy(n.EvIncl, n.EvExcl)
+	}
+	for _, c := range n.Children {
+		sumUp(c, multi, events)
+		n.Incl += c.Incl
+		if multi {
+			for i, v := range c.EvIncl {
+				n.EvIncl[i] += v
+			}
+		}
 	}
 }

@@ -113,6 +113,9 @@ func hexOrNone(id []byte) string {
 // read once (nil when /proc/kallsyms is not readable, hides addresses,
 // or belongs to another kernel than the recording's).
 func (s *space) kernelModule(osRelease string) *Module {
+	// Unwinding workers meet kernel frames side by side.
+	s.kmu.Lock()
+	defer s.kmu.Unlock()
 	if s.kernel == nil {
 		s.kernel = &Module{Path: "[kernel]", Name: "[kernel]", kernel: &kernelSyms{}}
 		s.modList = append(s.modList, s.kernel)

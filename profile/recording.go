@@ -68,50 +68,79 @@ func (r *recording) prepare(p *Profile) error {
 			j++
 		}
 	}
+	p.deferScopes = true
 	return p.bindStructures(lms, sp.sortedModules())
 }
 
-// paths unwinds each sample (a second pass over the file).
+// paths unwinds each sample (a second pass over the file), on
+// p.opt.Jobs workers when there are more than one.
 func (r *recording) paths(p *Profile, add func(Path)) error {
+	if p.opt.Jobs > 1 {
+		return r.pathsParallel(p, add)
+	}
 	return r.scan(r.path, func(e sample.Entry) error {
 		if s, ok := e.(*sample.Sample); ok {
-			add(p.samplePath(s))
+			x := p.sp.unwindSample(s, &p.Meta)
+			p.account(&x)
+			add(x.Path)
 		}
 		return nil
 	})
 }
 
-// samplePath is a sample's path: its callchain or IP as perf recorded
+// unwound is one sample's path with the account of how it was found:
+// what a worker computes without touching the profile.
+type unwound struct {
+	Path
+	chain    bool   // taken as perf recorded it, not unwound
+	pid      uint32 // the thread's process
+	fp       Outcome
+	fpSteps  int
+	stackUse uint64
+	reason   string
+}
+
+// unwindSample is a sample's path: its callchain or IP as perf recorded
 // them when it has no registers, else its stack unwound (kernel frames,
-// from the callchain, innermost), with the unwind's account kept.
-func (p *Profile) samplePath(s *sample.Sample) Path {
-	x := Path{Tid: s.Tid, Event: s.Event, Value: 1}
-	p.pids[s.Tid] = s.Pid
-	if p.Meta.Perf {
+// from the callchain, innermost). It reads the space only, so workers
+// may run it side by side.
+func (sp *space) unwindSample(s *sample.Sample, meta *sample.Meta) unwound {
+	x := unwound{Path: Path{Tid: s.Tid, Event: s.Event, Value: 1}, pid: s.Pid}
+	if meta.Perf {
 		x.Value = s.Period
 	}
 	if s.NoRegs {
-		x.Frames, x.Out = p.sp.chainFrames(s, p.Meta.OSRelease)
-		p.Chains++
+		x.Frames, x.Out = sp.chainFrames(s, meta.OSRelease)
+		x.chain = true
 		return x
 	}
-	st, look := stackOf(s), p.sp.lookupAt(s.Pid, s.Time)
+	st, look := stackOf(s), sp.lookupAt(s.Pid, s.Time)
 	u := unwind.Unwind(st, look)
-	x.Frames, x.Out = p.sp.framesAt(s.Pid, s.Time, u.PCs), u.Out
-	p.Outcomes[u.Out]++
-	p.FPOutcomes[unwind.UnwindFP(st, look)]++
-	p.FPSteps += uint64(u.FPSteps)
-	if u.Out == Truncated {
-		p.Truncated++
-	}
-	if u.Out == Complete {
-		p.StackUse = max(p.StackUse, u.StackUse)
-	}
-	if u.Reason != "" {
-		p.Reasons[u.Reason]++
-	}
+	x.Frames, x.Out = sp.framesAt(s.Pid, s.Time, u.PCs), u.Out
+	x.fp, x.fpSteps, x.stackUse, x.reason = unwind.UnwindFP(st, look), u.FPSteps, u.StackUse, u.Reason
 	if s.Kernel {
-		x.Frames = append(p.sp.kernelFrames(s, p.Meta.OSRelease), x.Frames...)
+		x.Frames = append(sp.kernelFrames(s, meta.OSRelease), x.Frames...)
 	}
 	return x
+}
+
+// account keeps the unwind's figures of one sample, in sample order.
+func (p *Profile) account(x *unwound) {
+	p.pids[x.Tid] = x.pid
+	if x.chain {
+		p.Chains++
+		return
+	}
+	p.Outcomes[x.Out]++
+	p.FPOutcomes[x.fp]++
+	p.FPSteps += uint64(x.fpSteps)
+	if x.Out == Truncated {
+		p.Truncated++
+	}
+	if x.Out == Complete {
+		p.StackUse = max(p.StackUse, x.stackUse)
+	}
+	if x.reason != "" {
+		p.Reasons[x.reason]++
+	}
 }

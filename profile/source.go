@@ -59,6 +59,12 @@ func BuildFrom(src Source, opt Options) (*Profile, error) {
 	if err := src.paths(p, p.insert); err != nil {
 		return nil, err
 	}
+	if p.deferScopes {
+		if !p.opt.WholeModules {
+			p.analyseSampled()
+		}
+		p.fileStacks()
+	}
 	p.Modules = p.sp.sortedModules()
 	p.Warnings = append(p.Warnings, p.sp.warnings...)
 	return p, nil

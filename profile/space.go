@@ -57,6 +57,7 @@ type space struct {
 	moduleDirs []string
 	warnings   []string
 	kernel     *Module
+	kmu        sync.Mutex // guards kernel and what opening it appends to warnings
 	// files are where modules are read when not at their recorded path
 	// (a measurement directory's moved vdso copy, a module directory).
 	files map[string]string

@@ -29,9 +29,11 @@ type stackEdge struct {
 type stackNode struct {
 	frame  Frame // the zero Frame for a thread's root and [partial]
 	parent *stackNode
-	// count and values (per event) are the samples ending here.
+	// count and values (per event) are the samples ending here, counts
+	// their number per event.
 	count  int64
 	values []int64
+	counts []int64
 }
 
 func (s *stacks) child(n *stackNode, k stackKey, f Frame) *stackNode {
@@ -68,8 +70,10 @@ func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) 
 	n.count++
 	for len(n.values) <= ev {
 		n.values = append(n.values, 0)
+		n.counts = append(n.counts, 0)
 	}
 	n.values[ev] += int64(w)
+	n.counts[ev]++
 }
 
 // stack is one distinct stack of one thread and its samples.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"bloop/atomicfile"
 	"bloop/cache"
@@ -40,6 +41,8 @@ func runReport(args []string) int {
 	fs.Var(&structs, "struct", "structure `file` (bloop struct or hpcstruct) to use for the module whose code it matches (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "extra root `dir` to look for separate debug files in (repeatable)")
 	noDebuginfod := fs.Bool("no-debuginfod", false, "do not fetch modules, debug files and sources (for loop lines and the page) from the debuginfod servers of $DEBUGINFOD_URLS")
+	jobs := fs.Int("j", 0, "workers unwinding the samples (default: all cores; the output is the same whatever it is)")
+	fs.alias("j", "jobs")
 	sysroot := fs.String("sysroot", "", "read each module from `dir` plus its recorded path when there (the recording machine's files, as perf's --symfs: an aarch64 or ppc64le recording reported here)")
 	operands, code, ok := fs.parse(args)
 	if !ok {
@@ -78,7 +81,10 @@ func runReport(args []string) int {
 		}
 		defer stop()
 	}
-	opt := profile.Options{StructFiles: structs, DebugDirs: debugDirs, Event: *event, ModuleDirs: moduleDirs, Sysroot: *sysroot}
+	opt := profile.Options{StructFiles: structs, DebugDirs: debugDirs, Event: *event, ModuleDirs: moduleDirs, Sysroot: *sysroot, Jobs: *jobs}
+	if opt.Jobs <= 0 {
+		opt.Jobs = runtime.GOMAXPROCS(0)
+	}
 	_, opt.Fetcher, vo.Fetcher = fetchers(debuginfodClient(*noDebuginfod))
 	if vo.Fetcher != nil {
 		// The analysis's loop lines from fetched sources too, as the

@@ -1,0 +1,104 @@
+package profile
+
+import (
+	"sync"
+
+	"bloop/sample"
+)
+
+// batchLen is how many samples a worker takes at once: enough to pay
+// for the hand-over, few enough that the copies stay small (a variable
+// so that tests cut small files into many batches).
+var batchLen = 64
+
+// batch is samples copied out of the reader's buffers (which the next
+// record overwrites), and their paths once a worker has unwound them.
+type batch struct {
+	samples []sample.Sample
+	stacks  []byte   // the samples' stack copies, back to back
+	chains  []uint64 // their callchains, back to back
+	out     []unwound
+	done    chan struct{}
+}
+
+// take copies s into the batch.
+func (b *batch) take(s *sample.Sample) {
+	c := *s
+	n := len(b.stacks)
+	b.stacks = append(b.stacks, s.Stack...)
+	c.Stack = b.stacks[n:len(b.stacks):len(b.stacks)]
+	k := len(b.chains)
+	b.chains = append(b.chains, s.Callchain...)
+	c.Callchain = b.chains[k:len(b.chains):len(b.chains)]
+	b.samples = append(b.samples, c)
+}
+
+func (b *batch) reset() {
+	b.samples, b.stacks, b.chains, b.out = b.samples[:0], b.stacks[:0], b.chains[:0], b.out[:0]
+}
+
+// pathsParallel is paths with p.opt.Jobs workers unwinding batches of
+// samples while the file is read, and one goroutine filing the paths in
+// the order of the file: the profile is the one a single pass builds.
+func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
+	jobs := p.opt.Jobs
+	// Batches circulate: read, unwound, filed, free again; their number
+	// bounds the memory whatever the file's size.
+	free := make(chan *batch, 2*jobs+2)
+	for range cap(free) {
+		free <- &batch{done: make(chan struct{}, 1)}
+	}
+	work := make(chan *batch, cap(free))
+	order := make(chan *batch, cap(free))
+	var workers sync.WaitGroup
+	for range jobs {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for b := range work {
+				for i := range b.samples {
+					b.out = append(b.out, p.sp.unwindSample(&b.samples[i], &p.Meta))
+				}
+				b.done <- struct{}{}
+			}
+		}()
+	}
+	filed := make(chan struct{})
+	go func() {
+		defer close(filed)
+		for b := range order {
+			<-b.done
+			for i := range b.out {
+				p.account(&b.out[i])
+				add(b.out[i].Path)
+			}
+			b.reset()
+			free <- b
+		}
+	}()
+	cur := <-free
+	send := func() {
+		order <- cur
+		work <- cur
+	}
+	err := r.scan(r.path, func(e sample.Entry) error {
+		s, ok := e.(*sample.Sample)
+		if !ok {
+			return nil
+		}
+		cur.take(s)
+		if len(cur.samples) == batchLen {
+			send()
+			cur = <-free
+		}
+		return nil
+	})
+	if len(cur.samples) > 0 {
+		send()
+	}
+	close(work)
+	close(order)
+	<-filed
+	workers.Wait()
+	return err
+}

@@ -1,0 +1,118 @@
+package profile
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"bloop/internal/rectest"
+)
+
+// TestJobsSameProfile builds each committed perf.data file, and a
+// recording of a threaded program, with one reader and with four
+// workers unwinding batches of three samples: the trees, the unwind's
+// figures and the pprof profile must be the same bytes.
+func TestJobsSameProfile(t *testing.T) {
+	defer func(n int) { batchLen = n }(batchLen)
+	batchLen = 3
+	bin, _ := filepath.Abs("../testdata/prof/bin")
+	files, _ := filepath.Glob("../perfevent/testdata/*.data")
+	if len(files) < 6 {
+		t.Fatalf("committed perf.data files: %v", files)
+	}
+	type input struct {
+		path string
+		opt  Options
+	}
+	var inputs []input
+	for _, f := range files {
+		inputs = append(inputs, input{f, Options{ModuleDirs: []string{bin}, Analyze: onlyModule(filepath.Join(bin, "unwind-gcc12-O2"))}})
+	}
+	prog := filepath.Join(bin, "unwind-gcc12-O2")
+	inputs = append(inputs, input{rectest.Record(t, prog, "100", "2", "200"), Options{Analyze: onlyModule(prog)}})
+	for _, in := range inputs {
+		t.Run(filepath.Base(in.path), func(t *testing.T) {
+			var dumps [2]string
+			for i, jobs := range []int{1, 4} {
+				opt := in.opt
+				opt.Jobs = jobs
+				p, err := Build(in.path, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dumps[i] = dumpProfile(t, p)
+			}
+			if dumps[0] != dumps[1] {
+				t.Errorf("-j 1 and -j 4 differ:\n%s\n----\n%s", dumps[0], dumps[1])
+			}
+		})
+	}
+}
+
+// dumpProfile is everything a view or the pprof output shows of p.
+func dumpProfile(t *testing.T, p *Profile) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "samples %d total %d chains %d outcomes %v fp %v fpsteps %d truncated %d stackuse %d\n",
+		p.Samples, p.Total, p.Chains, p.Outcomes, p.FPOutcomes, p.FPSteps, p.Truncated, p.StackUse)
+	var reasons []string
+	for r, n := range p.Reasons {
+		reasons = append(reasons, fmt.Sprintf("%s=%d", r, n))
+	}
+	sort.Strings(reasons)
+	fmt.Fprintln(&b, reasons, p.EventSamples, p.EventTotals)
+	var dump func(n *Node, depth int)
+	dump = func(n *Node, depth int) {
+		name := n.Label
+		if n.Elem != nil {
+			name = fmt.Sprintf("%v %s %s %s:%d", n.Elem.Kind, n.Elem.Name, n.Elem.Module, n.Elem.File, n.Elem.Line)
+		}
+		fmt.Fprintf(&b, "%*s%s %d %d %v %v\n", depth, "", name, n.Incl, n.Excl, n.EvIncl, n.EvExcl)
+		for _, c := range n.Children {
+			dump(c, depth+1)
+		}
+	}
+	dump(p.Root, 0)
+	var tids []uint32
+	for tid := range p.Threads {
+		tids = append(tids, tid)
+	}
+	sort.Slice(tids, func(i, j int) bool { return tids[i] < tids[j] })
+	for _, tid := range tids {
+		dump(p.Threads[tid], 0)
+	}
+	if err := p.WritePprof(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestSampledAnalysis builds each committed perf.data file and a
+// recording with every module's procedures analysed and with only the
+// sampled ones: the same trees, scope by scope, and the same pprof
+// profile. Every module is analysed (libc, libm, the program).
+func TestSampledAnalysis(t *testing.T) {
+	bin, _ := filepath.Abs("../testdata/prof/bin")
+	files, _ := filepath.Glob("../perfevent/testdata/*.data")
+	if len(files) < 6 {
+		t.Fatalf("committed perf.data files: %v", files)
+	}
+	prog := filepath.Join(bin, "unwind-gcc12-O2")
+	files = append(files, rectest.Record(t, prog, "100", "2", "200"))
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			var dumps [2]string
+			for i, whole := range []bool{true, false} {
+				p, err := Build(f, Options{ModuleDirs: []string{bin}, WholeModules: whole, Jobs: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				dumps[i] = dumpProfile(t, p)
+			}
+			if dumps[0] != dumps[1] {
+				t.Errorf("whole modules and sampled procedures differ:\n%s\n----\n%s", dumps[0], dumps[1])
+			}
+		})
+	}
+}

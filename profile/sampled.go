@@ -1,0 +1,35 @@
+package profile
+
+import (
+	"slices"
+	"sync"
+)
+
+// analyseSampled computes, before the stacks are scoped, the scope index
+// of each module the stacks reach, for the procedures holding their
+// frames only: a report need not wait for the whole of libc or of an
+// interpreter's library when a few hundred of its procedures were
+// sampled. The modules are analysed side by side (p.opt.Jobs at once).
+func (p *Profile) analyseSampled() {
+	addrs := map[*Module][]uint64{}
+	for _, n := range p.stacks.kids {
+		m := n.frame.Mod
+		if m == nil || m.kernel != nil || m.Img == nil {
+			continue // [partial]; the kernel's frames are placed as before
+		}
+		addrs[m] = append(addrs[m], n.frame.Addr)
+	}
+	sem := make(chan struct{}, max(1, p.opt.Jobs))
+	var wg sync.WaitGroup
+	for m, as := range addrs {
+		slices.Sort(as)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			p.structureOf(m, slices.Compact(as))
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# bloop report against perf report on one perf.data file, in the same
+# runs (A B A B ...): wall time and peak memory of
+#   perf report --stdio --no-children --sort dso,sym
+#   bloop report --nocache        (cold: every sampled module analysed)
+#   bloop report                  (warm: the structure cache filled once)
+# medians and the median of the run-by-run ratios, and a check that each
+# module's self share is perf report's within 0.5 points. With BEFORE set
+# (a git revision, e.g. main) the bloop of that revision is timed too,
+# built from its tree in a temporary directory. With MEAS set (an hpcrun measurement
+# directory) bloop report of it is timed, now and at BEFORE.
+#
+#   scripts/report-bench.sh [PERF.DATA]
+#   RUNS=3 BEFORE=main MEAS=dir MODULE_DIR=dir scripts/report-bench.sh py.data
+#
+# Without PERF.DATA it records one (about 200 MB, 25 s):
+#   perf record -F 999 --call-graph dwarf python3.11 testdata/prof/work.py 240000
+# MEAS256=1 makes MEAS: the measurement directory of ../shared/hpcrun-meas
+# (one run of a small program) copied as 256 runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/bloop" ./cmd/bloop
+data=${1:-}
+if [ -z "$data" ]; then
+  data=$tmp/perf.data
+  perf record -q -F 999 --call-graph dwarf -o "$data" python3.11 testdata/prof/work.py 240000 >/dev/null
+fi
+[ -f "$data" ] || { echo "report-bench: $data missing" >&2; exit 1; }
+if [ -n "${BEFORE:-}" ]; then
+  mkdir "$tmp/before"
+  git archive "$BEFORE" | tar -x -C "$tmp/before"
+  (cd "$tmp/before" && go build -o "$tmp/bloop-before" ./cmd/bloop)
+fi
+if [ -n "${MEAS256:-}" ]; then
+  src=../shared/hpcrun-meas/measurements
+  MEAS=$tmp/meas256 MODULE_DIR=${MODULE_DIR:-../shared/hpcrun-meas}
+  mkdir "$MEAS" && cp -r "$src/vdso" "$MEAS/" && chmod -R u+w "$MEAS"
+  one=$(ls "$src"/*.hpcrun)
+  for i in $(seq 0 255); do
+    n=$(printf 'prog-%06d-000-007f0100-%d-0' "$i" $((4247 + i)))
+    cp "$one" "$MEAS/$n.hpcrun" && cp "${one%.hpcrun}.log" "$MEAS/$n.log"
+  done
+fi
+
+# timed NAME CMD...: one run; appends "wall_s peak_kib cpu_s" to $tmp/NAME.
+timed() {
+  local name=$1; shift
+  /usr/bin/time -f '%e %M %U %S' -o "$tmp/t" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" \
+    || { echo "report-bench: $name failed:" >&2; cat "$tmp/$name.err" >&2; exit 1; }
+  cat "$tmp/t" >>"$tmp/$name"
+}
+perfcmd=(perf report -i "$data" --stdio --no-children --sort dso,sym)
+cold=("$tmp/bloop" report --nocache --no-debuginfod "$data")
+warm=("$tmp/bloop" report -c "$tmp/cache" --no-debuginfod "$data")
+"${warm[@]}" >/dev/null 2>&1 # fills the cache
+if [ -n "${BEFORE:-}" ]; then
+  bcold=("$tmp/bloop-before" report --nocache --no-debuginfod "$data")
+  bwarm=("$tmp/bloop-before" report -c "$tmp/cache-before" --no-debuginfod "$data")
+  "${bwarm[@]}" >/dev/null 2>&1
+fi
+md=()
+[ -n "${MODULE_DIR:-}" ] && md=(--module-dir "$MODULE_DIR")
+if [ -n "${MEAS:-}" ]; then
+  "$tmp/bloop" struct -q "$MEAS" >/dev/null 2>&1 || true # its structs/, as hpcprof reads them
+  meas=("$tmp/bloop" report -c "$tmp/cache" --no-debuginfod "${md[@]}" "$MEAS")
+  "${meas[@]}" >/dev/null 2>&1
+  [ -n "${BEFORE:-}" ] && { bmeas=("$tmp/bloop-before" report -c "$tmp/cache-before" --no-debuginfod "${md[@]}" "$MEAS"); "${bmeas[@]}" >/dev/null 2>&1; }
+fi
+for i in $(seq "$RUNS"); do
+  timed perf "${perfcmd[@]}"
+  timed cold "${cold[@]}"
+  timed warm "${warm[@]}"
+  if [ -n "${BEFORE:-}" ]; then
+    timed bcold "${bcold[@]}"
+    timed bwarm "${bwarm[@]}"
+  fi
+  if [ -n "${MEAS:-}" ]; then
+    timed meas "${meas[@]}"
+    [ -n "${BEFORE:-}" ] && timed bmeas "${bmeas[@]}"
+  fi
+  echo "run $i done" >&2
+done
+
+# The figures: medians, and the median of the ratios of the same run.
+python3 - "$tmp" "$RUNS" "$(basename "$data")" "$(stat -c %s "$data")" <<'EOF'
+import os, statistics, sys
+tmp, runs, name, size = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+def rows(n):
+    p = os.path.join(tmp, n)
+    if not os.path.exists(p):
+        return None
+    out = []
+    for l in open(p):
+        if l.strip():
+            w, m, u, s = map(float, l.split()[:4])
+            out.append((w, m, u + s))
+    return out
+perf = rows("perf")
+print(f"{name}, {size/2**20:.0f} MiB, {runs} runs each, in turns; wall s, peak MiB, cpu s (user+sys) medians; ratio: median of the runs' own")
+print(f"{'':34} {'wall':>7} {'peak':>7} {'cpu':>7} {'x perf wall':>12} {'x perf peak':>12} {'x perf cpu':>11}")
+def line(label, r, base=perf):
+    w = statistics.median(x[0] for x in r)
+    m = statistics.median(x[1] for x in r) / 1024
+    c = statistics.median(x[2] for x in r)
+    if base is None:
+        print(f"{label:34} {w:7.2f} {m:7.0f} {c:7.2f}")
+        return
+    rw = statistics.median(a[0] / b[0] for a, b in zip(r, base))
+    rm = statistics.median(a[1] / b[1] for a, b in zip(r, base))
+    rc = statistics.median(a[2] / max(b[2], 0.01) for a, b in zip(r, base))
+    print(f"{label:34} {w:7.2f} {m:7.0f} {c:7.2f} {rw:12.2f} {rm:12.2f} {rc:11.2f}")
+line("perf report --no-children", perf)
+for key, label in [("cold", "bloop report --nocache"), ("warm", "bloop report (cache warm)"),
+                   ("bcold", "before: bloop report --nocache"), ("bwarm", "before: bloop report (warm)")]:
+    r = rows(key)
+    if r:
+        line(label, r)
+m, bm = rows("meas"), rows("bmeas")
+if m:
+    line("bloop report MEAS", m, None)
+    if bm:
+        line("before: bloop report MEAS", bm, None)
+        rw = statistics.median(a[0] / b[0] for a, b in zip(m, bm))
+        print(f"MEAS: now / before, wall: {rw:.2f}")
+EOF
+
+# Self shares per module: perf report --sort dso against the sum of
+# bloop's flat view's excl per module (every scope, --min 0).
+perf report -i "$data" --stdio --no-children --sort dso -g none >"$tmp/dso.txt" 2>/dev/null
+"$tmp/bloop" report -c "$tmp/cache" --no-debuginfod --view flat --min 0 "$data" >"$tmp/flat.txt" 2>/dev/null
+python3 - "$tmp/dso.txt" "$tmp/flat.txt" <<'EOF'
+import re, sys
+perf = {}
+for l in open(sys.argv[1]):
+    m = re.match(r"\s+([\d.]+)%\s+(\S+)\s*$", l)
+    if m:
+        dso = "[kernel]" if m.group(2) == "[kernel.kallsyms]" else m.group(2)
+        perf[dso] = perf.get(dso, 0) + float(m.group(1))
+bloop, total = {}, 0
+row = re.compile(r"^\s*(\d+)\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(proc|inlined|loop|line)\s+(.*)$")
+rows = [m for m in map(row.match, open(sys.argv[2])) if m]
+# A row names its module, or the procedure it is in ("... in NAME"),
+# whose own row names the module.
+procmod = {}
+for m in rows:
+    p = re.match(r"(.*?)\s+\[([^\]]+)\]\s*$", m.group(4))
+    if m.group(3) == "proc" and p:
+        procmod[p.group(1).strip()] = p.group(2)
+for m in rows:
+    excl = int(m.group(2))
+    mods = re.findall(r"\[([^\]]+)\]\s*$", m.group(4))
+    inproc = re.search(r"  in (.+?)\s*$", m.group(4))
+    at = re.search(r" at \[([^\]]+)\]:", m.group(4)) # code without lines: "loop at [MODULE]:0"
+    mod = mods[-1] if mods else procmod.get(inproc.group(1)) if inproc else None
+    mod = mod or (at.group(1) if at else "?")
+    if mod.startswith("kernel"):
+        mod = "[kernel]"
+    bloop[mod] = bloop.get(mod, 0) + excl
+    total += excl
+bad = 0
+print(f"{'module':40} {'perf %':>8} {'bloop %':>8}")
+for mod in sorted(set(perf) | set(bloop), key=lambda k: -perf.get(k, 0)):
+    p, b = perf.get(mod, 0), 100 * bloop.get(mod, 0) / max(total, 1)
+    flag = ""
+    if abs(p - b) > 0.5:
+        flag, bad = "  <- differs by more than 0.5 points", bad + 1
+    if p >= 0.05 or b >= 0.05:
+        print(f"{mod:40} {p:8.2f} {b:8.2f}{flag}")
+sys.exit(1 if bad else 0)
+EOF
