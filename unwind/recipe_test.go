@@ -237,9 +237,45 @@ func TestRecipes(t *testing.T) {
 			{"", "push rbx", "sp+8"},
 			{"", "push r12", "sp+16"},
 			{"", "jmp rax", "sp+24"},
-			{"", "jmp g", "sp+24"}, // reached by the jump table: a guess
+			{"", "jmp g", "sp+8"}, // reached by the jump table: a guess, which the tail call corrects
 			{"E", "ret", "sp+8"},
 			{"g", "push rbx", "sp+8"}, // g's entry: a call's state, whatever the guess said
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+		}},
+		// python3.11's PyUnicode_FromStringAndSize: LTO's cold part of
+		// member_get, entered from a jump table only, ends in a tail call.
+		// Scanned from the entry state its pops took SP above the CFA,
+		// and its jump gave the callee's entry that frame: every sample
+		// in the callee failed ("caller's frame is not above the callee's").
+		{"a cold part entered by a jump table: its tail call settles its frame and not the callee's", map[string]uint64{"f": 0, "f.cold": 0, "g": 0}, []line{
+			{"f", "push rbx", "sp+8"},
+			{"", "push rbp", "sp+16"},
+			{"", "jmp rax", "sp+24 bp@-24"},
+			{"f.cold", "pop rbp", "sp+24"},
+			{"", "pop rbx", "sp+16"},
+			{"", "jmp g", "sp+8"},
+			{"g", "push rbx", "sp+8"},
+			{"", "test edi,edi", "sp+16"},
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+		}},
+		{"the tail callee asked first", map[string]uint64{"g": 0, "f": 0, "f.cold": 0}, []line{
+			{"g", "push rbx", "sp+8"},
+			{"", "test edi,edi", "sp+16"},
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+			{"f", "push rbx", "sp+8"},
+			{"", "push rbp", "sp+16"},
+			{"", "jmp rax", "sp+24 bp@-24"},
+			{"f.cold", "pop rbp", "sp+24"},
+			{"", "pop rbx", "sp+16"},
+			{"", "jmp g", "sp+8"},
+		}},
+		{"a jump to a function's entry never shifts its frame", map[string]uint64{"h": 0, "g": 0}, []line{
+			{"h", "push rbx", "sp+8"},
+			{"", "jmp g", "sp+16"}, // not a tail call the scan can make sense of
+			{"g", "push rbx", "sp+8"},
 			{"", "pop rbx", "sp+16"},
 			{"", "ret", "sp+8"},
 		}},

@@ -93,7 +93,13 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			s.fwd[t] = in
 		}
 	}
-	cur, guessed := init, false
+	// A cold part's state at its start is only a guess when no jump into
+	// it is known (a jump table's, say): the checks at its returns and
+	// tail calls may correct it.
+	cur, guessed := init, isColdName(p.Name) && init == m.entry
+	if guessed {
+		s.guessStart = 0
+	}
 	brk, brkCanon := false, false // the previous instruction does not fall through
 	afterCall := false
 	var last lastJump
@@ -154,6 +160,11 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 		case isa.Jump:
 			s.ivs[len(s.ivs)-1].branchy = true
 			s.ivs[len(s.ivs)-1].guard = false
+			if guessed && s.guessStart >= 0 && cur != s.ret && m.tailCallTo(p, op.Target) {
+				// A tail call leaves the frame as a return does: the
+				// paper's check at ret settles the guess.
+				cur, guessed = s.fix(cur, s.ret), false
+			}
 			cur, guessed = s.branch(m, addr, op.Target, cur, guessed)
 			next = cur
 			brk = true
@@ -180,6 +191,21 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 		addr += uint64(op.Len)
 	}
 	return s.recipes(), last
+}
+
+// tailCallTo reports whether a jump from p to target is a tail call: target
+// is the entry of another procedure named by a symbol (not a cold part,
+// which continues its caller's frame).
+func (m *Module) tailCallTo(p Proc, target uint64) bool {
+	if p.Lo <= target && target < p.Hi {
+		return false
+	}
+	j := m.ProcAt(target)
+	if j < 0 {
+		return false
+	}
+	q := m.procs[j]
+	return q.Lo == target && q.Name != "" && !q.Inferred && !isColdName(q.Name)
 }
 
 // arrive is the state the scan continues with at addr: a branch target's
