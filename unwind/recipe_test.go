@@ -279,6 +279,41 @@ func TestRecipes(t *testing.T) {
 			{"", "pop rbx", "sp+16"},
 			{"", "ret", "sp+8"},
 		}},
+		// python3.11's compiler_visit_expr1: push; push; jmp to a call
+		// shared by several cases. The code after that jump, a case of
+		// its own, took the pushed arguments for its frame.
+		{"arguments pushed before a jump are not the next block's frame", nil, []line{
+			{"", "push rbx", "sp+8"},
+			{"", "sub rsp,16", "sp+16"},
+			{"L", "test edi,edi", "sp+32"},
+			{"", "jne E", "sp+32"},
+			{"", "jmp rax", "sp+32"},
+			{"", "push rdi", "sp+32"}, // a jump-table target
+			{"", "push rdi", "sp+40"},
+			{"", "jmp C", "sp+48"},
+			{"", "xor eax,eax", "sp+32"}, // another: the canonical frame
+			{"", "jmp rax", "sp+32"},
+			{"C", "call @0x5000", "sp+48"},
+			{"", "add rsp,16", "sp+48"},
+			{"", "jmp L", "sp+32"},
+			{"E", "add rsp,16", "sp+32"},
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+		}},
+		// python3.11's sre_ucs4_match.lto_priv.0.cold: a cold part
+		// entered from its hot part's jump table only, that jumps back.
+		{"a cold part entered by a jump table takes its frame from the jump back", map[string]uint64{"foo": 0, "foo.cold": 0}, []line{
+			{"foo", "push rbx", "sp+8"},
+			{"", "sub rsp,16", "sp+16"},
+			{"", "test edi,edi", "sp+32"},
+			{"", "jmp rax", "sp+32"},
+			{"K", "add rsp,16", "sp+32"},
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+			{"foo.cold", "xor eax,eax", "sp+32"},
+			{"", "call @0x5000", "sp+32"},
+			{"", "jmp K", "sp+32"},
+		}},
 		{"a guard before the prologue does not hide the canonical frame", nil, []line{
 			{"", "test edi,edi", "sp+8"}, // shrink-wrapping: return at once when there is nothing to do
 			{"", "je E", "sp+8"},

@@ -155,6 +155,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 				iv.guard = true
 			}
 			s.ivs[len(s.ivs)-1].branchy = true
+			cur, guessed = s.intoKnown(m, op.Target, cur, guessed)
 			cur, guessed = s.branch(m, addr, op.Target, cur, guessed)
 			next = cur
 		case isa.Jump:
@@ -165,6 +166,7 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 				// paper's check at ret settles the guess.
 				cur, guessed = s.fix(cur, s.ret), false
 			}
+			cur, guessed = s.intoKnown(m, op.Target, cur, guessed)
 			cur, guessed = s.branch(m, addr, op.Target, cur, guessed)
 			next = cur
 			brk = true
@@ -191,6 +193,49 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 		addr += uint64(op.Len)
 	}
 	return s.recipes(), last
+}
+
+// transient reports whether state cur, at a jump within the procedure,
+// holds more stack than the canonical frame c: arguments pushed for a
+// call the jump goes on to (gcc's push; push; jmp to a shared call), which
+// the code after the jump, reached from elsewhere (a jump table), does
+// not have. The canonical frame is the better guess there.
+func transient(cur, c state) bool {
+	return cur.spKnown && c.spKnown && !cur.cfaBP && !c.cfaBP && cur.sp > c.sp &&
+		cur.bpSaved == c.bpSaved && cur.bpSave == c.bpSave && !cur.raDI
+}
+
+// intoKnown settles a guessed run of a cold part at its jump back into a
+// procedure already scanned (its hot part): the frame there is known, and
+// the cold part's is the same frame (python3.11's sre_ucs4_match.cold,
+// entered from a jump table only, was taken for a frame at its entry).
+// x86-64 only: a recipe there gives SP's offset and BP's slot, all of the
+// state a jump carries.
+func (s *scanner) intoKnown(m *Module, target uint64, cur state, guessed bool) (state, bool) {
+	p := s.p
+	if !guessed || s.guessStart < 0 || m.abi.LinkRegister || !isColdName(p.Name) || p.Lo <= target && target < p.Hi ||
+		!cur.spKnown || cur.cfaBP {
+		return cur, guessed
+	}
+	q := m.ProcAt(target)
+	rs, done := m.recipes[q]
+	if q < 0 || !done || isColdName(m.procs[q].Name) {
+		return cur, guessed
+	}
+	j := sort.Search(len(rs), func(j int) bool { return rs[j].Hi > target })
+	if j == len(rs) || rs[j].Lo > target || rs[j].CFA != RegSP || rs[j].RAInDI {
+		return cur, guessed
+	}
+	want := cur
+	want.sp, want.bpKnown, want.bp = rs[j].CFAOff, false, 0
+	want.bpSaved, want.bpSave = rs[j].BPSaved, 0
+	if rs[j].BPSaved {
+		want.bpSave = -rs[j].BPOff
+	}
+	if want == cur {
+		return cur, guessed
+	}
+	return s.fix(cur, want), false
 }
 
 // tailCallTo reports whether a jump from p to target is a tail call: target
@@ -235,8 +280,8 @@ func (s *scanner) arrive(addr uint64, cur state, guessed, brk, brkCanon, afterCa
 			guessed = false
 		}
 	} else if brk {
-		if brkCanon {
-			cur = s.canonical()
+		if c := s.canonical(); brkCanon || transient(cur, c) {
+			cur = c
 		}
 		guessed, fresh = true, true
 	}
