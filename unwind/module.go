@@ -174,7 +174,19 @@ func (m *Module) entryFor(p Proc) state {
 	if sec := m.Img.SectionAt(p.Lo); m.abi.PLT0CFA != 0 && sec != nil && sec.Name == ".plt" && sec.Addr == p.Lo {
 		return state{spKnown: true, sp: m.abi.PLT0CFA}
 	}
+	if m.abi.PLT0CFA != 0 && !m.abi.LinkRegister && lazyResolver(p.Name) {
+		// The dynamic linker's resolver, which .plt's start jumps to
+		// after pushing the link map: two words above the return address.
+		return state{spKnown: true, sp: m.abi.PLT0CFA + 8}
+	}
 	return m.entry
+}
+
+// lazyResolver reports whether name is one of glibc's x86-64 lazy-binding
+// resolvers (_dl_runtime_resolve_xsavec and its siblings, and the
+// profiling ones), entered from the start of a module's .plt.
+func lazyResolver(name string) bool {
+	return strings.HasPrefix(name, "_dl_runtime_resolve") || strings.HasPrefix(name, "_dl_runtime_profile")
 }
 
 // jumpsBetween sweeps every procedure once and lists, for each, the other

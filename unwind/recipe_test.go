@@ -314,6 +314,14 @@ func TestRecipes(t *testing.T) {
 			{"", "call @0x5000", "sp+32"},
 			{"", "jmp K", "sp+32"},
 		}},
+		// A sample at _dl_runtime_resolve_xsavec+1 failed: the resolver is
+		// entered with the link map and the relocation index pushed.
+		{"the dynamic linker's lazy-binding resolver", map[string]uint64{"_dl_runtime_resolve_xsavec": 0}, []line{
+			{"_dl_runtime_resolve_xsavec", "push rbx", "sp+24"},
+			{"", "pop rbx", "sp+32"},
+			{"", "add rsp,16", "sp+24"},
+			{"", "jmp rax", "sp+8"},
+		}},
 		{"a guard before the prologue does not hide the canonical frame", nil, []line{
 			{"", "test edi,edi", "sp+8"}, // shrink-wrapping: return at once when there is nothing to do
 			{"", "je E", "sp+8"},
