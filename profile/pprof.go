@@ -3,6 +3,7 @@ package profile
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 
@@ -185,9 +186,10 @@ func (p *Profile) WritePprof(w io.Writer) error {
 	return pp.Write(w)
 }
 
-// perfPprof is the pprof profile of a perf.data file: a sample type per
-// event, its unit nanoseconds for the clocks and count otherwise, after
-// the sample count; the default type is the event the views show.
+// perfPprof is the pprof profile of a perf.data file or a measurement
+// directory: a sample type per event, its unit nanoseconds for time (the
+// clocks, hpcrun's time metrics) and count otherwise, after the sample
+// count; the default type is the event the views show.
 func (p *Profile) perfPprof() *profile.Profile {
 	b := newPprofBuilder()
 	order := b.samples(&p.stacks, p.scopesOf)
@@ -215,13 +217,23 @@ func (p *Profile) perfPprof() *profile.Profile {
 	if p.Event < len(names) {
 		out.DefaultSampleType = names[p.Event]
 	}
+	// Time is in nanoseconds, pprof's unit that -top prints as s and ms.
+	nanos := make([]float64, len(names))
+	for i := range names {
+		nanos[i] = p.EventNanos(i)
+	}
 	for _, s := range order {
 		v := make([]int64, len(types))
+		vals := v
 		if counted {
 			v[0] = s.count
-			copy(v[1:], s.values)
-		} else {
-			copy(v, s.values)
+			vals = v[1:]
+		}
+		for i := range vals {
+			vals[i] = at64(s.values, i)
+			if ns := nanos[i]; ns > 0 && ns != 1 {
+				vals[i] = int64(math.Round(float64(vals[i]) * ns))
+			}
 		}
 		out.Sample = append(out.Sample, &profile.Sample{Location: s.locs, Value: v,
 			NumLabel: map[string][]int64{"thread": {int64(s.tid)}}})
@@ -229,24 +241,22 @@ func (p *Profile) perfPprof() *profile.Profile {
 	return out
 }
 
-// EventUnit is the unit of event i's values: an hpcrun metric of real
-// values is kept in nano-units (nanoseconds for its time metrics).
+// EventUnit is the unit of event i's values in pprof: nanoseconds for
+// an event that measures time (perfPprof converts its values), nano-units
+// for an hpcrun metric of real values that does not, else count.
 func (p *Profile) EventUnit(i int) string {
-	name := p.Meta.EventNames()[i]
-	if i < len(p.EventScale) && p.EventScale[i] != 1 {
-		if strings.Contains(name, "(sec)") {
-			return "nanoseconds"
-		}
-		return "nano-units"
-	}
-	return eventUnit(name)
-}
-
-// eventUnit is the unit of a perf event's periods.
-func eventUnit(name string) string {
-	switch name {
-	case "cpu-clock", "task-clock":
+	if p.EventNanos(i) > 0 {
 		return "nanoseconds"
 	}
+	if i < len(p.EventScale) && p.EventScale[i] != 1 {
+		return "nano-units"
+	}
 	return "count"
+}
+
+func at64(v []int64, i int) int64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return 0
 }

@@ -20,20 +20,20 @@ import (
 // python is Debian's interpreter (not a wrapper script on PATH).
 const python = "/usr/bin/python3.11"
 
-func requireUnwound(t *testing.T, p *Profile, what string) {
+func requireUnwound(t *testing.T, rec string, p *Profile, what string) {
 	t.Helper()
+	if p.Samples != p.Outcomes[Complete] {
+		keepRecording(t, rec)
+	}
 	ok := float64(p.Outcomes[Complete]) / float64(max(p.Samples, 1))
 	t.Logf("%s: %d samples, %.2f%% unwound to an entry (%d truncated, %d failed); reasons %v", what, p.Samples, 100*ok,
 		p.Outcomes[Truncated], p.Outcomes[Failed], p.Reasons)
-	// 99.9% on a quiet machine. On a loaded one (CI beside other test
-	// packages, or two busy loops) 1 run in 5 to 15 loses 2 samples per
-	// thousand to states the unwinder does not follow yet ("caller's frame
-	// is not above the callee's", "return address outside any mapped
-	// module"); the code at 5bd06e2 does the same. Issue 37 fixes the
-	// unwinder for them and restores max(1, samples/1000); until then the
-	// bound is 0.5%, so that a loaded machine does not fail this test.
-	if bad := p.Samples - p.Outcomes[Complete]; p.Samples < 200 || bad > max(1, p.Samples/200) {
-		t.Errorf("%s: %.2f%% of %d samples unwound to an entry, want 99.5%%", what, 100*ok, p.Samples)
+	// 99.9%, on a loaded machine too (scripts/unwind-stress.sh runs these
+	// tests beside two busy loops). What a loaded machine showed was no
+	// load effect but rare samples in procedures whose recipes were wrong
+	// (issue 37: a cold part's tail call shifted its callee's frame).
+	if bad := p.Samples - p.Outcomes[Complete]; p.Samples < 200 || bad > max(1, p.Samples/1000) {
+		t.Errorf("%s: %.2f%% of %d samples unwound to an entry, want 99.9%%", what, 100*ok, p.Samples)
 	}
 }
 
@@ -48,11 +48,12 @@ func workScript(t *testing.T) string {
 // C modules (shared objects dlopen'ed at import).
 func TestUnwindPython(t *testing.T) {
 	script := workScript(t)
-	p, err := Build(rectest.Record(t, python, script), Options{Analyze: func(string) bool { return false }})
+	rec := rectest.Record(t, python, script)
+	p, err := Build(rec, Options{Analyze: func(string) bool { return false }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	requireUnwound(t, p, "python3.11 work.py")
+	requireUnwound(t, rec, p, "python3.11 work.py")
 }
 
 // TestUnwindTwoProcesses: sh runs two interpreters, one in the
@@ -60,11 +61,12 @@ func TestUnwindPython(t *testing.T) {
 func TestUnwindTwoProcesses(t *testing.T) {
 	script := workScript(t)
 	cmd := python + " " + script + " 18000 & " + python + " " + script + " 18000; wait"
-	p, err := Build(rectest.Record(t, "/bin/sh", "-c", cmd), Options{Analyze: func(string) bool { return false }})
+	rec := rectest.Record(t, "/bin/sh", "-c", cmd)
+	p, err := Build(rec, Options{Analyze: func(string) bool { return false }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	requireUnwound(t, p, "sh -c 'python3.11 work.py & python3.11 work.py; wait'")
+	requireUnwound(t, rec, p, "sh -c 'python3.11 work.py & python3.11 work.py; wait'")
 	pids := map[uint32]bool{}
 	for tid := range p.Threads {
 		pids[tid] = true

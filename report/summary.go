@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -73,11 +72,17 @@ func writeModuleErrors(w io.Writer, p *profile.Profile) {
 func perfSummary(w io.Writer, p *profile.Profile) {
 	fmt.Fprintf(w, "command:  %s (perf.data)\n", strings.Join(p.Meta.Command, " "))
 	for i, name := range p.Meta.EventNames() {
+		// A clock's periods add up to time, another event's to events.
+		total, what := eventVal(p, i, p.EventTotals[i]), "time"
+		if p.EventNanos(i) == 0 {
+			what = "events (period sum)"
+			total += " " + what
+		}
 		mark := ""
 		if i == p.Event {
-			mark = "  (shown: incl and excl are its " + eventUnitWord(p, i) + ")"
+			mark = "  (shown: incl and excl are its " + what + ")"
 		}
-		fmt.Fprintf(w, "event:    %s: %d samples, %d %s%s\n", name, p.EventSamples[i], p.EventTotals[i], eventUnitWord(p, i), mark)
+		fmt.Fprintf(w, "event:    %s: %d samples, %s%s\n", name, p.EventSamples[i], total, mark)
 	}
 	fmt.Fprintf(w, "samples:  %d, lost %d\n", p.Samples, p.Lost)
 	unwound := p.Samples - p.Chains
@@ -89,14 +94,6 @@ func perfSummary(w io.Writer, p *profile.Profile) {
 		return
 	}
 	writeModuleErrors(w, p)
-}
-
-// eventUnitWord says what event i's periods count.
-func eventUnitWord(p *profile.Profile, i int) string {
-	if p.EventUnit(i) == "nanoseconds" {
-		return "ns"
-	}
-	return "events (period sum)"
 }
 
 // measSummary is the summary of a measurement directory: the program,
@@ -118,12 +115,4 @@ func measSummary(w io.Writer, p *profile.Profile) {
 			m.Log[0], m.Log[1], m.Log[2], m.Log[3], m.Logs)
 	}
 	writeModuleErrors(w, p)
-}
-
-// eventVal formats a value of event i in the event's unit.
-func eventVal(p *profile.Profile, i int, v uint64) string {
-	if i < len(p.EventScale) && p.EventScale[i] != 1 {
-		return strconv.FormatFloat(float64(v)*p.EventScale[i], 'g', 6, 64)
-	}
-	return strconv.FormatUint(v, 10)
 }

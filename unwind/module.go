@@ -155,20 +155,38 @@ func (m *Module) recipesLocked(i int) []Recipe {
 // lazy-binding trampoline at the start of .plt runs with the relocation
 // index pushed above the return address.
 func (m *Module) entryFor(p Proc) state {
-	// A guessed state at a jump to a named procedure's entry is a tail
-	// call's guess, and the callee's entry state is known; a part with no
-	// name of its own (a cold part) has only the guess to go by.
+	// A jump to a function's entry is a tail call, and the callee's entry
+	// state is known, whatever the jumping code's state was thought to be:
+	// a cold part scanned from a wrong guess (LTO's "foo.lto_priv.0.cold"
+	// entered from a jump table) jumps to its tail callee with a frame
+	// that is not the caller's, and taking it would shift every recipe of
+	// the callee (python3.11's PyUnicode_FromStringAndSize unwound with
+	// the CFA below SP). A part with no name of its own, or named as a
+	// cold part, continues the frame of the code that jumps in: the state
+	// there, even a guess, is all there is to go by.
 	// With a link register, a jump in whose frame lost the return address
 	// (code after a call that does not return: glibc's static _start runs
 	// into a b main) continues no frame: the callee starts afresh.
 	lost := m.abi.LinkRegister && !m.inbound[p.Lo].st.lrLive && !m.inbound[p.Lo].st.raSaved
-	if s, ok := m.inbound[p.Lo]; ok && (!s.guessed || p.Inferred || p.Name == "") && !lost {
+	if s, ok := m.inbound[p.Lo]; ok && (p.Inferred || p.Name == "" || isColdName(p.Name)) && !lost {
 		return s.st
 	}
 	if sec := m.Img.SectionAt(p.Lo); m.abi.PLT0CFA != 0 && sec != nil && sec.Name == ".plt" && sec.Addr == p.Lo {
 		return state{spKnown: true, sp: m.abi.PLT0CFA}
 	}
+	if m.abi.PLT0CFA != 0 && !m.abi.LinkRegister && lazyResolver(p.Name) {
+		// The dynamic linker's resolver, which .plt's start jumps to
+		// after pushing the link map: two words above the return address.
+		return state{spKnown: true, sp: m.abi.PLT0CFA + 8}
+	}
 	return m.entry
+}
+
+// lazyResolver reports whether name is one of glibc's x86-64 lazy-binding
+// resolvers (_dl_runtime_resolve_xsavec and its siblings, and the
+// profiling ones), entered from the start of a module's .plt.
+func lazyResolver(name string) bool {
+	return strings.HasPrefix(name, "_dl_runtime_resolve") || strings.HasPrefix(name, "_dl_runtime_profile")
 }
 
 // jumpsBetween sweeps every procedure once and lists, for each, the other
@@ -205,15 +223,22 @@ func (m *Module) jumpsBetween() map[int][]int {
 
 // coldParent finds the hot part of a gcc "foo.cold" or "foo.cold.N" part.
 func (m *Module) coldParent(p Proc) (int, bool) {
-	i := strings.LastIndex(p.Name, ".cold")
-	if i <= 0 {
+	if !isColdName(p.Name) {
 		return 0, false
 	}
-	if rest := p.Name[i+len(".cold"):]; rest != "" && strings.Trim(rest, ".0123456789") != "" {
-		return 0, false
-	}
-	j, ok := m.byName[p.Name[:i]]
+	j, ok := m.byName[p.Name[:strings.LastIndex(p.Name, ".cold")]]
 	return j, ok
+}
+
+// isColdName reports whether name is a gcc cold part's: "foo.cold" or
+// "foo.cold.N".
+func isColdName(name string) bool {
+	i := strings.LastIndex(name, ".cold")
+	if i <= 0 {
+		return false
+	}
+	rest := name[i+len(".cold"):]
+	return rest == "" || strings.Trim(rest, ".0123456789") == ""
 }
 
 // splitPart applies the paper's hot/cold test to a procedure found without

@@ -237,11 +237,90 @@ func TestRecipes(t *testing.T) {
 			{"", "push rbx", "sp+8"},
 			{"", "push r12", "sp+16"},
 			{"", "jmp rax", "sp+24"},
-			{"", "jmp g", "sp+24"}, // reached by the jump table: a guess
+			{"", "jmp g", "sp+8"}, // reached by the jump table: a guess, which the tail call corrects
 			{"E", "ret", "sp+8"},
 			{"g", "push rbx", "sp+8"}, // g's entry: a call's state, whatever the guess said
 			{"", "pop rbx", "sp+16"},
 			{"", "ret", "sp+8"},
+		}},
+		// python3.11's PyUnicode_FromStringAndSize: LTO's cold part of
+		// member_get, entered from a jump table only, ends in a tail call.
+		// Scanned from the entry state its pops took SP above the CFA,
+		// and its jump gave the callee's entry that frame: every sample
+		// in the callee failed ("caller's frame is not above the callee's").
+		{"a cold part entered by a jump table: its tail call settles its frame and not the callee's", map[string]uint64{"f": 0, "f.cold": 0, "g": 0}, []line{
+			{"f", "push rbx", "sp+8"},
+			{"", "push rbp", "sp+16"},
+			{"", "jmp rax", "sp+24 bp@-24"},
+			{"f.cold", "pop rbp", "sp+24"},
+			{"", "pop rbx", "sp+16"},
+			{"", "jmp g", "sp+8"},
+			{"g", "push rbx", "sp+8"},
+			{"", "test edi,edi", "sp+16"},
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+		}},
+		{"the tail callee asked first", map[string]uint64{"g": 0, "f": 0, "f.cold": 0}, []line{
+			{"g", "push rbx", "sp+8"},
+			{"", "test edi,edi", "sp+16"},
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+			{"f", "push rbx", "sp+8"},
+			{"", "push rbp", "sp+16"},
+			{"", "jmp rax", "sp+24 bp@-24"},
+			{"f.cold", "pop rbp", "sp+24"},
+			{"", "pop rbx", "sp+16"},
+			{"", "jmp g", "sp+8"},
+		}},
+		{"a jump to a function's entry never shifts its frame", map[string]uint64{"h": 0, "g": 0}, []line{
+			{"h", "push rbx", "sp+8"},
+			{"", "jmp g", "sp+16"}, // not a tail call the scan can make sense of
+			{"g", "push rbx", "sp+8"},
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+		}},
+		// python3.11's compiler_visit_expr1: push; push; jmp to a call
+		// shared by several cases. The code after that jump, a case of
+		// its own, took the pushed arguments for its frame.
+		{"arguments pushed before a jump are not the next block's frame", nil, []line{
+			{"", "push rbx", "sp+8"},
+			{"", "sub rsp,16", "sp+16"},
+			{"L", "test edi,edi", "sp+32"},
+			{"", "jne E", "sp+32"},
+			{"", "jmp rax", "sp+32"},
+			{"", "push rdi", "sp+32"}, // a jump-table target
+			{"", "push rdi", "sp+40"},
+			{"", "jmp C", "sp+48"},
+			{"", "xor eax,eax", "sp+32"}, // another: the canonical frame
+			{"", "jmp rax", "sp+32"},
+			{"C", "call @0x5000", "sp+48"},
+			{"", "add rsp,16", "sp+48"},
+			{"", "jmp L", "sp+32"},
+			{"E", "add rsp,16", "sp+32"},
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+		}},
+		// python3.11's sre_ucs4_match.lto_priv.0.cold: a cold part
+		// entered from its hot part's jump table only, that jumps back.
+		{"a cold part entered by a jump table takes its frame from the jump back", map[string]uint64{"foo": 0, "foo.cold": 0}, []line{
+			{"foo", "push rbx", "sp+8"},
+			{"", "sub rsp,16", "sp+16"},
+			{"", "test edi,edi", "sp+32"},
+			{"", "jmp rax", "sp+32"},
+			{"K", "add rsp,16", "sp+32"},
+			{"", "pop rbx", "sp+16"},
+			{"", "ret", "sp+8"},
+			{"foo.cold", "xor eax,eax", "sp+32"},
+			{"", "call @0x5000", "sp+32"},
+			{"", "jmp K", "sp+32"},
+		}},
+		// A sample at _dl_runtime_resolve_xsavec+1 failed: the resolver is
+		// entered with the link map and the relocation index pushed.
+		{"the dynamic linker's lazy-binding resolver", map[string]uint64{"_dl_runtime_resolve_xsavec": 0}, []line{
+			{"_dl_runtime_resolve_xsavec", "push rbx", "sp+24"},
+			{"", "pop rbx", "sp+32"},
+			{"", "add rsp,16", "sp+24"},
+			{"", "jmp rax", "sp+8"},
 		}},
 		{"a guard before the prologue does not hide the canonical frame", nil, []line{
 			{"", "test edi,edi", "sp+8"}, // shrink-wrapping: return at once when there is nothing to do

@@ -93,7 +93,13 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 			s.fwd[t] = in
 		}
 	}
-	cur, guessed := init, false
+	// A cold part's state at its start is only a guess when no jump into
+	// it is known (a jump table's, say): the checks at its returns and
+	// tail calls may correct it.
+	cur, guessed := init, isColdName(p.Name) && init == m.entry
+	if guessed {
+		s.guessStart = 0
+	}
 	brk, brkCanon := false, false // the previous instruction does not fall through
 	afterCall := false
 	var last lastJump
@@ -149,11 +155,18 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 				iv.guard = true
 			}
 			s.ivs[len(s.ivs)-1].branchy = true
+			cur, guessed = s.intoKnown(m, op.Target, cur, guessed)
 			cur, guessed = s.branch(m, addr, op.Target, cur, guessed)
 			next = cur
 		case isa.Jump:
 			s.ivs[len(s.ivs)-1].branchy = true
 			s.ivs[len(s.ivs)-1].guard = false
+			if guessed && s.guessStart >= 0 && cur != s.ret && m.tailCallTo(p, op.Target) {
+				// A tail call leaves the frame as a return does: the
+				// paper's check at ret settles the guess.
+				cur, guessed = s.fix(cur, s.ret), false
+			}
+			cur, guessed = s.intoKnown(m, op.Target, cur, guessed)
 			cur, guessed = s.branch(m, addr, op.Target, cur, guessed)
 			next = cur
 			brk = true
@@ -180,6 +193,64 @@ func (m *Module) scan(p Proc, init state) ([]Recipe, lastJump) {
 		addr += uint64(op.Len)
 	}
 	return s.recipes(), last
+}
+
+// transient reports whether state cur, at a jump within the procedure,
+// holds more stack than the canonical frame c: arguments pushed for a
+// call the jump goes on to (gcc's push; push; jmp to a shared call), which
+// the code after the jump, reached from elsewhere (a jump table), does
+// not have. The canonical frame is the better guess there.
+func transient(cur, c state) bool {
+	return cur.spKnown && c.spKnown && !cur.cfaBP && !c.cfaBP && cur.sp > c.sp &&
+		cur.bpSaved == c.bpSaved && cur.bpSave == c.bpSave && !cur.raDI
+}
+
+// intoKnown settles a guessed run of a cold part at its jump back into a
+// procedure already scanned (its hot part): the frame there is known, and
+// the cold part's is the same frame (python3.11's sre_ucs4_match.cold,
+// entered from a jump table only, was taken for a frame at its entry).
+// x86-64 only: a recipe there gives SP's offset and BP's slot, all of the
+// state a jump carries.
+func (s *scanner) intoKnown(m *Module, target uint64, cur state, guessed bool) (state, bool) {
+	p := s.p
+	if !guessed || s.guessStart < 0 || m.abi.LinkRegister || !isColdName(p.Name) || p.Lo <= target && target < p.Hi ||
+		!cur.spKnown || cur.cfaBP {
+		return cur, guessed
+	}
+	q := m.ProcAt(target)
+	rs, done := m.recipes[q]
+	if q < 0 || !done || isColdName(m.procs[q].Name) {
+		return cur, guessed
+	}
+	j := sort.Search(len(rs), func(j int) bool { return rs[j].Hi > target })
+	if j == len(rs) || rs[j].Lo > target || rs[j].CFA != RegSP || rs[j].RAInDI {
+		return cur, guessed
+	}
+	want := cur
+	want.sp, want.bpKnown, want.bp = rs[j].CFAOff, false, 0
+	want.bpSaved, want.bpSave = rs[j].BPSaved, 0
+	if rs[j].BPSaved {
+		want.bpSave = -rs[j].BPOff
+	}
+	if want == cur {
+		return cur, guessed
+	}
+	return s.fix(cur, want), false
+}
+
+// tailCallTo reports whether a jump from p to target is a tail call: target
+// is the entry of another procedure named by a symbol (not a cold part,
+// which continues its caller's frame).
+func (m *Module) tailCallTo(p Proc, target uint64) bool {
+	if p.Lo <= target && target < p.Hi {
+		return false
+	}
+	j := m.ProcAt(target)
+	if j < 0 {
+		return false
+	}
+	q := m.procs[j]
+	return q.Lo == target && q.Name != "" && !q.Inferred && !isColdName(q.Name)
 }
 
 // arrive is the state the scan continues with at addr: a branch target's
@@ -209,8 +280,8 @@ func (s *scanner) arrive(addr uint64, cur state, guessed, brk, brkCanon, afterCa
 			guessed = false
 		}
 	} else if brk {
-		if brkCanon {
-			cur = s.canonical()
+		if c := s.canonical(); brkCanon || transient(cur, c) {
+			cur = c
 		}
 		guessed, fresh = true, true
 	}

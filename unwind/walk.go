@@ -101,17 +101,20 @@ func (sp walker) frames(mem Memory) (frames []uint64, out Outcome, reason string
 			next, err = SignalFrame(f.SP, mem)
 		} else if r, ok := recipeAt(mod, addr); ok {
 			next, err = r.Step(f, mem)
+			if sp.broken(next, err) {
+				// A recipe that leads nowhere (a frame the analysis got
+				// wrong) would end the walk: the frame pointer or the
+				// scan may still find the caller, checked as below.
+				if alt, aerr := sp.noRecipeStep(f, mem, mod, addr); aerr == nil {
+					next, err = alt, nil
+					fpSteps++
+				}
+			}
 		} else {
 			// No recipe (no code, or a frame the scan cannot follow, such
-			// as the dynamic linker's realigned trampoline): the frame
-			// pointer if it leads to a return address, else the first
-			// word above SP that is one.
+			// as the dynamic linker's realigned trampoline).
 			fpSteps++
-			callee := procStart(mod, addr)
-			next, err = fpStep(mod, f, mem)
-			if err != nil || !sp.returnAddress(next.PC, mod, callee) {
-				next, err = sp.scanStep(f, mem, mod, callee)
-			}
+			next, err = sp.noRecipeStep(f, mem, mod, addr)
 		}
 		switch {
 		case errors.Is(err, ErrTruncated) && sp.st.nearStack(f):
@@ -130,6 +133,31 @@ func (sp walker) frames(mem Memory) (frames []uint64, out Outcome, reason string
 		f = next
 	}
 	return frames, Failed, "too deep", fpSteps
+}
+
+// noRecipeStep unwinds a frame without a usable recipe: the frame pointer
+// if it leads to a return address, else the first word above SP that is
+// one.
+func (sp walker) noRecipeStep(f Frame, mem Memory, mod *Module, addr uint64) (Frame, error) {
+	callee := procStart(mod, addr)
+	next, err := fpStep(mod, f, mem)
+	if err != nil || !sp.returnAddress(next.PC, mod, callee) {
+		next, err = sp.scanStep(f, mem, mod, callee)
+	}
+	return next, err
+}
+
+// broken reports whether a recipe's step cannot be right: the caller's
+// frame below the callee's, or a return address in no mapped module.
+func (sp walker) broken(next Frame, err error) bool {
+	if errors.Is(err, ErrBadFrame) {
+		return true
+	}
+	if err != nil || next.PC == 0 {
+		return false // a copy too short, or ppc64's outermost frame
+	}
+	_, _, ok := sp.look(next.PC - 1)
+	return !ok
 }
 
 // UnwindFP walks st by frame pointers only (what a profiler without

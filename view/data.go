@@ -215,29 +215,32 @@ func Report(p *profile.Profile) *ReportData {
 
 // metricOf names the event the profile's trees hold and what its values
 // count: samples in bloop's recordings, periods in perf.data files, a
-// measurement directory's metric values.
+// measurement directory's metric values. Time is in a unit the page's
+// bloop.time knows (ns for perf's clocks and hpcrun's metrics in
+// seconds, held in nano-units), which it shows as s, ms or µs.
 func metricOf(p *profile.Profile, ev int) Metric {
 	names := p.Meta.EventNames()
 	name := p.Meta.Event
 	if ev < len(names) {
 		name = names[ev]
 	}
+	if u, ok := timeUnitNames[p.EventNanos(ev)]; ok {
+		return Metric{Name: name, Unit: u}
+	}
 	switch {
 	case p.Meas != nil && ev < len(p.EventScale) && p.EventScale[ev] != 1:
-		// hpcrun's real metrics, kept in nano-units.
-		if strings.Contains(name, "(sec)") {
-			return Metric{Name: name, Unit: "ns"}
-		}
-		return Metric{Name: name, Unit: "nano-units"}
+		return Metric{Name: name, Unit: "nano-units"} // hpcrun's real metrics
 	case p.Meas != nil:
 		return Metric{Name: name, Unit: "events"}
 	case !p.Meta.Perf:
 		return Metric{Name: name, Unit: "samples"}
-	case name == "cpu-clock" || name == "task-clock":
-		return Metric{Name: name, Unit: "ns"}
 	}
 	return Metric{Name: name, Unit: "events"}
 }
+
+// timeUnitNames are the units of time the page shows as time, by their
+// nanoseconds (common.js's bloop.timeUnits).
+var timeUnitNames = map[float64]string{1: "ns", 1e3: "us", 1e6: "ms", 1e9: "s"}
 
 // thread makes one tree's top-down view, as the text report prints it,
 // and its samples per line.

@@ -156,10 +156,11 @@ func TestReportMeasurementDir(t *testing.T) {
 		t.Fatalf("report: exit %d, stderr %q", code, errs)
 	}
 	for _, want := range []string{
-		"REALTIME (sec): 0.975111 at 6 nodes",
-		" 0.97407   99.9%        0    0.0%          [inlined] kernel (called at prog.c:16)",
-		" 0.97407   99.9%        0    0.0%              loop at prog.c:10",
-		"0.944834   96.9% 0.944834   96.9%                prog.c:10",
+		// hpcprof's 0.975111 s, 0.97407 s, 0.944834 s, shown as time.
+		"REALTIME (sec): 975ms at 6 nodes",
+		"   974ms   99.9%        0    0.0%          [inlined] kernel (called at prog.c:16)",
+		"   974ms   99.9%        0    0.0%              loop at prog.c:10",
+		"   945ms   96.9%    945ms   96.9%                prog.c:10",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

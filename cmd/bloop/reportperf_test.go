@@ -21,7 +21,7 @@ func TestReportPerfData(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, msg)
 	}
-	for _, want := range []string{"event:    task-clock: 8 samples, 26666664 ns\n", "event:    page-faults: 12 samples, 876 events (period sum)  (shown", "_IO_file_doallocate"} {
+	for _, want := range []string{"event:    task-clock: 8 samples, 26.7ms\n", "event:    page-faults: 12 samples, 876 events (period sum)  (shown", "_IO_file_doallocate"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}

@@ -40,6 +40,37 @@
     return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   };
 
+  // timeUnits are the metric units that are time, in nanoseconds (view's
+  // timeUnitNames).
+  bloop.timeUnits = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
+
+  var DURATIONS = [[1e9, 's'], [1e6, 'ms'], [1e3, '\u00b5s'], [1, 'ns']];
+
+  // time formats ns nanoseconds as report.Duration does, in the same
+  // integer arithmetic (rounding half up): the largest of s, ms, \u00b5s
+  // and ns that leaves at least 1, three significant digits.
+  bloop.time = function (ns) {
+    ns = Math.round(ns);
+    if (ns === 0) return '0';
+    var u = DURATIONS[DURATIONS.length - 1];
+    for (var i = 0; i < DURATIONS.length; i++) {
+      if (ns >= DURATIONS[i][0]) {
+        u = DURATIONS[i];
+        break;
+      }
+    }
+    var digits = 0;
+    if (u[0] > 1 && ns < 10 * u[0]) digits = 2;
+    else if (u[0] > 1 && ns < 100 * u[0]) digits = 1;
+    var pow = Math.pow(10, digits);
+    var s = String(Math.floor((ns * pow * 2 + u[0]) / (2 * u[0])));
+    if (digits > 0) {
+      while (s.length <= digits) s = '0' + s;
+      s = s.slice(0, s.length - digits) + '.' + s.slice(s.length - digits);
+    }
+    return s + u[1];
+  };
+
   // regex compiles a user's pattern, case-insensitive; null for an empty
   // one, an Error for a bad one (the caller says so rather than throws).
   bloop.regex = function (pattern) {

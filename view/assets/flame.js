@@ -192,7 +192,7 @@
     };
     walk(tree.root);
     var total = ctx.total();
-    this.info.textContent = frames + ' frames match: ' + bloop.pct(covered, total) + ' of the samples (' + bloop.num(covered) + ')';
+    this.info.textContent = frames + ' frames match: ' + bloop.pct(covered, total) + ' of the samples (' + ctx.valueUnit(covered) + ')';
     this.info.dataset.share = total > 0 ? covered / total : 0;
     this.render();
   };

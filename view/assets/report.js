@@ -41,6 +41,16 @@
     ctx.unit = function () {
       return data.metrics[ctx.metric].unit;
     };
+    // value is a value of the metric shown as the text views print it:
+    // time as time, a count as it is.
+    ctx.value = function (v) {
+      var ns = bloop.timeUnits[ctx.unit()];
+      return ns ? bloop.time(v * ns) : String(v);
+    };
+    // valueUnit is a value with its unit, for sentences.
+    ctx.valueUnit = function (v) {
+      return bloop.timeUnits[ctx.unit()] ? ctx.value(v) : bloop.num(v) + ' ' + ctx.unit();
+    };
     ctx.label = function (n) {
       return n.label !== undefined ? data.strings[n.label] : ctx.sc.label(n.scope);
     };
@@ -73,7 +83,7 @@
     if (data.chains > 0) fact('call paths as recorded', bloop.num(data.chains));
     var metric = bloop.el('select', 'metric');
     data.metrics.forEach(function (m, i) {
-      var o = bloop.el('option', null, m.name + ' (' + m.unit + ')');
+      var o = bloop.el('option', null, m.name + ' (' + (bloop.timeUnits[m.unit] ? 'time' : m.unit) + ')');
       o.value = i;
       metric.append(o);
     });
@@ -113,7 +123,7 @@
     var total = Math.max(ctx.total(), 1);
     var incl = ctx.incl(tree, n);
     var excl = ctx.excl(tree, n);
-    var lines = [ctx.label(n), 'incl ' + bloop.num(incl) + ' ' + ctx.unit() + ' (' + bloop.pct(incl, total) + '), excl ' + bloop.num(excl) + ' (' + bloop.pct(excl, total) + ')'];
+    var lines = [ctx.label(n), 'incl ' + ctx.valueUnit(incl) + ' (' + bloop.pct(incl, total) + '), excl ' + ctx.valueUnit(excl) + ' (' + bloop.pct(excl, total) + ')'];
     if (n.scope >= 0) {
       var s = n.scope;
       lines.push(bloop.enumName(E, sc.kind(s)) + (sc.module(s) ? ' in ' + sc.module(s) : ''));

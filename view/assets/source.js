@@ -32,7 +32,7 @@
     var lines = this.lineData(file);
     this.title.replaceChildren(bloop.el('span', 'path', path));
     if (f && f.found && f.found !== path) this.title.append(bloop.el('span', 'found', ' read from ' + f.found));
-    this.title.append(bloop.el('span', 'file-total', ' \u2014 ' + bloop.num(lines.self) + ' ' + ctx.unit() + ' on its lines'));
+    this.title.append(bloop.el('span', 'file-total', ' \u2014 ' + ctx.valueUnit(lines.self) + ' on its lines'));
     // A file not embedded says why above its lines (out of their scroll).
     if (!f || !f.text) {
       var why = f ? f.note : path + ': no sample reaches it, so it was not embedded';
@@ -125,7 +125,7 @@
           bar.append(self);
           barCell.append(bar);
         }
-        return [bloop.el('td', 'num', v ? v[1] : ''), bloop.el('td', 'num', v ? v[0] : ''), bloop.el('td', 'num', v ? bloop.pct(v[0], total) : ''), barCell];
+        return [bloop.el('td', 'num', v ? ctx.value(v[1]) : ''), bloop.el('td', 'num', v ? ctx.value(v[0]) : ''), bloop.el('td', 'num', v ? bloop.pct(v[0], total) : ''), barCell];
       },
       badges: function (n) {
         return (marks.calls[n] || []).map(function (name) {

@@ -136,9 +136,11 @@
   };
 
   // numbers appends the four value cells of a row.
+  // Values are shown as the text views print them (time as time).
   proto.numbers = function (tr, incl, excl, total) {
-    tr.append(bloop.el('td', 'num', incl), bloop.el('td', 'num', bloop.pct(incl, total)),
-      bloop.el('td', 'num', excl), bloop.el('td', 'num', bloop.pct(excl, total)));
+    var value = this.ctx.value;
+    tr.append(bloop.el('td', 'num', value(incl)), bloop.el('td', 'num', bloop.pct(incl, total)),
+      bloop.el('td', 'num', value(excl)), bloop.el('td', 'num', bloop.pct(excl, total)));
   };
 
   proto.render = function () {
