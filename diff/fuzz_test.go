@@ -44,3 +44,34 @@ func FuzzDiff(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDiffPair diffs two documents both ways: what a decided about b is
+// the mirror of what b decided about a (added/removed, inlined/outlined,
+// split/joined, stubs), and the JSON report is written.
+func FuzzDiffPair(f *testing.F) {
+	for _, c := range diffCases {
+		f.Add([]byte(structtest.WithIDs(structtest.WrapProcs(c.a))), []byte(structtest.WithIDs(structtest.WrapProcs(c.b))))
+	}
+	f.Add([]byte(structtest.WithIDs(structtest.WrapProcs(handProc("f", 0x100, 10)+handProc("g", 0x200, 0)))),
+		[]byte(structtest.WithIDs(structtest.WrapProcs(handProc("f.constprop.0", 0x100, 10, "g")+handProc("f.cold", 0x300, 0)))))
+	f.Fuzz(func(t *testing.T, x, y []byte) {
+		a, err := structure.Parse(bytes.NewReader(x), "a")
+		if err != nil {
+			return
+		}
+		b, err := structure.Parse(bytes.NewReader(y), "b")
+		if err != nil {
+			return
+		}
+		ab, ba := Diff(a, b, DiffOptions{}), Diff(b, a, DiffOptions{})
+		s, m := ab.Summary, ba.Summary
+		if s.ProcsAdded != m.ProcsRemoved || s.ProcsInlined != m.ProcsOutlined || s.ProcsSplit != m.ProcsJoined ||
+			s.StubsAdded != m.StubsRemoved || s.ProcsRenamed != m.ProcsRenamed || s.ProcsCloned != m.ProcsCloned {
+			t.Fatalf("not mirrored:\n%s\n%s", s, m)
+		}
+		var buf bytes.Buffer
+		if err := ab.WriteJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
