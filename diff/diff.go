@@ -187,7 +187,7 @@ func compareFunction(fa, fb *function, opts DiffOptions) ProcReport {
 // outlined) where the other side holds inlined copies of it, a PLT stub,
 // folded (unfolded) where another function of the other side has its
 // code, or removed (added).
-func oneSided(f *function, inOther map[string][]string, owners map[string][]*function, added bool, opts DiffOptions) ProcReport {
+func oneSided(f *function, inOther *inlined, owners map[string][]*function, added bool, opts DiffOptions) ProcReport {
 	var pr ProcReport
 	if added {
 		pr = newProcReport(nil, f, opts)
@@ -195,7 +195,7 @@ func oneSided(f *function, inOther map[string][]string, owners map[string][]*fun
 		pr = newProcReport(f, nil, opts)
 	}
 	pr.Changes = []Change{}
-	callers := inOther[f.callee]
+	callers := inOther.callers(f)
 	switch {
 	case isStub(f.base) && added:
 		pr.Status = ProcStubAdded

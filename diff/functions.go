@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"bloop/structure"
 )
 
 // Procedures are compared by the source function they were made from,
@@ -17,6 +19,8 @@ type function struct {
 	key      string // base link name and file (procKey's file rule)
 	base     string // the link name without clone suffixes
 	callee   string // what an inlined copy of it is called, with its file
+	short    string // its unqualified name without template arguments, with its file (shortName)
+	line     int    // its first procedure's line
 	file     string
 	procs    []*proc // in document order
 	variants []*variant
@@ -43,8 +47,10 @@ func functions(ps []*proc) []*function {
 			k := c.base + "\x00" + fileKey(p.file)
 			f = byKey[k]
 			if f == nil {
-				f = &function{key: k, base: c.base, file: p.file,
-					callee: prettyBase(p.node.Value("n")) + "\x00" + fileKey(p.file)}
+				line, _ := strconv.Atoi(p.node.Value("l"))
+				f = &function{key: k, base: c.base, file: p.file, line: line,
+					callee: prettyBase(p.node.Value("n")) + "\x00" + fileKey(p.file),
+					short:  shortName(p.node.Value("n")) + "\x00" + fileKey(p.file)}
 				byKey[k] = f
 				mk := moduleBase(p.module, c.base)
 				byBase[mk] = append(byBase[mk], f)
@@ -188,6 +194,71 @@ func pairFunctions(fa, fb []*function) (pairs []functionPair, onlyA, onlyB []*fu
 			onlyB = append(onlyB, f)
 		}
 	}
+	more, onlyA, onlyB := pairByDeclaration(onlyA, onlyB, func(f *function) string { return f.short })
+	pairs = append(pairs, more...)
+	// A procedure is filed under its entry row's file, which may be a
+	// header inlined there (gcc's __introsort_loop under stl_iterator.h):
+	// last, the short name alone where it is unique on both sides.
+	more, onlyA, onlyB = pairByDeclaration(onlyA, onlyB, shortOnly)
+	return append(pairs, more...), onlyA, onlyB
+}
+
+// shortOnly is a function's short name without its file.
+func shortOnly(f *function) string { return f.short[:strings.IndexByte(f.short, 0)] }
+
+// pairByDeclaration pairs the functions left over by their short name
+// and file, when each side has one such function, else by line too
+// (within structure.LoopLineTol; a procedure's line is its entry row's,
+// which compilers may take from different lines of a template): the
+// instances of one template whose names two compilers spell differently
+// (gcc's "<lambda(const Item&)>" and clang's "$_0", default template
+// arguments written or not) are one source function.
+func pairByDeclaration(fa, fb []*function, key func(*function) string) (pairs []functionPair, onlyA, onlyB []*function) {
+	byShort := map[string][]*function{}
+	for _, f := range fb {
+		if !isStub(f.base) {
+			byShort[key(f)] = append(byShort[key(f)], f)
+		}
+	}
+	countA := map[string]int{}
+	for _, f := range fa {
+		countA[key(f)]++
+	}
+	paired := map[*function]bool{}
+	for _, f := range fa {
+		if isStub(f.base) {
+			continue
+		}
+		cands := byShort[key(f)]
+		if len(cands) == 1 && countA[key(f)] == 1 {
+			pairs = append(pairs, functionPair{f, cands[0]})
+			paired[f], paired[cands[0]] = true, true
+			continue
+		}
+		var best *function
+		for _, g := range cands {
+			if paired[g] || abs(g.line-f.line) > structure.LoopLineTol {
+				continue
+			}
+			if best == nil || abs(g.line-f.line) < abs(best.line-f.line) {
+				best = g
+			}
+		}
+		if best != nil {
+			pairs = append(pairs, functionPair{f, best})
+			paired[f], paired[best] = true, true
+		}
+	}
+	for _, f := range fa {
+		if !paired[f] {
+			onlyA = append(onlyA, f)
+		}
+	}
+	for _, f := range fb {
+		if !paired[f] {
+			onlyB = append(onlyB, f)
+		}
+	}
 	return pairs, onlyA, onlyB
 }
 
@@ -227,36 +298,75 @@ func pairVariants(va, vb []*variant) (pairs [][2]*variant, renamed bool, extraA,
 	return pairs, n > 0, restA[n:], restB[n:]
 }
 
-// inlinedCopies maps what an inlined call is called (callee name and
-// file, as function.callee) to the functions whose procedures hold one,
-// by base name.
-func inlinedCopies(ps []*proc) map[string][]string {
-	sets := map[string]map[string]bool{}
+// inlined is where one side holds inlined copies of functions: by what
+// an inlined call is called (callee name and file, as function.callee),
+// and by its short name and file with the callee's line (as
+// function.short, line), the functions whose procedures hold one, by
+// base name.
+type inlined struct {
+	byName  map[string]map[string]bool
+	byShort map[string][]inlinedAt
+}
+
+type inlinedAt struct {
+	line   int
+	caller string
+}
+
+func inlinedCopies(ps []*proc) *inlined {
+	in := &inlined{byName: map[string]map[string]bool{}, byShort: map[string][]inlinedAt{}}
 	for _, p := range ps {
 		caller := parseClone(p.name).base
 		var walk func(s *scope)
 		walk = func(s *scope) {
 			for _, k := range s.kids {
 				if k.kind == 'I' {
-					if sets[k.callee] == nil {
-						sets[k.callee] = map[string]bool{}
+					if in.byName[k.callee] == nil {
+						in.byName[k.callee] = map[string]bool{}
 					}
-					sets[k.callee][caller] = true
+					in.byName[k.callee][caller] = true
+					short := shortName(k.callee[:strings.IndexByte(k.callee, 0)]) + k.callee[strings.IndexByte(k.callee, 0):]
+					in.byShort[short] = append(in.byShort[short], inlinedAt{k.line, caller})
 				}
 				walk(k)
 			}
 		}
 		walk(p.body)
 	}
-	out := make(map[string][]string, len(sets))
-	for k, set := range sets {
-		var callers []string
-		for c := range set {
-			callers = append(callers, c)
+	return in
+}
+
+// callers are the functions holding inlined copies of f: by its name, or
+// else by its short name and file (an instance of the same template, its
+// name spelled otherwise), or else by its short name in the file of an
+// inlined copy within structure.LoopLineTol of its line (f filed under a
+// header its entry row is from).
+func (in *inlined) callers(f *function) []string {
+	set := in.byName[f.callee]
+	if len(set) == 0 {
+		set = map[string]bool{}
+		for _, at := range in.byShort[f.short] {
+			set[at.caller] = true
 		}
-		slices.Sort(callers)
-		out[k] = callers
 	}
+	if len(set) == 0 {
+		prefix := shortOnly(f) + "\x00"
+		for k, ats := range in.byShort {
+			if !strings.HasPrefix(k, prefix) {
+				continue
+			}
+			for _, at := range ats {
+				if abs(at.line-f.line) <= structure.LoopLineTol {
+					set[at.caller] = true
+				}
+			}
+		}
+	}
+	var out []string
+	for c := range set {
+		out = append(out, c)
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -132,3 +132,56 @@ func stubName(name string) string {
 	}
 	return name
 }
+
+// shortName is the unqualified name of a function without its template
+// arguments and parameters: "__merge_adaptive" of gcc's
+// "__merge_adaptive<..., <lambda(const Item&, const Item&)> >" and of
+// clang's "std::__merge_adaptive<..., $_0>(...)". Compilers spell the
+// rest differently (lambdas, default template arguments, qualification),
+// so with the file and line it identifies a function across compilers
+// where the whole names do not.
+func shortName(pretty string) string {
+	n := prettyBase(pretty)
+	for _, q := range []string{" const", " volatile", " &&", " &"} {
+		n = strings.TrimSuffix(n, q)
+	}
+	n = trimGroup(n, '(', ')')
+	n = trimGroup(n, '<', '>')
+	depth := 0
+	for i := len(n) - 1; i > 0; i-- {
+		switch n[i] {
+		case '>', ')':
+			depth++
+		case '<', '(':
+			depth--
+		case ':':
+			if depth == 0 && n[i-1] == ':' {
+				return n[i+1:]
+			}
+		}
+	}
+	return n
+}
+
+// trimGroup cuts a balanced open...close group at the end of n.
+func trimGroup(n string, open, close byte) string {
+	if !strings.HasSuffix(n, string(close)) {
+		return n
+	}
+	depth := 0
+	for i := len(n) - 1; i >= 0; i-- {
+		switch n[i] {
+		case close:
+			depth++
+		case open:
+			depth--
+			if depth == 0 {
+				if i == 0 {
+					return n
+				}
+				return n[:i]
+			}
+		}
+	}
+	return n
+}

@@ -59,6 +59,18 @@ func TestPrettyBase(t *testing.T) {
 			t.Errorf("prettyBase(%q) = %q, want %q", c[0], got, c[1])
 		}
 	}
+	for _, c := range [][2]string{
+		{"f", "f"},
+		{"__merge_adaptive<__gnu_cxx::__normal_iterator<Item*, std::vector<Item> >, long int, Item*, __gnu_cxx::__ops::_Iter_comp_iter<stable_by_weight(std::vector<Item>&)::<lambda(const Item&, const Item&)> > >", "__merge_adaptive"},
+		{"std::__merge_adaptive<__gnu_cxx::__normal_iterator<Item*, std::vector<Item, std::allocator<Item> > >, long, Item*, __gnu_cxx::__ops::_Iter_comp_iter<stable_by_weight(std::vector<Item, std::allocator<Item> >&)::$_0> >(long, long)", "__merge_adaptive"},
+		{"std::vector<double, std::allocator<double> >::begin() const", "begin"},
+		{"Acc<double, 4>::operator()(int) const [clone .isra.0]", "operator()"},
+		{"ns::f(int) [libx.so]", "f"},
+	} {
+		if got := shortName(c[0]); got != c[1] {
+			t.Errorf("shortName(%q) = %q, want %q", c[0], got, c[1])
+		}
+	}
 	for _, c := range [][2]string{{"targ1090@plt", "targ@plt"}, {"targ@plt", "targ@plt"}, {"memcpy@plt", "memcpy@plt"}, {"target@plt", "target@plt"}} {
 		if got := stubName(c[0]); got != c[1] {
 			t.Errorf("stubName(%q) = %q, want %q", c[0], got, c[1])
