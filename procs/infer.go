@@ -183,7 +183,9 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r struct
 			}
 		}
 	}
-	cands = dropNonEntries(insts, cands, first, known, func(t uint64) bool { return padCall(img, t) })
+	cands = dropNonEntries(insts, cands, first, known, func(t uint64) (pad, noret bool) {
+		return padCall(img, t), noReturn(img, t)
+	})
 	// Hot/cold splitting breaks "conditional jumps stay inside": gcc's hot
 	// part branches to its .cold part across other procedures. A jump whose
 	// target is itself a candidate start and whose span holds a clear entry
@@ -266,11 +268,13 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r struct
 // part). With -fcf-protection, pads begin with endbr64 as entries do.
 // A .cold part starts the same way, but its hot part jumps back to it
 // (gcc places cold parts first); it stays, as does first, the code right
-// after a sized procedure, which belongs to no other. A catch handler
-// (landing pad) begins by calling __cxa_begin_catch with the exception it
-// was handed: no procedure begins so (padCall), which is how the pads of
-// aarch64 and ppc64le code without .eh_frame are told.
-func dropNonEntries(insts []isa.SweepInst, cands []uint64, first uint64, known, padCall func(uint64) bool) []uint64 {
+// after a sized procedure, which belongs to no other. A landing pad's
+// code calls __cxa_begin_catch or _Unwind_Resume a few blocks in (a catch
+// handler first thing, a cleanup after its destructors): only the
+// unwinder enters that code, so no path from a procedure's entry reaches
+// such a call (padReach), which is how the pads of aarch64 and ppc64le
+// code without .eh_frame are told.
+func dropNonEntries(insts []isa.SweepInst, cands []uint64, first uint64, known func(uint64) bool, callee func(uint64) (pad, noret bool)) []uint64 {
 	isCand := make(map[uint64]bool, len(cands))
 	for _, c := range cands {
 		isCand[c] = true
@@ -292,7 +296,7 @@ func dropNonEntries(insts []isa.SweepInst, cands []uint64, first uint64, known, 
 		if op.Endbr && i+1 < len(insts) {
 			op = insts[i+1].Op
 		}
-		if op.Flow == isa.Call && op.Target != 0 && padCall(op.Target) {
+		if padReach(insts, i, known, isCand, callee) {
 			continue
 		}
 		epilogue := op.AddSP || op.Frame == isa.PopBP || op.Frame == isa.Leave || op.Frame == isa.SPAdd && op.Imm > 0
@@ -319,8 +323,65 @@ func noReturn(img *loader.Image, target uint64) bool {
 	return f != nil && f.Addr == target && NoReturn(f.Name)
 }
 
-// padCall reports whether target is a procedure only a landing pad calls
-// first: those that take the exception object a pad is handed.
+// padReachLimit bounds padReach's walk: a pad reaches its call within a
+// few blocks (its destructor calls and the test of what was built), and a
+// short walk cannot run into another procedure's pads through a call it
+// takes for returning.
+const padReachLimit = 32
+
+// padReachSpan bounds the stretch padReach looks for the next start in,
+// in instructions: a region can hold millions.
+const padReachSpan = 4096
+
+// padReach reports whether the code from insts[i] (a candidate) reaches a
+// call that only landing pads make (callee's pad) along fall-throughs and
+// direct jumps, within padReachLimit instructions, without leaving the
+// candidate's stretch (up to the next start, known or candidate: a hot part's jump
+// back into its .cold part is not its own code) or passing a call that
+// does not return.
+func padReach(insts []isa.SweepInst, i int, known func(uint64) bool, isCand map[uint64]bool, callee func(uint64) (pad, noret bool)) bool {
+	end := i + 1
+	for end < len(insts) && end-i < padReachSpan && !known(insts[end].Addr) && !isCand[insts[end].Addr] {
+		end++
+	}
+	seen := map[int]bool{}
+	work := []int{i}
+	for len(work) > 0 && len(seen) < padReachLimit {
+		j := work[len(work)-1]
+		work = work[:len(work)-1]
+		if j < i || j >= end || seen[j] {
+			continue
+		}
+		in := insts[j]
+		seen[j] = true
+		op := in.Op
+		next := true
+		switch op.Flow {
+		case isa.Call:
+			if op.Target != 0 {
+				pad, noret := callee(op.Target)
+				if pad {
+					return true
+				}
+				next = !noret
+			}
+		case isa.Jump, isa.CondJump:
+			if k, ok := instAt(insts, op.Target); ok && op.Target != 0 {
+				work = append(work, k)
+			}
+			next = op.Flow == isa.CondJump
+		case isa.IndirectJump, isa.Return, isa.Halt, isa.Invalid:
+			next = false
+		}
+		if next {
+			work = append(work, j+1)
+		}
+	}
+	return false
+}
+
+// padCall reports whether target is a procedure only a landing pad calls:
+// those that take the exception object a pad is handed.
 func padCall(img *loader.Image, target uint64) bool {
 	f := img.FuncAt(target)
 	if f == nil || f.Addr != target {
