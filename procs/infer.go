@@ -136,7 +136,10 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r struct
 			// conditional tail calls to known entries.
 			if op.Target != 0 && !known(op.Target) && r.Lo <= op.Target && op.Target < r.Hi {
 				if op.Target > in.Addr {
-					conds = append(conds, structure.Range{Lo: in.Addr, Hi: op.Target + 1})
+					// From the byte after the jump's first: a procedure may
+					// begin with its test (aarch64's cbnz w0 of a
+					// recursion's is_odd, only ever tail-called).
+					conds = append(conds, structure.Range{Lo: in.Addr + 1, Hi: op.Target + 1})
 				} else {
 					conds = append(conds, structure.Range{Lo: op.Target, Hi: end})
 				}
