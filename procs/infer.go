@@ -132,13 +132,11 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r struct
 		op, end := in.Op, in.Addr+uint64(in.Op.Len)
 		switch op.Flow {
 		case isa.CondJump:
-			// A conditional jump stays inside its procedure, except for
-			// conditional tail calls to known entries.
+			// A conditional jump stays inside its procedure (from its 2nd
+			// byte: a procedure may begin with one, aarch64's cbnz of a
+			// tail-called is_odd), but for tail calls to known entries.
 			if op.Target != 0 && !known(op.Target) && r.Lo <= op.Target && op.Target < r.Hi {
 				if op.Target > in.Addr {
-					// From the byte after the jump's first: a procedure may
-					// begin with its test (aarch64's cbnz w0 of a
-					// recursion's is_odd, only ever tail-called).
 					conds = append(conds, structure.Range{Lo: in.Addr + 1, Hi: op.Target + 1})
 				} else {
 					conds = append(conds, structure.Range{Lo: op.Target, Hi: end})
@@ -186,9 +184,7 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r struct
 			}
 		}
 	}
-	cands = dropNonEntries(insts, cands, first, known, func(t uint64) (pad, noret bool) {
-		return padCall(img, t), noReturn(img, t)
-	})
+	cands = dropNonEntries(insts, cands, first, known, padCallee(img))
 	// Hot/cold splitting breaks "conditional jumps stay inside": gcc's hot
 	// part branches to its .cold part across other procedures. A jump whose
 	// target is itself a candidate start and whose span holds a clear entry
@@ -381,6 +377,12 @@ func padReach(insts []isa.SweepInst, i int, known func(uint64) bool, isCand map[
 		}
 	}
 	return false
+}
+
+// padCallee tells padReach what a call's target is: a procedure only
+// landing pads call, or one that does not return.
+func padCallee(img *loader.Image) func(uint64) (pad, noret bool) {
+	return func(t uint64) (bool, bool) { return padCall(img, t), noReturn(img, t) }
 }
 
 // padCall reports whether target is a procedure only a landing pad calls:
