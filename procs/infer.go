@@ -295,7 +295,7 @@ func dropNonEntries(insts []isa.SweepInst, cands []uint64, first uint64, known f
 		if op.Endbr && i+1 < len(insts) {
 			op = insts[i+1].Op
 		}
-		if padReach(insts, i, known, isCand, callee) {
+		if padReach(insts, i, known, callee) {
 			continue
 		}
 		epilogue := op.AddSP || op.Frame == isa.PopBP || op.Frame == isa.Leave || op.Frame == isa.SPAdd && op.Imm > 0
@@ -322,25 +322,27 @@ func noReturn(img *loader.Image, target uint64) bool {
 	return f != nil && f.Addr == target && NoReturn(f.Name)
 }
 
-// padReachLimit bounds padReach's walk: a pad reaches its call within a
-// few blocks (its destructor calls and the test of what was built), and a
-// short walk cannot run into another procedure's pads through a call it
-// takes for returning.
-const padReachLimit = 32
+// padReachLimit bounds padReach's walk, in instructions: a pad reaches
+// its call within a few blocks (its destructor calls, the test of what
+// was built), but gcc -O0's cleanup pads run through each other's code,
+// one jump after each destructor call, to the one _Unwind_Resume at their
+// end (ppc64le tmpl-gcc12-O0's main: about 60 instructions).
+const padReachLimit = 128
 
-// padReachSpan bounds the stretch padReach looks for the next start in,
-// in instructions: a region can hold millions.
+// padReachSpan bounds the stretch padReach looks for the next known start
+// in, in instructions: a region can hold millions.
 const padReachSpan = 4096
 
 // padReach reports whether the code from insts[i] (a candidate) reaches a
 // call that only landing pads make (callee's pad) along fall-throughs and
-// direct jumps, within padReachLimit instructions, without leaving the
-// candidate's stretch (up to the next start, known or candidate: a hot part's jump
-// back into its .cold part is not its own code) or passing a call that
-// does not return.
-func padReach(insts []isa.SweepInst, i int, known func(uint64) bool, isCand map[uint64]bool, callee func(uint64) (pad, noret bool)) bool {
+// direct jumps, within padReachLimit instructions, without passing a call
+// that does not return or leaving the candidate's stretch: nothing below
+// it (a hot part's jump back into its .cold part is not its own code) and
+// up to the next known start. Other candidates are passed: the -O0 pads
+// it runs through are candidates too.
+func padReach(insts []isa.SweepInst, i int, known func(uint64) bool, callee func(uint64) (pad, noret bool)) bool {
 	end := i + 1
-	for end < len(insts) && end-i < padReachSpan && !known(insts[end].Addr) && !isCand[insts[end].Addr] {
+	for end < len(insts) && end-i < padReachSpan && !known(insts[end].Addr) {
 		end++
 	}
 	seen := map[int]bool{}

@@ -106,6 +106,10 @@ func TestRules(t *testing.T) {
 			a.label("f").raw(pushRBX...).call("unwind").raw(xorEAX...).raw(testEAX...).jcc(jne, "y")
 			return g(a.raw(xorEAX...).label("y").call("unwind"))
 		}, []string{"f", "g"}},
+		{"cleanup pads that run through each other (gcc -O0)", func(a *asm) *asm {
+			a.label("f").raw(pushRBX...).call("unwind").raw(xorEAX...).jmp("p3")
+			return g(a.raw(xorEAX...).label("p3").raw(testEAX...).call("unwind"))
+		}, []string{"f", "g"}},
 		{"procedure that begins with a conditional jump", func(a *asm) *asm {
 			// aarch64's is_odd begins with cbnz; its own branch's interval
 			// must not protect its entry.
