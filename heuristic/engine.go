@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"bloop/cfg"
@@ -362,7 +363,7 @@ func (e *engine) mergeIrreducible(ln *node, l *havlak.Loop, bb line) ([]int, []*
 	merged := false
 	for i := 0; i < len(kids); i++ {
 		k := kids[i]
-		if !k.Irreducible || !l.Irreducible && !e.sameLoop(ln, k, bb) {
+		if !k.Irreducible || !l.Irreducible && !e.sameLoop(ln, l, k, bb) {
 			continue
 		}
 		if !merged {
@@ -382,19 +383,46 @@ func (e *engine) mergeIrreducible(ln *node, l *havlak.Loop, bb line) ([]int, []*
 	return nodes, out
 }
 
-// sameLoop reports whether the irreducible loop k nested in ln (header
-// line bb) is the same source loop: it has the same header line, or, in
-// code without lines (stripped), where every header line is the same, it
-// is entered where ln is: Havlak's loops of one region entered in several
-// places share its lowest entry (ShapeOf), the source loop's header line
-// in the same code with lines.
-func (e *engine) sameLoop(ln *node, k *havlak.Loop, bb line) bool {
-	sh := scopes.ShapeOf(e.in.Graph, k)
+// sameLoop reports whether the irreducible loop k nested in l (placed as
+// ln, header line bb) is the same source loop: it has the same header
+// line, or, in code without lines (stripped), where every header line is
+// the same, it is entered where ln is: Havlak's loops of one region
+// entered in several places share its lowest entry (ShapeOf), the source
+// loop's header line in the same code with lines. Or l's header block
+// enters it (headerEnters): the loop's body begins with the region, which the same code
+// with lines puts on the loop's header line (a deque's push_back inlined
+// at the top of a for loop whose slow path comes back to the middle of
+// its fast path).
+func (e *engine) sameLoop(ln *node, l, k *havlak.Loop, bb line) bool {
+	g := e.in.Graph
+	sh := scopes.ShapeOf(g, k)
 	kb := e.bbranch(ln, k, sh)
 	if bb.ln == 0 && kb.ln == 0 {
-		return sh.Entry == ln.entry
+		if sh.Entry == ln.entry {
+			return true
+		}
+		return headerEnters(g, l.Header, sh)
 	}
 	return kb == bb
+}
+
+// headerEnters reports whether block h's successors lead to an entry of
+// the loop of shape sh, directly or through blocks that only pass control
+// on (an alignment nop the loop's back edge jumps past).
+func headerEnters(g *cfg.Graph, h int, sh scopes.LoopShape) bool {
+	for _, s := range g.Blocks[h].Succs {
+		for n := 0; n < 8 && !sh.In.Has(s); n++ {
+			b := g.Blocks[s]
+			if len(b.Succs) != 1 || len(b.Preds) != 1 {
+				break
+			}
+			s = b.Succs[0]
+		}
+		if sh.In.Has(s) && slices.Contains(sh.Entries, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // recursiveCopies wraps each loop that is a copy of its parent loop in an

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"bloop/cfg"
+	"bloop/havlak"
+	"bloop/isa"
 	"bloop/loader"
 	"bloop/scopes"
 	"bloop/structure"
@@ -155,6 +157,48 @@ func TestLoopInvariant2(t *testing.T) {
 		ok := e.matches(y, line{"a.c", c.ln})
 		if ok != c.ok || y.begin != c.begin || y.end != c.end {
 			t.Errorf("line %d: matches %v, bounds [%d,%d]; want %v, [%d,%d]", c.ln, ok, y.begin, y.end, c.ok, c.begin, c.end)
+		}
+	}
+}
+
+// TestHeaderEnters: in code without lines, an irreducible region that a
+// loop's header block enters (here through an alignment nop block) is the
+// loop's own body; a region entered only from inside the body is a loop
+// of its own. The shape is aarch64 stl-gcc12-O3's window_max_sum: a
+// deque::push_back at the top of the for loop whose slow path comes back
+// into its fast path, and the while loop after it.
+func TestHeaderEnters(t *testing.T) {
+	// 0 entry, 1 the for loop's header, 2 a nop, 3 the push (the region's
+	// first entry), 4 the region's second entry (where the slow push 8
+	// comes back), 5 and 6 the while loop, 7 a block of its body, 9 the
+	// exit.
+	succs := [][]int{{1}, {2, 8}, {3}, {4}, {5, 1}, {6, 3}, {5, 7, 1}, {6}, {4, 9}, {}}
+	starts := []uint64{0, 4, 8, 12, 16, 20, 24, 28, 32, 36}
+	kinds := make([]isa.Kind, len(starts))
+	g := graph(starts, kinds, succs)
+	f := havlak.Find(len(succs), 0, succs)
+	var h *havlak.Loop
+	for _, l := range f.Loops {
+		if l.Header == 1 {
+			h = l
+		}
+	}
+	if h == nil || len(h.Children) == 0 {
+		t.Fatalf("no loop at the header with nested loops: %+v", f.Loops)
+	}
+	entered := map[int]bool{}
+	for _, l := range f.Loops {
+		if l != h {
+			entered[l.Header] = headerEnters(g, h.Header, scopes.ShapeOf(g, l))
+		}
+	}
+	region := h.Children[0]
+	if !region.Irreducible || !entered[region.Header] {
+		t.Errorf("region at %d (irreducible %v): entered %v, want an irreducible region the header enters", region.Header, region.Irreducible, entered[region.Header])
+	}
+	for hdr, e := range entered {
+		if hdr != region.Header && e {
+			t.Errorf("loop at %d: the header enters it, want only the region", hdr)
 		}
 	}
 }

@@ -224,7 +224,7 @@ type realCase struct {
 //     (0xac9c0: pop %rax; 0e), __strncasecmp_l_sse42 (0x174160: 17) and
 //     __strncmp_sse42 (00 00 at 0x1772c9) read none (99.9465%, 16).
 //
-// What is left, by ref procedure (bytes):
+// What is left, by ref procedure (bytes), and why:
 //
 //	how far Dyninst parses from the entries past a table's
 //	  end, in the middle of another function: hpcstruct
@@ -261,6 +261,32 @@ type realCase struct {
 //	  block's edges the other way round gives hpcstruct's
 //	  procedure exactly)                                 41
 //	re_compile_internal.cold: claimed by its parent's ja      5
+//
+// Those 732 bytes are the pins below: procedure 369 and callee file/line
+// 322 are the 655, 31 and 5 (691), loop 41 is rfc3484_sort. Which are
+// Dyninst's parse order and which a rule of the binary:
+//   - rfc3484_sort (41) is parse order, shown: the one block's two
+//     out-edges visited the other way round give hpcstruct's procedure
+//     exactly, and their order is the heap addresses of the Edge objects.
+//     No rule of the binary can give it; fall-through first is what
+//     Dyninst's allocator gave on every other reference.
+//   - the str(n)(case)cmp tables' entries past their end (655) and
+//     __strcat_sse2_unaligned's unbounded table (31) are not parse order
+//     as far as the reference shows: which entries Dyninst reads there is
+//     a function of the bytes (the masks, the junk it stops at), and its
+//     reading of such tables is copied as a rule (isa.dyninstJunk). What
+//     is not derived is a rule for the rest: how far its parse goes from
+//     an entry that lands in another
+//     procedure's code (each entry's first block only, but on through the
+//     table jump that entry 0xa7820 reaches), and Dyninst's bound of a
+//     bsf-indexed table (its 256-entry scan, tried for every such table,
+//     took libc down to 99.23%). Both are rules still to find, not order.
+//   - re_compile_internal.cold (5) is the shape libstdc++'s
+//     read_encoded_value_with_base.cold shows (6 bytes, above): a hot
+//     part's ja reaches the .cold part's entry and hpcstruct files the
+//     block under the hot part. Two instances of one shape suggest a rule
+//     (which of two parses that reach a block at a procedure's entry owns
+//     it); none is derived, and the references cannot tell it from order.
 var realCases = []realCase{
 	{"/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30", "../../shared/hpcstruct-real/libstdc++.so.6.0.30.hpcstruct",
 		"4ab8ef0cdee0f9b3900d2b90425bb328b39cfccb", 0.999971, 12,

@@ -132,11 +132,12 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r struct
 		op, end := in.Op, in.Addr+uint64(in.Op.Len)
 		switch op.Flow {
 		case isa.CondJump:
-			// A conditional jump stays inside its procedure, except for
-			// conditional tail calls to known entries.
+			// A conditional jump stays inside its procedure (from its 2nd
+			// byte: a procedure may begin with one, aarch64's cbnz of a
+			// tail-called is_odd), but for tail calls to known entries.
 			if op.Target != 0 && !known(op.Target) && r.Lo <= op.Target && op.Target < r.Hi {
 				if op.Target > in.Addr {
-					conds = append(conds, structure.Range{Lo: in.Addr, Hi: op.Target + 1})
+					conds = append(conds, structure.Range{Lo: in.Addr + 1, Hi: op.Target + 1})
 				} else {
 					conds = append(conds, structure.Range{Lo: op.Target, Hi: end})
 				}
@@ -183,7 +184,7 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r struct
 			}
 		}
 	}
-	cands = dropNonEntries(insts, cands, first, known, func(t uint64) bool { return padCall(img, t) })
+	cands = dropNonEntries(insts, cands, first, known, padCallee(img))
 	// Hot/cold splitting breaks "conditional jumps stay inside": gcc's hot
 	// part branches to its .cold part across other procedures. A jump whose
 	// target is itself a candidate start and whose span holds a clear entry
@@ -266,11 +267,13 @@ func inferRegion(img *loader.Image, ar isa.Arch, insts []isa.SweepInst, r struct
 // part). With -fcf-protection, pads begin with endbr64 as entries do.
 // A .cold part starts the same way, but its hot part jumps back to it
 // (gcc places cold parts first); it stays, as does first, the code right
-// after a sized procedure, which belongs to no other. A catch handler
-// (landing pad) begins by calling __cxa_begin_catch with the exception it
-// was handed: no procedure begins so (padCall), which is how the pads of
-// aarch64 and ppc64le code without .eh_frame are told.
-func dropNonEntries(insts []isa.SweepInst, cands []uint64, first uint64, known, padCall func(uint64) bool) []uint64 {
+// after a sized procedure, which belongs to no other. A landing pad's
+// code calls __cxa_begin_catch or _Unwind_Resume a few blocks in (a catch
+// handler first thing, a cleanup after its destructors): only the
+// unwinder enters that code, so no path from a procedure's entry reaches
+// such a call (padReach), which is how the pads of aarch64 and ppc64le
+// code without .eh_frame are told.
+func dropNonEntries(insts []isa.SweepInst, cands []uint64, first uint64, known func(uint64) bool, callee func(uint64) (pad, noret bool)) []uint64 {
 	isCand := make(map[uint64]bool, len(cands))
 	for _, c := range cands {
 		isCand[c] = true
@@ -292,7 +295,7 @@ func dropNonEntries(insts []isa.SweepInst, cands []uint64, first uint64, known, 
 		if op.Endbr && i+1 < len(insts) {
 			op = insts[i+1].Op
 		}
-		if op.Flow == isa.Call && op.Target != 0 && padCall(op.Target) {
+		if padReach(insts, i, known, callee) {
 			continue
 		}
 		epilogue := op.AddSP || op.Frame == isa.PopBP || op.Frame == isa.Leave || op.Frame == isa.SPAdd && op.Imm > 0
@@ -319,8 +322,73 @@ func noReturn(img *loader.Image, target uint64) bool {
 	return f != nil && f.Addr == target && NoReturn(f.Name)
 }
 
-// padCall reports whether target is a procedure only a landing pad calls
-// first: those that take the exception object a pad is handed.
+// padReachLimit bounds padReach's walk, in instructions: a pad reaches
+// its call within a few blocks (its destructor calls, the test of what
+// was built), but gcc -O0's cleanup pads run through each other's code,
+// one jump after each destructor call, to the one _Unwind_Resume at their
+// end (ppc64le tmpl-gcc12-O0's main: about 60 instructions).
+const padReachLimit = 128
+
+// padReachSpan bounds the stretch padReach looks for the next known start
+// in, in instructions: a region can hold millions.
+const padReachSpan = 4096
+
+// padReach reports whether the code from insts[i] (a candidate) reaches a
+// call that only landing pads make (callee's pad) along fall-throughs and
+// direct jumps, within padReachLimit instructions, without passing a call
+// that does not return or leaving the candidate's stretch: nothing below
+// it (a hot part's jump back into its .cold part is not its own code) and
+// up to the next known start. Other candidates are passed: the -O0 pads
+// it runs through are candidates too.
+func padReach(insts []isa.SweepInst, i int, known func(uint64) bool, callee func(uint64) (pad, noret bool)) bool {
+	end := i + 1
+	for end < len(insts) && end-i < padReachSpan && !known(insts[end].Addr) {
+		end++
+	}
+	seen := map[int]bool{}
+	work := []int{i}
+	for len(work) > 0 && len(seen) < padReachLimit {
+		j := work[len(work)-1]
+		work = work[:len(work)-1]
+		if j < i || j >= end || seen[j] {
+			continue
+		}
+		in := insts[j]
+		seen[j] = true
+		op := in.Op
+		next := true
+		switch op.Flow {
+		case isa.Call:
+			if op.Target != 0 {
+				pad, noret := callee(op.Target)
+				if pad {
+					return true
+				}
+				next = !noret
+			}
+		case isa.Jump, isa.CondJump:
+			if k, ok := instAt(insts, op.Target); ok && op.Target != 0 {
+				work = append(work, k)
+			}
+			next = op.Flow == isa.CondJump
+		case isa.IndirectJump, isa.Return, isa.Halt, isa.Invalid:
+			next = false
+		}
+		if next {
+			work = append(work, j+1)
+		}
+	}
+	return false
+}
+
+// padCallee tells padReach what a call's target is: a procedure only
+// landing pads call, or one that does not return.
+func padCallee(img *loader.Image) func(uint64) (pad, noret bool) {
+	return func(t uint64) (bool, bool) { return padCall(img, t), noReturn(img, t) }
+}
+
+// padCall reports whether target is a procedure only a landing pad calls:
+// those that take the exception object a pad is handed.
 func padCall(img *loader.Image, target uint64) bool {
 	f := img.FuncAt(target)
 	if f == nil || f.Addr != target {

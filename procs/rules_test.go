@@ -100,6 +100,22 @@ func TestRules(t *testing.T) {
 		{"landing pad after a call that does not return", func(a *asm) *asm {
 			return g(a.label("f").raw(pushRBX...).call("unwind").raw(movRBXRAX...).call("unwind"))
 		}, []string{"f", "g"}},
+		{"cleanup pad that tests before it resumes", func(a *asm) *asm {
+			// The pad's first instruction computes (no inherited rax): only
+			// the _Unwind_Resume its code reaches tells it (padReach).
+			a.label("f").raw(pushRBX...).call("unwind").raw(xorEAX...).raw(testEAX...).jcc(jne, "y")
+			return g(a.raw(xorEAX...).label("y").call("unwind"))
+		}, []string{"f", "g"}},
+		{"cleanup pads that run through each other (gcc -O0)", func(a *asm) *asm {
+			a.label("f").raw(pushRBX...).call("unwind").raw(xorEAX...).jmp("p3")
+			return g(a.raw(xorEAX...).label("p3").raw(testEAX...).call("unwind"))
+		}, []string{"f", "g"}},
+		{"procedure that begins with a conditional jump", func(a *asm) *asm {
+			// aarch64's is_odd begins with cbnz; its own branch's interval
+			// must not protect its entry.
+			a.label("f").raw(xorEAX...).ret().label("odd").jcc(jne, "x").ret()
+			return g(a.label("x").raw(xorEAX...).ret())
+		}, []string{"f", "odd", "g"}},
 		{"epilogue reached by a jump", func(a *asm) *asm {
 			a.label("f").raw(pushRBX...).raw(testEAX...).jcc(jne, "cp").jmp("epi")
 			return g(a.label("cp").call("unwind").label("epi").raw(popRBX...).ret())
