@@ -46,6 +46,8 @@ type Module struct {
 	inbound map[uint64]seen
 	// xrefs lists, per procedure, the other procedures that jump into it.
 	xrefs map[int][]int
+	// memo keeps the bounds and xrefs between runs (nil: computed each run).
+	memo Memo
 }
 
 // Proc is one procedure's extent [Lo, Hi) as the unwinder sees it; each
@@ -125,7 +127,7 @@ func (m *Module) recipesLocked(i int) []Recipe {
 	// A cold part continues its hot part's frame: scan the procedures that
 	// jump into p first, so the states at those jumps are known.
 	if m.xrefs == nil {
-		m.xrefs = m.jumpsBetween()
+		m.xrefs = m.jumps()
 	}
 	if parent, ok := m.coldParent(p); ok && !m.scanning[parent] {
 		m.recipesLocked(parent)
