@@ -48,6 +48,9 @@ type Module struct {
 	xrefs map[int][]int
 	// memo keeps the bounds and xrefs between runs (nil: computed each run).
 	memo Memo
+
+	rootMu sync.RWMutex
+	roots  map[uint64]bool // isRoot's answers by call site
 }
 
 // Proc is one procedure's extent [Lo, Hi) as the unwinder sees it; each
@@ -62,7 +65,7 @@ type Proc struct {
 func NewModule(img *loader.Image) *Module {
 	arch := isa.For(img.Machine)
 	framer, _ := arch.(isa.Framer)
-	m := &Module{Img: img, Name: img.Name, arch: arch, framer: framer, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}}
+	m := &Module{Img: img, Name: img.Name, arch: arch, framer: framer, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}, roots: map[uint64]bool{}}
 	if framer != nil {
 		m.abi = framer.ABI()
 		m.entry = entryOf(m.abi)
