@@ -13,6 +13,7 @@ import (
 	"bloop/hpcrun"
 	"bloop/meas"
 	"bloop/par"
+	"bloop/structfile"
 )
 
 // An HPCToolkit measurement directory holds one .hpcrun profile per
@@ -199,18 +200,38 @@ func fileExists(p string) bool {
 // against the structure first; one whose file is gone takes the
 // structure on its name (the structure is all hpcprof has of it too).
 func (p *Profile) bindMeasStructures(dir string, mods []*Module) {
-	lms, _ := structLMs(append(meas.StructFiles(dir), p.opt.StructFiles...), func(err error) error {
+	files := append(meas.StructFiles(dir), p.opt.StructFiles...)
+	bad := func(err error) error {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%v: not used", err))
 		return nil
-	})
+	}
+	var lms []structLM
+	if p.opt.Cache != nil {
+		lms = cachedStructLMs(p.opt.Cache, files, bad)
+	} else {
+		lms, _ = structLMs(files, bad)
+	}
+	load := structfile.Options{Load: p.sp.opt}
 	for _, lm := range lms {
 		for _, m := range mods {
 			if filepath.Clean(lm.name) != m.Path || p.bound[m] != nil {
 				continue
 			}
 			if m.Img != nil {
-				if c := checkStructure(lm.node, m.Img); !c.ok() {
-					p.Warnings = append(p.Warnings, fmt.Sprintf("structure file %s is of another build than %s (%v): not used", lm.file, m.Path, c))
+				var ok bool
+				var why string
+				if p.opt.Cache != nil {
+					var err error
+					if ok, why, err = checkCached(p.opt.Cache, lm, m, load); err != nil {
+						bad(err)
+						continue
+					}
+				} else {
+					c := checkStructure(lm.node, m.Img)
+					ok, why = c.ok(), c.String()
+				}
+				if !ok {
+					p.Warnings = append(p.Warnings, fmt.Sprintf("structure file %s is of another build than %s (%s): not used", lm.file, m.Path, why))
 					continue
 				}
 			}

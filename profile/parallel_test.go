@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"bloop/cache"
 	"bloop/internal/rectest"
 )
 
@@ -112,6 +113,38 @@ func TestSampledAnalysis(t *testing.T) {
 			}
 			if dumps[0] != dumps[1] {
 				t.Errorf("whole modules and sampled procedures differ:\n%s\n----\n%s", dumps[0], dumps[1])
+			}
+		})
+	}
+}
+
+// TestWarmCacheSameProfile: a report whose modules' scope indexes and
+// unwinding bounds come from the cache (warm) equals one without a cache
+// (cold), and the one that filled the cache.
+func TestWarmCacheSameProfile(t *testing.T) {
+	bin, _ := filepath.Abs("../testdata/prof/bin")
+	files, _ := filepath.Glob("../perfevent/testdata/*.data")
+	if len(files) < 6 {
+		t.Fatalf("committed perf.data files: %v", files)
+	}
+	prog := filepath.Join(bin, "unwind-gcc12-O2")
+	files = append(files, rectest.Record(t, prog, "100", "2", "200"))
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			c, err := cache.Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var dumps [3]string
+			for i, cc := range []*cache.Cache{nil, c, c} {
+				p, err := Build(f, Options{ModuleDirs: []string{bin}, Cache: cc, Jobs: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				dumps[i] = dumpProfile(t, p)
+			}
+			if dumps[0] != dumps[1] || dumps[0] != dumps[2] {
+				t.Errorf("cold, filling the cache and warm differ:\n%s\n----\n%s\n----\n%s", dumps[0], dumps[1], dumps[2])
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"bloop/cache"
 	"bloop/loader"
 	"bloop/sample"
 	"bloop/unwind"
@@ -65,6 +66,9 @@ type space struct {
 	sysroot string
 	// fetcher fetches modules by build-id (Options.Fetcher), or nil.
 	fetcher Fetcher
+	// cache keeps the modules' unwinding bounds between reports
+	// (Options.Cache), or nil.
+	cache *cache.Cache
 }
 
 func newSpace(opt loader.Options) *space {
@@ -81,7 +85,7 @@ func newSpaceFor(opt Options) *space {
 		lo.Fetcher = opt.Fetcher
 	}
 	sp := newSpace(lo)
-	sp.moduleDirs, sp.sysroot, sp.fetcher = opt.ModuleDirs, opt.Sysroot, opt.Fetcher
+	sp.moduleDirs, sp.sysroot, sp.fetcher, sp.cache = opt.ModuleDirs, opt.Sysroot, opt.Fetcher, opt.Cache
 	return sp
 }
 
@@ -133,6 +137,9 @@ func (s *space) module(path string) *Module {
 	m.Img = img
 	m.Unw = unwind.NewModule(img)
 	m.Unw.Name = m.Name // the vdso's file is a copy
+	if s.cache != nil {
+		m.Unw.SetMemo(&unwindMemo{c: s.cache, path: file, load: s.opt})
+	}
 	return m
 }
 

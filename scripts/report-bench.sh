@@ -15,8 +15,11 @@
 #
 # Without PERF.DATA it records one (about 200 MB, 25 s):
 #   perf record -F 999 --call-graph dwarf python3.11 testdata/prof/work.py 240000
-# MEAS256=1 makes MEAS: the measurement directory of ../shared/hpcrun-meas
-# (one run of a small program) copied as 256 runs.
+# MEAS256=1 makes two real measurement directories and times bloop report
+# of each (now and at BEFORE): a small C program (a loop nest, built here)
+# run 256 times under one `bloop record`, and one run of it with 64
+# threads, each written by `bloop report --hpcrun` (one .hpcrun profile
+# per thread, their own calling-context trees), as hpcrun would have.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -34,15 +37,63 @@ if [ -n "${BEFORE:-}" ]; then
   git archive "$BEFORE" | tar -x -C "$tmp/before"
   (cd "$tmp/before" && go build -o "$tmp/bloop-before" ./cmd/bloop)
 fi
+measdirs=() # "NAME DIR": the measurement directories timed
+[ -n "${MEAS:-}" ] && measdirs+=("meas $MEAS")
 if [ -n "${MEAS256:-}" ]; then
-  src=../shared/hpcrun-meas/measurements
-  MEAS=$tmp/meas256 MODULE_DIR=${MODULE_DIR:-../shared/hpcrun-meas}
-  mkdir "$MEAS" && cp -r "$src/vdso" "$MEAS/" && chmod -R u+w "$MEAS"
-  one=$(ls "$src"/*.hpcrun)
-  for i in $(seq 0 255); do
-    n=$(printf 'prog-%06d-000-007f0100-%d-0' "$i" $((4247 + i)))
-    cp "$one" "$MEAS/$n.hpcrun" && cp "${one%.hpcrun}.log" "$MEAS/$n.log"
-  done
+  cat >"$tmp/prog.c" <<'CEOF'
+#include <pthread.h>
+#include <stdlib.h>
+static double grid[64][256];
+static inline double relax(double *row, int n, int k) {
+  double s = 0;
+  for (int j = 1; j < n - 1; j++) {
+    row[j] = (row[j - 1] + row[j] + row[j + 1]) / 3.0 + k * 1e-9;
+    s += row[j];
+  }
+  return s;
+}
+__attribute__((noinline)) static double sweep(int t, int iters) {
+  double s = 0;
+  for (int k = 0; k < iters; k++)
+    s += relax(grid[t % 64], 256, k);
+  return s;
+}
+__attribute__((noinline)) static double norm(int t, int iters) {
+  double s = 0;
+  for (int k = 0; k < iters; k++)
+    for (int j = 0; j < 256; j++)
+      s += grid[t % 64][j] * grid[t % 64][j];
+  return s;
+}
+static int iters;
+static void *work(void *arg) {
+  int t = (int)(long)arg;
+  volatile double s = sweep(t, iters) + norm(t, iters / 2);
+  (void)s;
+  return NULL;
+}
+int main(int argc, char **argv) { /* prog THREADS ITERATIONS */
+  int threads = argc > 1 ? atoi(argv[1]) : 1;
+  iters = argc > 2 ? atoi(argv[2]) : 20000;
+  pthread_t th[64];
+  if (threads < 1 || threads > 64)
+    return 2;
+  for (int t = 1; t < threads; t++)
+    pthread_create(&th[t], NULL, work, (void *)(long)t);
+  work(0);
+  for (int t = 1; t < threads; t++)
+    pthread_join(th[t], NULL);
+  return 0;
+}
+CEOF
+  gcc -O2 -g -pthread -o "$tmp/prog" "$tmp/prog.c"
+  # 256 runs of about 0.1 s (some 100 samples each), then 64 threads.
+  "$tmp/bloop" record -o "$tmp/runs.rec" -- sh -c "for i in \$(seq 256); do $tmp/prog 1 60000; done" 2>/dev/null
+  "$tmp/bloop" report -c "$tmp/cache" --no-debuginfod --hpcrun "$tmp/dir-meas256" "$tmp/runs.rec" >/dev/null
+  "$tmp/bloop" record -o "$tmp/threads.rec" -- "$tmp/prog" 64 20000 2>/dev/null
+  "$tmp/bloop" report -c "$tmp/cache" --no-debuginfod --hpcrun "$tmp/dir-meas64t" "$tmp/threads.rec" >/dev/null
+  echo "measurement directories: $(ls "$tmp/dir-meas256" | grep -c hpcrun) profiles of 256 runs, $(ls "$tmp/dir-meas64t" | grep -c hpcrun) of 64 threads" >&2
+  measdirs+=("meas256 $tmp/dir-meas256" "meas64t $tmp/dir-meas64t")
 fi
 
 # timed NAME CMD...: one run; appends "wall_s peak_kib cpu_s" to $tmp/NAME.
@@ -63,12 +114,14 @@ if [ -n "${BEFORE:-}" ]; then
 fi
 md=()
 [ -n "${MODULE_DIR:-}" ] && md=(--module-dir "$MODULE_DIR")
-if [ -n "${MEAS:-}" ]; then
-  "$tmp/bloop" struct -q "$MEAS" >/dev/null 2>&1 || true # its structs/, as hpcprof reads them
-  meas=("$tmp/bloop" report -c "$tmp/cache" --no-debuginfod "${md[@]}" "$MEAS")
-  "${meas[@]}" >/dev/null 2>&1
-  [ -n "${BEFORE:-}" ] && { bmeas=("$tmp/bloop-before" report -c "$tmp/cache-before" --no-debuginfod "${md[@]}" "$MEAS"); "${bmeas[@]}" >/dev/null 2>&1; }
-fi
+for nd in "${measdirs[@]}"; do
+  d=${nd#* }
+  "$tmp/bloop" struct -q "$d" >/dev/null 2>&1 || true # its structs/, as hpcprof reads them
+  "$tmp/bloop" report -c "$tmp/cache" --no-debuginfod "${md[@]}" "$d" >/dev/null 2>&1
+  if [ -n "${BEFORE:-}" ]; then
+    "$tmp/bloop-before" report -c "$tmp/cache-before" --no-debuginfod "${md[@]}" "$d" >/dev/null 2>&1
+  fi
+done
 for i in $(seq "$RUNS"); do
   timed perf "${perfcmd[@]}"
   timed cold "${cold[@]}"
@@ -77,10 +130,13 @@ for i in $(seq "$RUNS"); do
     timed bcold "${bcold[@]}"
     timed bwarm "${bwarm[@]}"
   fi
-  if [ -n "${MEAS:-}" ]; then
-    timed meas "${meas[@]}"
-    [ -n "${BEFORE:-}" ] && timed bmeas "${bmeas[@]}"
-  fi
+  for nd in "${measdirs[@]}"; do
+    n=${nd%% *} d=${nd#* }
+    timed "$n" "$tmp/bloop" report -c "$tmp/cache" --no-debuginfod "${md[@]}" "$d"
+    if [ -n "${BEFORE:-}" ]; then
+      timed "b$n" "$tmp/bloop-before" report -c "$tmp/cache-before" --no-debuginfod "${md[@]}" "$d"
+    fi
+  done
   echo "run $i done" >&2
 done
 
@@ -118,13 +174,15 @@ for key, label in [("cold", "bloop report --nocache"), ("warm", "bloop report (c
     r = rows(key)
     if r:
         line(label, r)
-m, bm = rows("meas"), rows("bmeas")
-if m:
-    line("bloop report MEAS", m, None)
+for key, label in [("meas", "MEAS"), ("meas256", "256 runs"), ("meas64t", "64 threads")]:
+    m, bm = rows(key), rows("b" + key)
+    if not m:
+        continue
+    line(f"bloop report {label}", m, None)
     if bm:
-        line("before: bloop report MEAS", bm, None)
-        rw = statistics.median(a[0] / b[0] for a, b in zip(m, bm))
-        print(f"MEAS: now / before, wall: {rw:.2f}")
+        line(f"before: bloop report {label}", bm, None)
+        r = [statistics.median(a[i] / max(b[i], 0.01) for a, b in zip(m, bm)) for i in range(3)]
+        print(f"{label}: now / before: wall {r[0]:.2f}, peak {r[1]:.2f}, cpu {r[2]:.2f}")
 EOF
 
 # Self shares per module: perf report --sort dso against the sum of

@@ -403,3 +403,8 @@ func (n notes) result(rel relocation) *Result {
 	}
 	return r
 }
+
+// SelfID names this build of bloop in cache keys: entries that other
+// packages derive from bloop's analyses are kept apart by it, as
+// structure files are.
+func SelfID(c *cache.Cache) (string, error) { return selfID(c) }

@@ -6,6 +6,10 @@ import "bloop/procs"
 // inferred starts divide the extents of symbols without a size: any start
 // it misses merges two procedures' frames into one scan.
 func (m *Module) computeBounds() {
+	if m.loadBounds() {
+		return
+	}
+	defer m.storeBounds()
 	m.byName = map[string]int{}
 	for _, p := range procs.Find(m.Img, procs.Options{SplitUnsized: true}).Procs {
 		name := ""

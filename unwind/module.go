@@ -46,6 +46,11 @@ type Module struct {
 	inbound map[uint64]seen
 	// xrefs lists, per procedure, the other procedures that jump into it.
 	xrefs map[int][]int
+	// memo keeps the bounds and xrefs between runs (nil: computed each run).
+	memo Memo
+
+	rootMu sync.RWMutex
+	roots  map[uint64]bool // isRoot's answers by call site
 }
 
 // Proc is one procedure's extent [Lo, Hi) as the unwinder sees it; each
@@ -60,7 +65,7 @@ type Proc struct {
 func NewModule(img *loader.Image) *Module {
 	arch := isa.For(img.Machine)
 	framer, _ := arch.(isa.Framer)
-	m := &Module{Img: img, Name: img.Name, arch: arch, framer: framer, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}}
+	m := &Module{Img: img, Name: img.Name, arch: arch, framer: framer, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}, roots: map[uint64]bool{}}
 	if framer != nil {
 		m.abi = framer.ABI()
 		m.entry = entryOf(m.abi)
@@ -125,7 +130,7 @@ func (m *Module) recipesLocked(i int) []Recipe {
 	// A cold part continues its hot part's frame: scan the procedures that
 	// jump into p first, so the states at those jumps are known.
 	if m.xrefs == nil {
-		m.xrefs = m.jumpsBetween()
+		m.xrefs = m.jumps()
 	}
 	if parent, ok := m.coldParent(p); ok && !m.scanning[parent] {
 		m.recipesLocked(parent)

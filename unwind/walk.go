@@ -435,6 +435,22 @@ func isRoot(m *Module, addr uint64) bool {
 	if m == nil {
 		return false
 	}
+	// Every sample asks it of each call site on its stack, and a profile's
+	// stacks share most of their call sites: the answer is kept.
+	m.rootMu.RLock()
+	r, ok := m.roots[addr]
+	m.rootMu.RUnlock()
+	if !ok {
+		r = findRoot(m, addr)
+		m.rootMu.Lock()
+		m.roots[addr] = r
+		m.rootMu.Unlock()
+	}
+	return r
+}
+
+// findRoot is isRoot's answer, not kept.
+func findRoot(m *Module, addr uint64) bool {
 	if isEntry(m, addr) {
 		return true
 	}

@@ -1,0 +1,234 @@
+package unwind
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+)
+
+// Memo keeps, between runs, what a module's unwinding needs that is the
+// same in every run on the same image: the procedure bounds (a stripped
+// module's take a sweep of all its code to infer) and which procedures
+// jump into which (a sweep of every procedure). Both are functions of
+// the image alone, so a stored copy gives the same recipes as computing
+// them afresh. The recipes themselves are not kept: which procedures are
+// scanned first shapes them, and those of the sampled procedures cost
+// little once these are known.
+type Memo interface {
+	// Get returns the bytes stored under kind, or nil.
+	Get(kind string) []byte
+	// Put stores b under kind; a failure only costs the next run the work.
+	Put(kind string, b []byte)
+}
+
+// The kinds a Memo is asked for; bump them when the encodings (or what
+// the bounds or jumps are computed from) change.
+const (
+	memoBounds = "unwind bounds 1"
+	memoJumps  = "unwind jumps between procedures 1"
+)
+
+// boundsMagic and jumpsMagic start the stored forms: unsigned varints.
+const (
+	boundsMagic = "bloop unwind bounds 1\n"
+	jumpsMagic  = "bloop unwind jumps 1\n"
+)
+
+// SetMemo makes m keep its bounds and jumps in memo; call it before use.
+func (m *Module) SetMemo(memo Memo) { m.memo = memo }
+
+// loadBounds sets the bounds from the memo; false when it has none.
+func (m *Module) loadBounds() bool {
+	if m.memo == nil {
+		return false
+	}
+	b := m.memo.Get(memoBounds)
+	if b == nil {
+		return false
+	}
+	ps, byName, err := decodeBounds(b)
+	if err != nil {
+		return false // damaged: computed afresh and replaced
+	}
+	m.procs, m.byName = ps, byName
+	return true
+}
+
+func (m *Module) storeBounds() {
+	if m.memo != nil {
+		m.memo.Put(memoBounds, encodeBounds(m.procs, m.byName))
+	}
+}
+
+// jumps returns the jumps between procedures, through the memo.
+func (m *Module) jumps() map[int][]int {
+	if m.memo != nil {
+		if b := m.memo.Get(memoJumps); b != nil {
+			if x, err := decodeJumps(b, len(m.procs)); err == nil {
+				return x
+			}
+		}
+	}
+	x := m.jumpsBetween()
+	if m.memo != nil {
+		m.memo.Put(memoJumps, encodeJumps(x))
+	}
+	return x
+}
+
+// encodeBounds: the procedures (start gap, length, inferred, name) then
+// the names by which cold parts find their hot part (with aliases), in
+// name order so equal bounds give equal bytes.
+func encodeBounds(ps []Proc, byName map[string]int) []byte {
+	b := []byte(boundsMagic)
+	b = binary.AppendUvarint(b, uint64(len(ps)))
+	var prev uint64
+	for _, p := range ps {
+		inf := uint64(0)
+		if p.Inferred {
+			inf = 1
+		}
+		b = binary.AppendUvarint(b, p.Lo-prev)
+		b = binary.AppendUvarint(b, p.Hi-p.Lo)
+		b = binary.AppendUvarint(b, inf)
+		b = appendString(b, p.Name)
+		prev = p.Lo
+	}
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	b = binary.AppendUvarint(b, uint64(len(names)))
+	for _, n := range names {
+		b = appendString(b, n)
+		b = binary.AppendUvarint(b, uint64(byName[n]))
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func decodeBounds(b []byte) ([]Proc, map[string]int, error) {
+	rest, ok := bytes.CutPrefix(b, []byte(boundsMagic))
+	if !ok {
+		return nil, nil, fmt.Errorf("not stored bounds")
+	}
+	r := &varints{b: rest}
+	ps := make([]Proc, r.count())
+	var prev uint64
+	for i := range ps {
+		lo := prev + r.uint()
+		ps[i] = Proc{Lo: lo, Hi: lo + r.uint(), Inferred: r.uint() == 1, Name: r.str()}
+		prev = lo
+	}
+	byName := map[string]int{}
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		name := r.str()
+		if i := r.uint(); i < uint64(len(ps)) {
+			byName[name] = int(i)
+		} else {
+			r.fail("procedure %d of %d", i, len(ps))
+		}
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail("%d bytes after the end", len(r.b))
+	}
+	return ps, byName, r.err
+}
+
+// encodeJumps: for each target procedure in order, the procedures
+// jumping into it in the order the sweep found them (the order recipes
+// are computed in).
+func encodeJumps(x map[int][]int) []byte {
+	b := []byte(jumpsMagic)
+	keys := make([]int, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		b = binary.AppendUvarint(b, uint64(k))
+		b = binary.AppendUvarint(b, uint64(len(x[k])))
+		for _, v := range x[k] {
+			b = binary.AppendUvarint(b, uint64(v))
+		}
+	}
+	return b
+}
+
+// decodeJumps reads stored jumps between nprocs procedures.
+func decodeJumps(b []byte, nprocs int) (map[int][]int, error) {
+	rest, ok := bytes.CutPrefix(b, []byte(jumpsMagic))
+	if !ok {
+		return nil, fmt.Errorf("not stored jumps")
+	}
+	r := &varints{b: rest}
+	x := map[int][]int{}
+	proc := func() int {
+		v := r.uint()
+		if v >= uint64(nprocs) {
+			r.fail("procedure %d of %d", v, nprocs)
+			return 0
+		}
+		return int(v)
+	}
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		k := proc()
+		vs := make([]int, r.count())
+		for i := range vs {
+			vs[i] = proc()
+		}
+		x[k] = vs
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail("%d bytes after the end", len(r.b))
+	}
+	return x, r.err
+}
+
+// varints reads unsigned varints, remembering the first error.
+type varints struct {
+	b   []byte
+	err error
+}
+
+func (r *varints) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf(format, args...)
+	}
+	r.b = nil
+}
+
+func (r *varints) uint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail("truncated")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a length, bounded by the bytes left (every item takes a
+// byte at least), so damage cannot allocate without limit.
+func (r *varints) count() int {
+	n := r.uint()
+	if n > uint64(len(r.b)) {
+		r.fail("count %d past the end", n)
+		return 0
+	}
+	return int(n)
+}
+
+func (r *varints) str() string {
+	n := r.count()
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
