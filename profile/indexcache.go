@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"io"
 
 	"bloop/cache"
 	"bloop/loader"
@@ -256,32 +255,14 @@ func analyzeModule(c *cache.Cache, img *loader.Image, name string, load loader.O
 // storeIndex writes an index entry; failures only cost the next report
 // the analysis.
 func storeIndex(c *cache.Cache, key string, x *scopeIndex, finder *source.Finder) {
-	e, err := c.Create(key)
-	if err != nil {
-		return
-	}
-	if _, err := e.Write(encodeIndex(x)); err != nil {
-		e.Abort()
-		return
-	}
-	for _, p := range finder.Probed() {
-		e.DependsOn(p)
-	}
-	if e.Commit() != nil {
-		e.Abort()
-	}
+	writeEntry(c, key, encodeIndex(x), finder.Probed()...)
 }
 
 // getIndex reads a stored index; nil when there is none (a damaged entry
 // is recomputed and replaced).
 func getIndex(c *cache.Cache, key string) *scopeIndex {
-	f := c.Get(key)
-	if f == nil {
-		return nil
-	}
-	b, err := io.ReadAll(f)
-	f.Close()
-	if err != nil {
+	b := readEntry(c, key)
+	if b == nil {
 		return nil
 	}
 	x, err := decodeIndex(b)

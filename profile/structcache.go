@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"io"
 
 	"bloop/cache"
 	"bloop/structfile"
@@ -137,39 +136,4 @@ func decodeStructLMs(b []byte, file string) ([]structLM, error) {
 		r.err = fmt.Errorf("%d bytes after the end", len(r.b))
 	}
 	return lms, r.err
-}
-
-// readEntry reads a cache entry; nil when there is none.
-func readEntry(c *cache.Cache, key string) []byte {
-	if key == "" {
-		return nil
-	}
-	f := c.Get(key)
-	if f == nil {
-		return nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
-// writeEntry stores b; a failure only costs the next report the work.
-func writeEntry(c *cache.Cache, key string, b []byte) {
-	if key == "" {
-		return
-	}
-	e, err := c.Create(key)
-	if err != nil {
-		return
-	}
-	if _, err := e.Write(b); err != nil {
-		e.Abort()
-		return
-	}
-	if e.Commit() != nil {
-		e.Abort()
-	}
 }

@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"io"
 	"sync"
 
 	"bloop/cache"
@@ -35,37 +34,6 @@ func (u *unwindMemo) keyOf(kind string) string {
 	return cache.Key(kind, u.key)
 }
 
-func (u *unwindMemo) Get(kind string) []byte {
-	k := u.keyOf(kind)
-	if k == "" {
-		return nil
-	}
-	f := u.c.Get(k)
-	if f == nil {
-		return nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return nil
-	}
-	return b
-}
+func (u *unwindMemo) Get(kind string) []byte { return readEntry(u.c, u.keyOf(kind)) }
 
-func (u *unwindMemo) Put(kind string, b []byte) {
-	k := u.keyOf(kind)
-	if k == "" {
-		return
-	}
-	e, err := u.c.Create(k)
-	if err != nil {
-		return
-	}
-	if _, err := e.Write(b); err != nil {
-		e.Abort()
-		return
-	}
-	if e.Commit() != nil {
-		e.Abort()
-	}
-}
+func (u *unwindMemo) Put(kind string, b []byte) { writeEntry(u.c, u.keyOf(kind), b) }

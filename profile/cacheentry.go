@@ -1,0 +1,50 @@
+package profile
+
+import (
+	"io"
+
+	"bloop/cache"
+)
+
+// The report's own cache entries (scope indexes, measurement structures,
+// unwinding memos) are read and written by these two: a missing or
+// unreadable entry is nil, a failed write only costs the next report the
+// work.
+
+// readEntry reads a cache entry; nil when there is none.
+func readEntry(c *cache.Cache, key string) []byte {
+	if key == "" {
+		return nil
+	}
+	f := c.Get(key)
+	if f == nil {
+		return nil
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// writeEntry stores b, recording the files it depends on.
+func writeEntry(c *cache.Cache, key string, b []byte, deps ...string) {
+	if key == "" {
+		return
+	}
+	e, err := c.Create(key)
+	if err != nil {
+		return
+	}
+	if _, err := e.Write(b); err != nil {
+		e.Abort()
+		return
+	}
+	for _, d := range deps {
+		e.DependsOn(d)
+	}
+	if e.Commit() != nil {
+		e.Abort()
+	}
+}
