@@ -16,11 +16,11 @@ import (
 // function is one source function on one side: every procedure of its
 // code, grouped by copy.
 type function struct {
-	key      string // base link name and file (procKey's file rule)
-	base     string // the link name without clone suffixes
-	callee   string // what an inlined copy of it is called, with its file
-	short    string // its unqualified name without template arguments, with its file (shortName)
-	line     int    // its first procedure's line
+	key      string   // base link name and file (procKey's file rule)
+	base     string   // the link name without clone suffixes
+	callee   declName // what an inlined copy of it is called, with its file
+	short    declName // its unqualified name without template arguments (shortName), with its file
+	line     int      // its first procedure's line
 	file     string
 	procs    []*proc // in document order
 	variants []*variant
@@ -49,8 +49,8 @@ func functions(ps []*proc) []*function {
 			if f == nil {
 				line, _ := strconv.Atoi(p.node.Value("l"))
 				f = &function{key: k, base: c.base, file: p.file, line: line,
-					callee: prettyBase(p.node.Value("n")) + "\x00" + fileKey(p.file),
-					short:  shortName(p.node.Value("n")) + "\x00" + fileKey(p.file)}
+					callee: declName{prettyBase(p.node.Value("n")), fileKey(p.file)},
+					short:  declName{shortName(p.node.Value("n")), fileKey(p.file)}}
 				byKey[k] = f
 				mk := moduleBase(p.module, c.base)
 				byBase[mk] = append(byBase[mk], f)
@@ -194,7 +194,7 @@ func pairFunctions(fa, fb []*function) (pairs []functionPair, onlyA, onlyB []*fu
 			onlyB = append(onlyB, f)
 		}
 	}
-	more, onlyA, onlyB := pairByDeclaration(onlyA, onlyB, func(f *function) string { return f.short })
+	more, onlyA, onlyB := pairByDeclaration(onlyA, onlyB, func(f *function) declName { return f.short })
 	pairs = append(pairs, more...)
 	// A procedure is filed under its entry row's file, which may be a
 	// header inlined there (gcc's __introsort_loop under stl_iterator.h):
@@ -204,7 +204,11 @@ func pairFunctions(fa, fb []*function) (pairs []functionPair, onlyA, onlyB []*fu
 }
 
 // shortOnly is a function's short name without its file.
-func shortOnly(f *function) string { return f.short[:strings.IndexByte(f.short, 0)] }
+func shortOnly(f *function) declName { return declName{name: f.short.name} }
+
+// declName is a name with the base name of its file: what a function is
+// called, and what an inlined copy of it is.
+type declName struct{ name, file string }
 
 // pairByDeclaration pairs the functions left over by their short name
 // and file, when each side has one such function, else by line too
@@ -213,14 +217,14 @@ func shortOnly(f *function) string { return f.short[:strings.IndexByte(f.short, 
 // instances of one template whose names two compilers spell differently
 // (gcc's "<lambda(const Item&)>" and clang's "$_0", default template
 // arguments written or not) are one source function.
-func pairByDeclaration(fa, fb []*function, key func(*function) string) (pairs []functionPair, onlyA, onlyB []*function) {
-	byShort := map[string][]*function{}
+func pairByDeclaration(fa, fb []*function, key func(*function) declName) (pairs []functionPair, onlyA, onlyB []*function) {
+	byShort := map[declName][]*function{}
 	for _, f := range fb {
 		if !isStub(f.base) {
 			byShort[key(f)] = append(byShort[key(f)], f)
 		}
 	}
-	countA := map[string]int{}
+	countA := map[declName]int{}
 	for _, f := range fa {
 		countA[key(f)]++
 	}
@@ -304,8 +308,8 @@ func pairVariants(va, vb []*variant) (pairs [][2]*variant, renamed bool, extraA,
 // function.short, line), the functions whose procedures hold one, by
 // base name.
 type inlined struct {
-	byName  map[string]map[string]bool
-	byShort map[string][]inlinedAt
+	byName  map[declName]map[string]bool
+	byShort map[declName][]inlinedAt
 }
 
 type inlinedAt struct {
@@ -314,7 +318,7 @@ type inlinedAt struct {
 }
 
 func inlinedCopies(ps []*proc) *inlined {
-	in := &inlined{byName: map[string]map[string]bool{}, byShort: map[string][]inlinedAt{}}
+	in := &inlined{byName: map[declName]map[string]bool{}, byShort: map[declName][]inlinedAt{}}
 	for _, p := range ps {
 		caller := parseClone(p.name).base
 		var walk func(s *scope)
@@ -325,7 +329,7 @@ func inlinedCopies(ps []*proc) *inlined {
 						in.byName[k.callee] = map[string]bool{}
 					}
 					in.byName[k.callee][caller] = true
-					short := shortName(k.callee[:strings.IndexByte(k.callee, 0)]) + k.callee[strings.IndexByte(k.callee, 0):]
+					short := declName{shortName(k.callee.name), k.callee.file}
 					in.byShort[short] = append(in.byShort[short], inlinedAt{k.line, caller})
 				}
 				walk(k)
@@ -350,9 +354,8 @@ func (in *inlined) callers(f *function) []string {
 		}
 	}
 	if len(set) == 0 {
-		prefix := shortOnly(f) + "\x00"
 		for k, ats := range in.byShort {
-			if !strings.HasPrefix(k, prefix) {
+			if k.name != f.short.name {
 				continue
 			}
 			for _, at := range ats {

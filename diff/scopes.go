@@ -24,7 +24,7 @@ type scope struct {
 	line  int    // L: header line; I: the callee's line
 	site  string // I: call site "file:line"
 	// callee: I: the function inlined, as function.callee (name, file).
-	callee string
+	callee declName
 	v      string // own v (P, L)
 	lo     uint64 // lowest address in the subtree, for order
 	path   string
@@ -109,7 +109,7 @@ func addChild(it structure.Item, s *scope, inLoop bool) {
 		}
 		site := structure.BaseName(it.Site.File) + ":" + strconv.Itoa(it.Site.Line)
 		is := &scope{kind: 'I', key: "I\x00" + it.Name + "\x00" + file + "\x00" + site,
-			fuzzy: it.Name + "\x00" + file, site: site, callee: prettyBase(it.Name) + "\x00" + file, line: it.Line,
+			fuzzy: it.Name + "\x00" + file, site: site, callee: declName{prettyBase(it.Name), file}, line: it.Line,
 			path: joinPath(s.path, "A("+site+":)/A("+file+":"+l+":"+it.Name+")"), node: it.Src}
 		s.kids = append(s.kids, is)
 		buildScope(it, is, inLoop)
