@@ -64,7 +64,7 @@ func addVec(a, b []uint64) []uint64 {
 }
 
 func (n *Node) child(e *Elem) *Node {
-	if c, ok := n.kids[e]; ok {
+	if c := n.kid(e); c != nil {
 		return c
 	}
 	c := &Node{Elem: e, Label: e.Label()}
@@ -72,10 +72,27 @@ func (n *Node) child(e *Elem) *Node {
 	return c
 }
 
+// nodeScan is how many children a node searches in its list before it
+// keeps a map of them (most nodes have one or two).
+const nodeScan = 8
+
+// kid returns n's child of scope e, nil when it has none.
+func (n *Node) kid(e *Elem) *Node {
+	if n.kids != nil {
+		return n.kids[e]
+	}
+	for _, c := range n.Children {
+		if c.Elem == e {
+			return c
+		}
+	}
+	return nil
+}
+
 // adopt makes c a child of n, merged into the child of the same scope if
 // n has one.
 func (n *Node) adopt(c *Node) {
-	if have, ok := n.kids[c.Elem]; ok {
+	if have := n.kid(c.Elem); have != nil {
 		merge(have, c)
 		return
 	}
@@ -83,12 +100,17 @@ func (n *Node) adopt(c *Node) {
 }
 
 func (n *Node) attach(c *Node) {
-	if n.kids == nil {
-		n.kids = map[*Elem]*Node{}
-	}
 	c.Parent = n
-	n.kids[c.Elem] = c
 	n.Children = append(n.Children, c)
+	switch {
+	case n.kids != nil:
+		n.kids[c.Elem] = c
+	case len(n.Children) > nodeScan:
+		n.kids = make(map[*Elem]*Node, len(n.Children))
+		for _, k := range n.Children {
+			n.kids[k.Elem] = k
+		}
+	}
 }
 
 // Options tune Build.

@@ -99,9 +99,8 @@ func (p *Profile) InsertScopes(tid uint32, path []*Elem, ev int, w uint64) {
 // trees at the end.
 func (p *Profile) fileStacks() {
 	multi := len(p.EventTotals) > 1
-	where := map[*stackNode]stackPlace{}
 	for _, st := range p.stacks.list() {
-		at := p.place(st.tid, st.leaf, where)
+		at := p.place(st.tid, st.leaf)
 		n := st.leaf
 		for ev, c := range n.counts {
 			if c == 0 || ev != p.Event && !multi {
@@ -133,11 +132,11 @@ func (p *Profile) fileStacks() {
 // its thread's scope trees.
 type stackPlace struct{ merged, thread *Node }
 
-// place returns (and keeps in where) the places of stack node s of
-// thread tid, making the scope nodes its path needs.
-func (p *Profile) place(tid uint32, s *stackNode, where map[*stackNode]stackPlace) stackPlace {
-	if at, ok := where[s]; ok {
-		return at
+// place returns (and keeps in s) the places of stack node s of thread
+// tid, making the scope nodes its path needs.
+func (p *Profile) place(tid uint32, s *stackNode) stackPlace {
+	if s.placed {
+		return s.at
 	}
 	var at stackPlace
 	if s.parent == nil {
@@ -148,7 +147,7 @@ func (p *Profile) place(tid uint32, s *stackNode, where map[*stackNode]stackPlac
 		}
 		at = stackPlace{p.Root, tr}
 	} else {
-		at = p.place(tid, s.parent, where)
+		at = p.place(tid, s.parent)
 		scopes := []*Elem{partial}
 		if s.frame.Mod != nil {
 			scopes = p.scopesOf(s.frame)
@@ -157,7 +156,7 @@ func (p *Profile) place(tid uint32, s *stackNode, where map[*stackNode]stackPlac
 			at = stackPlace{at.merged.child(e), at.thread.child(e)}
 		}
 	}
-	where[s] = at
+	s.at, s.placed = at, true
 	return at
 }
 

@@ -119,6 +119,7 @@ func (s *space) kernelModule(osRelease string) *Module {
 	if s.kernel == nil {
 		s.kernel = &Module{Path: "[kernel]", Name: "[kernel]", kernel: &kernelSyms{}}
 		s.modList = append(s.modList, s.kernel)
+		s.kernel.seq = uint32(len(s.modList))
 		ks, err := readKallsyms(osRelease)
 		if err != nil {
 			s.kernel.Err = err

@@ -12,13 +12,13 @@ import (
 // sampled. The modules are analysed side by side (p.opt.Jobs at once).
 func (p *Profile) analyseSampled() {
 	addrs := map[*Module][]uint64{}
-	for _, n := range p.stacks.kids {
+	p.stacks.each(func(n *stackNode) {
 		m := n.frame.Mod
 		if m == nil || m.kernel != nil || m.Img == nil {
-			continue // [partial]; the kernel's frames are placed as before
+			return // [partial]; the kernel's frames are placed as before
 		}
 		addrs[m] = append(addrs[m], n.frame.Addr)
-	}
+	})
 	sem := make(chan struct{}, max(1, p.opt.Jobs))
 	var wg sync.WaitGroup
 	for m, as := range addrs {

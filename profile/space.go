@@ -32,6 +32,9 @@ type Module struct {
 	// kbias is the kernel's load bias (KASLR) when Img is its vmlinux:
 	// run-time address = vmlinux address + kbias.
 	kbias uint64
+	// seq is the module's place in the order modules were met (1 on):
+	// the tree of stacks hashes frames by it.
+	seq uint32
 }
 
 // mapping places a module in a process's address space.
@@ -97,6 +100,7 @@ func (s *space) module(path string) *Module {
 	m := &Module{Path: path, Name: filepath.Base(path)}
 	s.mods[path] = m
 	s.modList = append(s.modList, m)
+	m.seq = uint32(len(s.modList))
 	file := path
 	if f, ok := s.files[path]; ok {
 		file = f

@@ -388,7 +388,12 @@ func isEntry(m *Module, addr uint64) bool {
 // kernel's callchains (perf -g) share it.
 func EndsPath(m *Module, addr uint64, sampled bool) bool {
 	if sampled {
-		return isEntry(m, addr) || aboutToStart(m, addr)
+		if m == nil {
+			return false
+		}
+		// Kept as isRoot's answers are: a profile samples the same
+		// instructions over and over.
+		return m.kept(m.leaves, addr, func() bool { return isEntry(m, addr) || aboutToStart(m, addr) })
 	}
 	return isRoot(m, addr)
 }
@@ -437,13 +442,19 @@ func isRoot(m *Module, addr uint64) bool {
 	}
 	// Every sample asks it of each call site on its stack, and a profile's
 	// stacks share most of their call sites: the answer is kept.
+	return m.kept(m.roots, addr, func() bool { return findRoot(m, addr) })
+}
+
+// kept returns the answer for addr kept in answers (m.roots or
+// m.leaves), finding it once.
+func (m *Module) kept(answers map[uint64]bool, addr uint64, find func() bool) bool {
 	m.rootMu.RLock()
-	r, ok := m.roots[addr]
+	r, ok := answers[addr]
 	m.rootMu.RUnlock()
 	if !ok {
-		r = findRoot(m, addr)
+		r = find()
 		m.rootMu.Lock()
-		m.roots[addr] = r
+		answers[addr] = r
 		m.rootMu.Unlock()
 	}
 	return r
