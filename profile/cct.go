@@ -188,8 +188,11 @@ type Profile struct {
 	// recording's samples as well.
 	StackUse uint64
 
-	Root    *Node            // all threads merged
-	Threads map[uint32]*Node // per thread id
+	Root *Node // all threads merged
+	// Threads holds each thread's tree, by thread id; read it through
+	// ThreadTrees, which makes the trees of a profile built from stacks
+	// the first time.
+	Threads map[uint32]*Node
 	Comms   map[uint32]string
 	Modules []*Module
 	// EventScale turns an event's values into the unit it is shown in
@@ -206,9 +209,12 @@ type Profile struct {
 	// deferScopes: the scope trees are made from stacks after the pass
 	// (fileStacks), not sample by sample.
 	deferScopes bool
-	evScratch   []uint64 // InsertScopes' per-event values of one sample
-	sp          *space
-	elems       map[elemKey]*Elem // scopes for addresses without structure
+	// threadsPending: the threads' trees are still to be made from the
+	// tree of stacks (ThreadTrees).
+	threadsPending bool
+	evScratch      []uint64 // InsertScopes' per-event values of one sample
+	sp             *space
+	elems          map[elemKey]*Elem // scopes for addresses without structure
 	// aliases are the symbol names of each procedure scope met, for
 	// comparisons with profilers that pick another of them (perf).
 	aliases map[*Elem][]string

@@ -250,8 +250,8 @@ func TestMeasurementThreads(t *testing.T) {
 	if !strings.Contains(warn, "prog-000000-002-0-1-0.hpcrun") || !strings.Contains(warn, "not in the load map") {
 		t.Errorf("warnings %q: want the damaged profile and the node of no module", warn)
 	}
-	if len(p.Threads) != 2 || !strings.Contains(p.Comms[1], "thread 1") {
-		t.Errorf("threads %d, comms %v", len(p.Threads), p.Comms)
+	if len(p.ThreadTrees()) != 2 || !strings.Contains(p.Comms[1], "thread 1") {
+		t.Errorf("threads %d, comms %v", len(p.ThreadTrees()), p.Comms)
 	}
 	paths := map[string]uint64{}
 	var walk func(n *Node, path string)

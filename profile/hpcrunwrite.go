@@ -287,7 +287,7 @@ func (w *hpcrunWriter) tree(hp *hpcrun.Profile, t hpcrunThread, lm *loadMap) err
 			lm.analyse(mod)
 			ids[n] = add(hpcrun.Node{Parent: ids[n.parent], Module: mod, Offset: n.frame.Addr})
 		}
-		for ev, v := range s.leaf.values {
+		for ev, v := range s.leaf.end.values {
 			if v == 0 {
 				continue
 			}

@@ -27,8 +27,8 @@ func hpcrunRoundTrip(t *testing.T, p *Profile, opt Options) (*Profile, string) {
 		t.Fatal(err)
 	}
 	files, err := meas.Profiles(dir)
-	if err != nil || len(files) != len(p.Threads) {
-		t.Fatalf("%d profiles (%v) for %d threads", len(files), err, len(p.Threads))
+	if err != nil || len(files) != len(p.ThreadTrees()) {
+		t.Fatalf("%d profiles (%v) for %d threads", len(files), err, len(p.ThreadTrees()))
 	}
 	for _, f := range files {
 		checkLayoutAsReal(t, f)
@@ -46,8 +46,8 @@ func hpcrunRoundTrip(t *testing.T, p *Profile, opt Options) (*Profile, string) {
 	if a, b := treeText(p.Root), treeText(q.Root); a != b {
 		t.Errorf("trees differ:\nwritten:\n%s\nread back:\n%s", a, b)
 	}
-	if len(q.Threads) != len(p.Threads) {
-		t.Errorf("%d threads, read back %d", len(p.Threads), len(q.Threads))
+	if len(q.ThreadTrees()) != len(p.ThreadTrees()) {
+		t.Errorf("%d threads, read back %d", len(p.ThreadTrees()), len(q.ThreadTrees()))
 	}
 	if err := p.WriteHpcrun(dir); err == nil {
 		t.Errorf("a second write over %s: no error", dir)
@@ -69,8 +69,8 @@ func stackValues(p *Profile) string {
 			fmt.Fprintf(&b, " %s+%#x", frames[i].Mod.Path, frames[i].Addr)
 		}
 		k := b.String()
-		sums[k] = append(sums[k], make([]int64, max(len(s.leaf.values)-len(sums[k]), 0))...)
-		for ev, v := range s.leaf.values {
+		sums[k] = append(sums[k], make([]int64, max(len(s.leaf.end.values)-len(sums[k]), 0))...)
+		for ev, v := range s.leaf.end.values {
 			sums[k][ev] += v
 		}
 	}
@@ -200,11 +200,11 @@ func TestHpcrunRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Threads) < 2 || p.Samples < 50 {
-		t.Fatalf("%d samples of %d threads: too few to compare", p.Samples, len(p.Threads))
+	if len(p.ThreadTrees()) < 2 || p.Samples < 50 {
+		t.Fatalf("%d samples of %d threads: too few to compare", p.Samples, len(p.ThreadTrees()))
 	}
 	q, dir := hpcrunRoundTrip(t, p, opt)
-	t.Logf("%d samples of %d threads, %d complete; read back %d values", p.Samples, len(p.Threads), p.Outcomes[Complete], q.Samples)
+	t.Logf("%d samples of %d threads, %d complete; read back %d values", p.Samples, len(p.ThreadTrees()), p.Outcomes[Complete], q.Samples)
 	// The module sampled is flagged for analysis: bloop struct (and
 	// hpcstruct) analyse it.
 	d, err := meas.Read(dir, "")

@@ -90,18 +90,36 @@ func (p *Profile) InsertScopes(tid uint32, path []*Elem, ev int, w uint64) {
 }
 
 // fileStacks inserts the scope paths of the distinct stacks the pass
-// kept, with the sums of their samples' values: the trees are those
-// sample-by-sample insertion builds. Each node of the tree of stacks is
-// scoped once, below its parent's place in the merged and the thread's
-// tree, so children are made in the order of the stacks' first samples
-// (the order of the first samples that reach them); the values go to
-// the nodes the stacks end at, and the inclusive ones are summed up the
-// trees at the end.
+// kept, with the sums of their samples' values, in the merged tree: the
+// tree sample-by-sample insertion builds. Each node of the tree of
+// stacks is scoped once, below its parent's place, so children are made
+// in the order of the stacks' first samples (the order of the first
+// samples that reach them); the values go to the nodes the stacks end
+// at, and the inclusive ones are summed up the tree at the end. The
+// threads' trees are made the same way when first asked for
+// (ThreadTrees): a report that shows the merged tree only does not pay
+// for a second tree as large as it.
 func (p *Profile) fileStacks() {
+	p.fileTrees(false)
+	p.threadsPending = true
+}
+
+// ThreadTrees returns the calling-context tree of each thread (Threads),
+// making them first if the profile was built from stacks.
+func (p *Profile) ThreadTrees() map[uint32]*Node {
+	if p.threadsPending {
+		p.threadsPending = false
+		p.fileTrees(true)
+	}
+	return p.Threads
+}
+
+// fileTrees files the stacks in the merged tree, or in the threads'.
+func (p *Profile) fileTrees(threads bool) {
 	multi := len(p.EventTotals) > 1
 	for _, st := range p.stacks.list() {
-		at := p.place(st.tid, st.leaf)
-		n := st.leaf
+		t := p.place(st.tid, st.leaf, threads)
+		n := st.leaf.end
 		for ev, c := range n.counts {
 			if c == 0 || ev != p.Event && !multi {
 				continue
@@ -109,20 +127,23 @@ func (p *Profile) fileStacks() {
 			w, shown := uint64(n.values[ev]), uint64(0)
 			if ev == p.Event {
 				shown = w
-				p.Total += w
-			}
-			for _, t := range [2]*Node{at.merged, at.thread} {
-				t.Excl += shown
-				if multi {
-					if t.EvExcl == nil {
-						t.EvExcl = make([]uint64, len(p.EventTotals))
-					}
-					t.EvExcl[ev] += w
+				if !threads {
+					p.Total += w
 				}
+			}
+			t.Excl += shown
+			if multi {
+				if t.EvExcl == nil {
+					t.EvExcl = make([]uint64, len(p.EventTotals))
+				}
+				t.EvExcl[ev] += w
 			}
 		}
 	}
-	sumUp(p.Root, multi, len(p.EventTotals))
+	if !threads {
+		sumUp(p.Root, multi, len(p.EventTotals))
+		return
+	}
 	for _, t := range p.Threads {
 		sumUp(t, multi, len(p.EventTotals))
 	}
@@ -132,32 +153,39 @@ func (p *Profile) fileStacks() {
 // its thread's scope trees.
 type stackPlace struct{ merged, thread *Node }
 
-// place returns (and keeps in s) the places of stack node s of thread
-// tid, making the scope nodes its path needs.
-func (p *Profile) place(tid uint32, s *stackNode) stackPlace {
-	if s.placed {
-		return s.at
+// place returns (and keeps in s) the place of stack node s of thread
+// tid in the merged tree or its thread's, making the scope nodes its
+// path needs.
+func (p *Profile) place(tid uint32, s *stackNode, thread bool) *Node {
+	at := &s.at.merged
+	if thread {
+		at = &s.at.thread
 	}
-	var at stackPlace
-	if s.parent == nil {
-		tr := p.Threads[tid]
-		if tr == nil {
-			tr = &Node{Label: fmt.Sprintf("thread %d", tid)}
-			p.Threads[tid] = tr
+	if *at != nil {
+		return *at
+	}
+	var n *Node
+	switch {
+	case s.parent == nil && thread:
+		n = p.Threads[tid]
+		if n == nil {
+			n = &Node{Label: fmt.Sprintf("thread %d", tid)}
+			p.Threads[tid] = n
 		}
-		at = stackPlace{p.Root, tr}
-	} else {
-		at = p.place(tid, s.parent)
+	case s.parent == nil:
+		n = p.Root
+	default:
+		n = p.place(tid, s.parent, thread)
 		scopes := []*Elem{partial}
 		if s.frame.Mod != nil {
 			scopes = p.scopesOf(s.frame)
 		}
 		for _, e := range scopes {
-			at = stackPlace{at.merged.child(e), at.thread.child(e)}
+			n = n.child(e)
 		}
 	}
-	s.at, s.placed = at, true
-	return at
+	*at = n
+	return n
 }
 
 // sumUp makes each node's inclusive values its own plus its children's.

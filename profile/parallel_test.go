@@ -76,12 +76,12 @@ func dumpProfile(t *testing.T, p *Profile) string {
 	}
 	dump(p.Root, 0)
 	var tids []uint32
-	for tid := range p.Threads {
+	for tid := range p.ThreadTrees() {
 		tids = append(tids, tid)
 	}
 	sort.Slice(tids, func(i, j int) bool { return tids[i] < tids[j] })
 	for _, tid := range tids {
-		dump(p.Threads[tid], 0)
+		dump(p.ThreadTrees()[tid], 0)
 	}
 	if err := p.WritePprof(&b); err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func reportBytes(t *testing.T, path string, opt Options, lines bool) {
 		}
 		return
 	}
-	for _, root := range p.Threads {
+	for _, root := range p.ThreadTrees() {
 		ViewTree(root, false)
 	}
 	ViewTree(p.BottomUp(false), false)

@@ -140,7 +140,7 @@ func (b *pprofBuilder) samples(st *stacks, scopes func(Frame) []*Elem) []*pprofS
 		if partial {
 			locs = append(locs, b.partialLocation())
 		}
-		out = append(out, &pprofSample{locs: locs, tid: s.tid, count: s.leaf.count, values: s.leaf.values})
+		out = append(out, &pprofSample{locs: locs, tid: s.tid, count: s.leaf.end.count, values: s.leaf.end.values})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].count > out[j].count })
 	return out

@@ -68,7 +68,7 @@ func TestUnwindTwoProcesses(t *testing.T) {
 	}
 	requireUnwound(t, rec, p, "sh -c 'python3.11 work.py & python3.11 work.py; wait'")
 	pids := map[uint32]bool{}
-	for tid := range p.Threads {
+	for tid := range p.ThreadTrees() {
 		pids[tid] = true
 	}
 	if len(pids) < 2 {

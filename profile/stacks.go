@@ -50,12 +50,18 @@ type stackNode struct {
 	first, next *stackNode
 	nkids       int32
 	id          uint32
-	// placed says at holds the node's places in the scope trees
-	// (fileStacks scopes each node once).
-	placed bool
-	at     stackPlace
-	// count and values (per event) are the samples ending here, counts
-	// their number per event.
+	// at is the node's places in the scope trees once fileStacks has
+	// scoped it (at.merged nil before).
+	at stackPlace
+	// end is the samples whose stack ends here, nil when none does: most
+	// nodes are inside stacks, and a tree of stacks of a profile of
+	// distinct stacks holds millions.
+	end *stackEnd
+}
+
+// stackEnd counts the samples ending at a node: count in all, values
+// (per event) their sums, counts their number per event.
+type stackEnd struct {
 	count  int64
 	values []int64
 	counts []int64
@@ -146,16 +152,18 @@ func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) 
 		f := frames[i]
 		n = s.child(n, stackKey{f.Mod, f.Addr}, f)
 	}
-	if n.count == 0 {
+	if n.end == nil {
+		n.end = &stackEnd{}
 		s.ends = append(s.ends, stack{tid, n})
 	}
-	n.count++
-	for len(n.values) <= ev {
-		n.values = append(n.values, 0)
-		n.counts = append(n.counts, 0)
+	e := n.end
+	e.count++
+	for len(e.values) <= ev {
+		e.values = append(e.values, 0)
+		e.counts = append(e.counts, 0)
 	}
-	n.values[ev] += int64(w)
-	n.counts[ev]++
+	e.values[ev] += int64(w)
+	e.counts[ev]++
 }
 
 // stack is one distinct stack of one thread and its samples.

@@ -30,13 +30,13 @@ func TopDown(w io.Writer, p *profile.Profile, o Options, threads bool) {
 		printTree(w, p, profile.ViewTree(p.Root, o.Lines), 0, o)
 		return
 	}
-	tids := make([]uint32, 0, len(p.Threads))
-	for t := range p.Threads {
+	tids := make([]uint32, 0, len(p.ThreadTrees()))
+	for t := range p.ThreadTrees() {
 		tids = append(tids, t)
 	}
 	sort.Slice(tids, func(i, j int) bool { return tids[i] < tids[j] })
 	for _, t := range tids {
-		root := p.Threads[t]
+		root := p.ThreadTrees()[t]
 		if c := p.Comms[t]; c != "" {
 			root.Label = fmt.Sprintf("thread %d (%s)", t, c)
 		}

@@ -195,9 +195,9 @@ func Report(p *profile.Profile) *ReportData {
 	all.Bottom = &bottom
 	all.Flat = b.flat(one)
 	d.Threads = append(d.Threads, all)
-	if len(p.Threads) > 1 {
-		tids := make([]uint32, 0, len(p.Threads))
-		for t := range p.Threads {
+	if len(p.ThreadTrees()) > 1 {
+		tids := make([]uint32, 0, len(p.ThreadTrees()))
+		for t := range p.ThreadTrees() {
 			tids = append(tids, t)
 		}
 		sort.Slice(tids, func(i, j int) bool { return tids[i] < tids[j] })
@@ -207,7 +207,7 @@ func Report(p *profile.Profile) *ReportData {
 			if c := p.Comms[t]; c != "" {
 				name = fmt.Sprintf("thread %d (%s)", t, c)
 			}
-			d.Threads = append(d.Threads, b.thread(name, p.Threads[t], name))
+			d.Threads = append(d.Threads, b.thread(name, p.ThreadTrees()[t], name))
 		}
 	}
 	return d

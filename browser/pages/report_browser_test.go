@@ -246,8 +246,8 @@ func TestReportPageViews(t *testing.T) {
 	report.TopDown(&threads, p, report.Options{MinPercent: 0.2}, true)
 	want := textRows(threads.String())
 	n := eval[int](tb, `document.querySelector('select.thread').options.length`)
-	if n != len(p.Threads)+1 {
-		t.Errorf("%d threads to choose from, want all and %d", n, len(p.Threads))
+	if n != len(p.ThreadTrees())+1 {
+		t.Errorf("%d threads to choose from, want all and %d", n, len(p.ThreadTrees()))
 	}
 	tb.Do(chromedp.Click(chromedp.CSS(`button.tab[data-view="top"]`)))
 	var got []textRow

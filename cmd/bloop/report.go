@@ -32,6 +32,7 @@ func runReport(args []string) int {
 	fs.alias("c", "cache")
 	noCache := fs.Bool("nocache", false, "neither read nor write the structure cache")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the report to `file`")
+	memProfile := fs.String("memprofile", "", "write a heap profile (go tool pprof) of the report to `file`, taken when the trees are built")
 	event := fs.String("event", "", "perf.data, measurement directory: the `event` (metric) the views show (default: the first)")
 	hpcrunOut := fs.String("hpcrun", "", "also write the samples as an HPCToolkit measurement `dir` (one .hpcrun profile per thread, every event a metric) for hpcprof and hpcviewer; bloop struct DIR then writes its structs/")
 	htmlOut := fs.String("html", "", "also write the report as one self-contained HTML page (flame graph, the three views, sources) to `file`")
@@ -99,6 +100,9 @@ func runReport(args []string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bloop: %v\n", err)
 		return 1
+	}
+	if *memProfile != "" {
+		writeHeapProfile(*memProfile)
 	}
 	for _, warning := range p.Warnings {
 		fmt.Fprintf(os.Stderr, "bloop: warning: %s\n", warning)
