@@ -49,17 +49,17 @@ var (
 )
 
 // TestSASSRetryLoops: the retry loops of an atomic operation that the GPU
-// cannot do in one instruction (a 64-bit add on shared memory reached
-// through a generic address: load, add, ATOMS.CAST.SPIN, again while it
-// failed) are loops, however the compiler closes them. On Volta on, and
+// cannot do in one instruction (a 64-bit add on shared memory: load,
+// add, ATOMS.CAST.SPIN, again while it failed; NVIDIA's SASS reference
+// for ATOMS) are loops, however the compiler closes them. On Volta on, and
 // on Pascal in the simplest form, a branch goes back; Pascal can also
 // leave through a SYNC or a BRK and, in a PCNT loop, go back with CONT,
 // which NVIDIA's SASS reference makes the loop's final looping branch
 // with the PCNT inside the loop and its point the loop's head: before
 // the CONT, where the other points lie after their SYNC or BRK.
 // quicksilver-sm_70-dr's inlined atomicAdd(unsigned long long*) has the
-// Volta form (0x44c50: LDS, IADD3, IMAD.X, ATOMS.CAST.SPIN.64, ISETP,
-// @!P0 BRA 0x44c50), and its --gpucfg golden's loop there.
+// Volta form (0x44c50: LDS, two adds, a shared-memory atomic, two
+// compares, @!P0 BRA 0x44c50), and its --gpucfg golden's loop there.
 func TestSASSRetryLoops(t *testing.T) {
 	const (
 		bra  = 0xe24
