@@ -288,8 +288,18 @@ func BindCUDA(sm int, code CUDACode) Arch {
 // PCNT before them whose point lies after them. Compilers nest these
 // regions as the source nests its branches and loops, so the address
 // order tells the one a stack would hold at run time.
+//
+// A PCNT is the exception: NVIDIA's SASS reference (SPA 5.0, PCNT and
+// CONT) places it inside its loop, its point the loop's head, and makes
+// CONT the loop's final looping branch. So a PCNT whose point is at or
+// before it is open from there until its loop's last branch back, an
+// unconditional CONT (or BRA) to that point: without that CONT's edge
+// the loop would be none (a retry loop of a compare-and-swap).
 func pascalReconvergence(code []byte, addr uint64, out map[uint64]uint64) {
-	type point struct{ at, target, op uint64 }
+	type point struct {
+		at, target, op uint64
+		closed         bool
+	}
 	var set []point
 	for off := 0; off+8 <= len(code); off += 8 {
 		a := addr + uint64(off)
@@ -298,19 +308,38 @@ func pascalReconvergence(code []byte, addr uint64, out map[uint64]uint64) {
 		}
 		w := binary.LittleEndian.Uint64(code[off:])
 		if t, op, ok := pascalSets(w, a); ok {
-			set = append(set, point{a, t, op})
+			set = append(set, point{at: a, target: t, op: op})
 			continue
 		}
 		op := w >> 52
 		if w>>48 == p6SYNC {
 			op = p6SYNC
 		}
+		always := w>>16&0xf == 7 && w&0x1f == 0xf
+		if op == p6BRA && always {
+			// A loop closed by a branch back to its head closes its PCNT.
+			rel := uint64(int64(a) + 8 + sext(w>>20, 24))
+			for i := range set {
+				if set[i].op == p6CONT && set[i].target == rel && rel <= set[i].at {
+					set[i].closed = true
+				}
+			}
+		}
 		if op != p6SYNC && op != p6BRK && op != p6CONT {
 			continue
 		}
 		for i := len(set) - 1; i >= 0; i-- {
-			if p := set[i]; p.op == op && p.target > a {
+			p := &set[i]
+			if p.op != op || p.closed {
+				continue
+			}
+			if p.target > a {
 				out[a] = p.target
+				break
+			}
+			if op == p6CONT && p.target <= p.at {
+				out[a] = p.target
+				p.closed = always
 				break
 			}
 		}
