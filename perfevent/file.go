@@ -53,6 +53,13 @@ type File struct {
 	applied   int64 // pipe mode: perf's own records before this offset were taken in
 	zstd      *zstdStream
 	pending   []byte // decompressed bytes of a record not yet complete
+	// mapped is the file's bytes when Open could map them: records are
+	// then read in place, not copied through a buffer. kept: Keep took
+	// over unmapping them; inFile: the record being delivered lies in
+	// them (not in a decompressed copy).
+	mapped []byte
+	kept   bool
+	inFile bool
 }
 
 // section is a perf_file_section: a part of the file.
@@ -76,8 +83,27 @@ func Open(path string) (*File, error) {
 		return nil, err
 	}
 	f.closer = fh
+	f.mapped = mapFile(fh, st.Size())
 	return f, nil
 }
+
+// Keep makes the bytes of the records Records delivers from the file
+// itself (InFile) outlive the call and Close, until release is called:
+// a reader that hands samples to other goroutines then need not copy
+// their stacks. ok is false when the file is not mapped (nothing is
+// kept; records are valid during the call only).
+func (f *File) Keep() (release func(), ok bool) {
+	if f.mapped == nil || f.kept {
+		return nil, false
+	}
+	f.kept = true
+	b := f.mapped
+	return func() { unmapFile(b) }, true
+}
+
+// InFile reports, during Records' call, whether the record's bytes lie
+// in the file's kept mapping (see Keep), so they stay valid after it.
+func (f *File) InFile() bool { return f.kept && f.inFile }
 
 // NewFile reads perf data of size bytes from r as Open does; name is
 // used in errors.
@@ -95,6 +121,10 @@ func (f *File) UnknownTypes() map[uint32]int { return f.dec.UnknownTypes() }
 
 // Close closes the file Open opened.
 func (f *File) Close() error {
+	if f.mapped != nil && !f.kept {
+		unmapFile(f.mapped)
+	}
+	f.mapped = nil
 	if f.closer != nil {
 		return f.closer.Close()
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 )
 
 // Records calls fn with each record of the data in file order (which is
@@ -16,7 +17,7 @@ import (
 // call. An error from fn stops the scan and is returned as it is.
 func (f *File) Records(fn func(Record) error) error {
 	defer f.endCompressed()
-	s := newStream(f.r, f.dataStart, f.dataEnd)
+	s := f.newStream()
 	for {
 		h, body, off, err := s.next()
 		if err == io.EOF {
@@ -62,8 +63,10 @@ func (f *File) record(s *stream, h Header, body []byte, off int64, fn func(Recor
 		}
 		return s.skip(binary.LittleEndian.Uint64(body))
 	case RecordCompressed, RecordCompressed2:
+		f.inFile = false
 		return f.decompress(h, body, fn)
 	}
+	f.inFile = s.data != nil
 	return f.deliver(h, body, fn)
 }
 
@@ -136,7 +139,7 @@ func (f *File) addAttrRecord(body []byte) error {
 // them again but does not take them in twice.
 func (f *File) prescan() error {
 	f.dec, _ = NewDecoder()
-	s := newStream(f.r, f.dataStart, f.dataEnd)
+	s := f.newStream()
 	for {
 		h, body, off, err := s.next()
 		if err == io.EOF {
@@ -218,16 +221,24 @@ func readHeader(b []byte) Header {
 	return Header{Type: le.Uint32(b), Misc: le.Uint16(b[4:]), Size: le.Uint16(b[6:])}
 }
 
-// stream reads records one after the other from a part of the file.
+// stream reads records one after the other from a part of the file:
+// through a buffer, or in place when the file is mapped (data).
 type stream struct {
 	r        *bufio.Reader
+	data     []byte
 	off, end int64
 	buf      []byte
+	dropped  int64 // data: the pages before this offset were given back
 }
 
-func newStream(r io.ReaderAt, start, end int64) *stream {
+// newStream reads the data section.
+func (f *File) newStream() *stream {
+	start, end := f.dataStart, f.dataEnd
+	if f.mapped != nil && end <= int64(len(f.mapped)) {
+		return &stream{data: f.mapped, off: start, end: end, dropped: start}
+	}
 	size := int(min(end-start, 1<<20)) // bufio makes it at least 16
-	return &stream{r: bufio.NewReaderSize(io.NewSectionReader(r, start, end-start), size), off: start, end: end}
+	return &stream{r: bufio.NewReaderSize(io.NewSectionReader(f.r, start, end-start), size), off: start, end: end}
 }
 
 // next reads the next record: its header, body and offset in the file.
@@ -241,12 +252,19 @@ func (s *stream) next() (Header, []byte, int64, error) {
 		return Header{}, nil, off, fmt.Errorf("%w: %d stray bytes at offset %#x, the end of the data", ErrFormat, s.end-off, off)
 	}
 	var hb [headerSize]byte
-	if _, err := io.ReadFull(s.r, hb[:]); err != nil {
+	if s.data != nil {
+		copy(hb[:], s.data[off:])
+	} else if _, err := io.ReadFull(s.r, hb[:]); err != nil {
 		return Header{}, nil, off, fmt.Errorf("reading the record at offset %#x: %w", off, err)
 	}
 	h := readHeader(hb[:])
 	if h.Size < headerSize || int64(h.Size) > s.end-off {
 		return Header{}, nil, off, fmt.Errorf("%w: record of %d bytes (type %d) at offset %#x; the data ends at %#x", ErrFormat, h.Size, h.Type, off, s.end)
+	}
+	if s.data != nil {
+		s.off += int64(h.Size)
+		s.dropBehind()
+		return h, s.data[off+headerSize : s.off : s.off], off, nil
 	}
 	if s.buf == nil {
 		s.buf = make([]byte, 1<<16)
@@ -259,13 +277,35 @@ func (s *stream) next() (Header, []byte, int64, error) {
 	return h, s.buf, off, nil
 }
 
+// dropWindow is how far behind the reading a mapped file's pages are
+// given back, in steps of as much: records handed to other goroutines
+// are read again from the page cache if they are still in use.
+var dropWindow int64 = 8 << 20
+
+// dropBehind gives back the pages of a mapped file more than dropWindow
+// behind the reading.
+func (s *stream) dropBehind() {
+	if s.off-s.dropped < 2*dropWindow {
+		return
+	}
+	page := int64(os.Getpagesize())
+	lo := (s.dropped + page - 1) / page * page
+	hi := (s.off - dropWindow) / page * page
+	if hi > lo {
+		dropPages(s.data[lo:hi])
+	}
+	s.dropped = hi
+}
+
 // skip skips n bytes of data that follow a record.
 func (s *stream) skip(n uint64) error {
 	if n > uint64(s.end-s.off) {
 		return fmt.Errorf("%w: %d bytes of data after the record run past the end of the data at %#x", ErrFormat, n, s.end)
 	}
-	if _, err := s.r.Discard(int(n)); err != nil {
-		return err
+	if s.data == nil {
+		if _, err := s.r.Discard(int(n)); err != nil {
+			return err
+		}
 	}
 	s.off += int64(n)
 	return nil

@@ -24,9 +24,11 @@ type batch struct {
 // take copies s into the batch.
 func (b *batch) take(s *sample.Sample) {
 	c := *s
-	n := len(b.stacks)
-	b.stacks = append(b.stacks, s.Stack...)
-	c.Stack = b.stacks[n:len(b.stacks):len(b.stacks)]
+	if !s.StackKept {
+		n := len(b.stacks)
+		b.stacks = append(b.stacks, s.Stack...)
+		c.Stack = b.stacks[n:len(b.stacks):len(b.stacks)]
+	}
 	k := len(b.chains)
 	b.chains = append(b.chains, s.Callchain...)
 	c.Callchain = b.chains[k:len(b.chains):len(b.chains)]
@@ -76,12 +78,21 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 			free <- b
 		}
 	}()
+	var lease *sample.Lease
 	cur := <-free
 	send := func() {
 		order <- cur
 		work <- cur
 	}
 	err := r.scan(r.path, func(e sample.Entry) error {
+		if l, ok := e.(*sample.Lease); ok {
+			// The workers read the stacks in place, released once they
+			// are done.
+			if l.Keep() {
+				lease = l
+			}
+			return nil
+		}
 		s, ok := e.(*sample.Sample)
 		if !ok {
 			return nil
@@ -100,5 +111,8 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 	close(order)
 	<-filed
 	workers.Wait()
+	if lease != nil {
+		lease.Release()
+	}
 	return err
 }

@@ -153,6 +153,9 @@ type Sample struct {
 	HasLR     bool
 	StackSize uint32 // bytes requested
 	Stack     []byte // bytes copied (fewer at the top of the stack)
+	// StackKept: Stack stays valid after the call that passed the
+	// sample, until the scan's Lease is released.
+	StackKept bool
 
 	// Perf.data files only (bloop's recordings have one event, counted
 	// in samples, and always registers and a stack copy):

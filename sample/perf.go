@@ -103,6 +103,9 @@ func ScanPerf(path string, f func(Entry) error) error {
 			}
 		}
 	}
+	if err := f(&Lease{keep: pf.Keep}); err != nil {
+		return err
+	}
 	conv := newPerfConverter(pf)
 	if err := pf.Records(func(r perfevent.Record) error { return conv.record(r, f) }); err != nil {
 		return err
@@ -207,6 +210,7 @@ func (c *perfConverter) sample(r *perfevent.Sample) *Sample {
 	if c.regs.read(r.Event.Attr.SampleRegsUser, r.Regs, s) {
 		s.NoRegs = false
 		s.StackSize, s.Stack = uint32(min(r.StackSize, 1<<31)), r.Stack
+		s.StackKept = c.file.InFile()
 	}
 	return s
 }

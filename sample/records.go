@@ -2,7 +2,7 @@ package sample
 
 // Entry is one record of a recording, or of a perf.data file read as
 // one: Meta, Mmap, Comm, Fork, Exit, *Sample, Lost, Stats, Status, Blob
-// or BuildID. The scanners pass records typed, so a reader's switch is
+// BuildID or *Lease. The scanners pass records typed, so a reader's switch is
 // over this closed set, not over any value.
 type Entry interface{ entry() }
 
@@ -17,3 +17,32 @@ func (Stats) entry()   {}
 func (Status) entry()  {}
 func (Blob) entry()    {}
 func (BuildID) entry() {}
+func (*Lease) entry()  {}
+
+// Lease comes first from a scan whose samples' stacks can outlive the
+// call that passes them (a mapped perf.data file): a reader that hands
+// samples to other goroutines calls Keep, then Release once they are
+// done, and needs not copy the stacks of samples marked StackKept. A
+// reader that ignores it gets stacks valid during the call only.
+type Lease struct {
+	keep    func() (release func(), ok bool)
+	release func()
+}
+
+// Keep asks that the stacks outlive the calls; it reports whether they
+// will (then Release must be called).
+func (l *Lease) Keep() bool {
+	if l.keep == nil || l.release != nil {
+		return false
+	}
+	rel, ok := l.keep()
+	l.release = rel
+	return ok
+}
+
+// Release ends what Keep began.
+func (l *Lease) Release() {
+	if l.release != nil {
+		l.release()
+	}
+}
