@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -30,6 +31,7 @@ func FuzzFile(f *testing.F) {
 	f.Add(pipeStream(attrRecord(events[0]), attrRecord(events[1]), nameRecord(11, "a"), recs,
 		append(rec(RecordHeaderTracingData, 0, w(u32(8), u32(0))), make([]byte, 8)...)))
 	errStop := errors.New("enough")
+	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer fuzzing.Watchdog("reading perf data", 10*time.Second)()
 		pf, err := NewFile(bytes.NewReader(data), int64(len(data)), "fuzz.data")
@@ -37,15 +39,36 @@ func FuzzFile(f *testing.F) {
 			return
 		}
 		defer pf.Close()
-		n := 0
-		pf.Records(func(r Record) error {
-			Format(r)
-			if n++; n > 100000 {
-				return errStop
-			}
-			return nil
-		})
+		read, readErr := formatUpTo(pf, errStop)
+		// Read in place (Open maps the file), the same records and the
+		// same end.
+		path := filepath.Join(dir, "fuzz.data")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		mf, err := Open(path)
+		if err != nil {
+			t.Fatalf("Open refuses what NewFile read: %v", err)
+		}
+		defer mf.Close()
+		mapped, mappedErr := formatUpTo(mf, errStop)
+		if !slices.Equal(read, mapped) || (readErr == nil) != (mappedErr == nil) {
+			t.Fatalf("mapped: %d records (%v), read: %d (%v)", len(mapped), mappedErr, len(read), readErr)
+		}
 	})
+}
+
+// formatUpTo formats every record of f, up to 100000 (then stop).
+func formatUpTo(f *File, stop error) ([]string, error) {
+	var out []string
+	err := f.Records(func(r Record) error {
+		out = append(out, Format(r))
+		if len(out) > 100000 {
+			return stop
+		}
+		return nil
+	})
+	return out, err
 }
 
 // FuzzRecord decodes any record body for any attribute: Decode may
