@@ -152,6 +152,11 @@ type Options struct {
 	DyninstLineSites bool
 	// DyninstDeclNames reads Subprogram.DyninstDeclNames.
 	DyninstDeclNames bool
+	// MapFiles maps the image's file and its debug file and slices
+	// their uncompressed sections from the mappings, never unmapped:
+	// for a process that touches few of their bytes (a report reads the
+	// code at its samples) and opens few files.
+	MapFiles bool
 }
 
 // Error is a problem with an input file; it names the file.
@@ -201,7 +206,11 @@ func Open(path string, opt Options) (img *Image, err error) {
 	}
 	facts := readELFFacts(ef)
 	img.DyninstExec, img.DyninstProgram = facts.onlyExecutable(), facts.program()
-	self := fileBytes{raw, uint64(st.Size())}
+	self := fileBytes{ReaderAt: raw, size: uint64(st.Size())}
+	if fh, ok := raw.(*os.File); ok && opt.MapFiles {
+		// Not a cubin laid out anew: the file's own bytes.
+		self.mapped = mapFile(fh, st.Size())
+	}
 	if err := img.readSections(ef, self); err != nil {
 		return nil, err
 	}
@@ -213,6 +222,9 @@ func Open(path string, opt Options) (img *Image, err error) {
 			if err == nil {
 				defer raw.Close()
 				fb, err = newFileBytes(raw)
+				if err == nil && opt.MapFiles {
+					fb.mapped = mapFile(raw, int64(fb.size))
+				}
 			}
 			if err != nil {
 				img.Warnings = append(img.Warnings, fmt.Sprintf("%s: separate debug file unreadable: %v", p, err))

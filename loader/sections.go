@@ -32,10 +32,13 @@ func sectionBytes(file fileBytes, s *elf.Section) ([]byte, error) {
 // 1032:1): a compressed section claiming more is corrupt.
 const maxInflation = 1032
 
-// fileBytes is a file being read and its size.
+// fileBytes is a file being read and its size; mapped, when not nil,
+// is its bytes (Options.MapFiles), which uncompressed sections are
+// sliced from instead of read.
 type fileBytes struct {
 	io.ReaderAt
-	size uint64
+	size   uint64
+	mapped []byte
 }
 
 // newFileBytes wraps an open file.
@@ -44,7 +47,7 @@ func newFileBytes(f *os.File) (fileBytes, error) {
 	if err != nil {
 		return fileBytes{}, err
 	}
-	return fileBytes{f, uint64(st.Size())}, nil
+	return fileBytes{ReaderAt: f, size: uint64(st.Size())}, nil
 }
 
 // inflateChunk is how much of a compressed section is inflated between
@@ -82,6 +85,9 @@ func prepareSection(file fileBytes, s *elf.Section) (out []byte, fill func(ready
 	case strings.HasPrefix(s.Name, ".zdebug_") && n >= 12 && string(head[:4]) == "ZLIB":
 		// The GNU format before SHF_COMPRESSED: "ZLIB", then the size, big-endian.
 		hdr, size = 12, binary.BigEndian.Uint64(head[4:])
+	case file.mapped != nil && uint64(len(file.mapped)) == file.size:
+		out = file.mapped[s.Offset : s.Offset+s.FileSize : s.Offset+s.FileSize]
+		return out, func(ready func(int)) error { report(ready, len(out)); return nil }, nil
 	default:
 		out = allocBytes(int(s.FileSize))
 		if n, err := file.ReadAt(out, int64(s.Offset)); n != len(out) {

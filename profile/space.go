@@ -83,7 +83,9 @@ func newSpace(opt loader.Options) *space {
 // and module directories, and with a sysroot the recording machine's
 // files and separate debug files under it.
 func newSpaceFor(opt Options) *space {
-	lo := loader.Options{DebugDirs: loader.SysrootDebugDirs(opt.DebugDirs, opt.Sysroot)}
+	// A report reads the code at its samples and little else of its
+	// modules: their files are mapped, not read whole.
+	lo := loader.Options{DebugDirs: loader.SysrootDebugDirs(opt.DebugDirs, opt.Sysroot), MapFiles: true}
 	if opt.Fetcher != nil {
 		lo.Fetcher = opt.Fetcher
 	}
