@@ -15,6 +15,10 @@
 #
 # Without PERF.DATA it records one (about 200 MB, 25 s):
 #   perf record -F 999 --call-graph dwarf python3.11 testdata/prof/work.py 240000
+# or, with FP=1, the frame-pointer (perf record -g) one of a C++ program:
+# g++ -O2 (Debian's cc1plus) compiling testdata/src's stl.cpp and
+# tmpl.cpp FP_ROUNDS times (default 40: about 190 MB, 2.5 million samples)
+# at 20 kHz.
 # MEAS256=1 makes two real measurement directories and times bloop report
 # of each (now and at BEFORE): a small C program (a loop nest, built here)
 # run 256 times under one `bloop record`, and one run of it with 64
@@ -27,7 +31,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/bloop" ./cmd/bloop
 data=${1:-}
-if [ -z "$data" ]; then
+if [ -z "$data" ] && [ -n "${FP:-}" ]; then
+  data=$tmp/perf.data
+  perf record -q -F 20000 -g -o "$data" -- sh -c "for i in \$(seq ${FP_ROUNDS:-40}); do for f in testdata/src/stl.cpp testdata/src/tmpl.cpp; do g++ -O2 -c \$f -o $tmp/o.o; done; done" >/dev/null
+elif [ -z "$data" ]; then
   data=$tmp/perf.data
   perf record -q -F 999 --call-graph dwarf -o "$data" python3.11 testdata/prof/work.py 240000 >/dev/null
 fi
