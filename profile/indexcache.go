@@ -210,13 +210,15 @@ func decodeIndex(b []byte) (*scopeIndex, error) {
 //
 // only, when not nil, are the sorted addresses the report needs: only
 // the procedures holding them are analysed (each as the whole analysis
-// gives it), and the entry is kept under a key of its own, so that
-// nothing partial is taken for the whole module's index (nor for bloop
-// struct's file, whose kind differs).
+// gives it), and what is analysed accrues in an entry of its own (see
+// accrued), so that nothing partial is taken for the whole module's
+// index (nor for bloop struct's file, whose kind differs) and a report
+// of another recording of the module analyses only the procedures no
+// report analysed before.
 func analyzeModule(c *cache.Cache, img *loader.Image, name string, load loader.Options, fetch source.Fetcher, only []uint64) *scopeIndex {
 	finder := &source.Finder{Fetcher: fetch}
 	opt := structfile.Options{Load: load, Pipeline: pipeline.Options{Sources: finder, SourceFetcher: fetch}}
-	analyze := func() *scopeIndex {
+	analyze := func(only []uint64) *scopeIndex {
 		po := opt.Pipeline
 		po.Only = only
 		mod, _ := pipeline.Analyze(img, po)
@@ -226,29 +228,24 @@ func analyzeModule(c *cache.Cache, img *loader.Image, name string, load loader.O
 		return indexModule(mod, name)
 	}
 	if c == nil {
-		return analyze()
+		return analyze(only)
 	}
 	key, err := structfile.Key(c, img.Path, opt)
 	if err != nil {
-		return analyze()
+		return analyze(only)
 	}
 	whole := cache.Key(indexKind, key, name)
 	if x := getIndex(c, whole); x != nil {
 		return x // the whole module's index answers any addresses
 	}
 	if only != nil {
-		key = cache.Key(indexKind+" of the procedures holding", whole, addrsKey(only))
-	} else {
-		key = whole
+		return accrue(c, cache.Key(indexKind+" of the procedures analysed so far", whole), only, analyze, finder)
 	}
-	if x := getIndex(c, key); x != nil {
-		return x
-	}
-	x := analyze()
+	x := analyze(nil)
 	if x == nil {
 		return nil
 	}
-	storeIndex(c, key, x, finder)
+	storeIndex(c, whole, x, finder)
 	return x
 }
 
