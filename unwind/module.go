@@ -51,7 +51,11 @@ type Module struct {
 
 	rootMu sync.RWMutex
 	roots  map[uint64]bool // isRoot's answers by call site
-	leaves map[uint64]bool // EndsPath's answers by sampled instruction
+	// entryProc is the index of the procedure holding Entry (-1: none),
+	// set once.
+	entryOnce sync.Once
+	entryProc int
+	clearFP   clearFPs // where the ABI's frame-pointer clearing is
 }
 
 // Proc is one procedure's extent [Lo, Hi) as the unwinder sees it; each
@@ -66,7 +70,7 @@ type Proc struct {
 func NewModule(img *loader.Image) *Module {
 	arch := isa.For(img.Machine)
 	framer, _ := arch.(isa.Framer)
-	m := &Module{Img: img, Name: img.Name, arch: arch, framer: framer, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}, roots: map[uint64]bool{}, leaves: map[uint64]bool{}}
+	m := &Module{Img: img, Name: img.Name, arch: arch, framer: framer, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}, roots: map[uint64]bool{}}
 	if framer != nil {
 		m.abi = framer.ABI()
 		m.entry = entryOf(m.abi)

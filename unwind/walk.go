@@ -1,7 +1,6 @@
 package unwind
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"strings"
@@ -378,8 +377,17 @@ func isEntry(m *Module, addr uint64) bool {
 	if m == nil || m.Entry == 0 || m.Img.Shared && !strings.HasPrefix(m.Name, "ld-") {
 		return false
 	}
-	i, j := m.ProcAt(addr), m.ProcAt(m.Entry)
-	return i >= 0 && i == j
+	// Every sample asks it: the entry procedure's bounds rule out almost
+	// every address without a search.
+	m.entryOnce.Do(func() { m.entryProc = m.ProcAt(m.Entry) })
+	j := m.entryProc
+	if j < 0 {
+		return false
+	}
+	if p := m.Procs()[j]; addr < p.Lo || addr >= p.Hi {
+		return false
+	}
+	return m.ProcAt(addr) == j
 }
 
 // EndsPath reports whether the frame at addr is an outermost one: for the
@@ -388,12 +396,7 @@ func isEntry(m *Module, addr uint64) bool {
 // kernel's callchains (perf -g) share it.
 func EndsPath(m *Module, addr uint64, sampled bool) bool {
 	if sampled {
-		if m == nil {
-			return false
-		}
-		// Kept as isRoot's answers are: a profile samples the same
-		// instructions over and over.
-		return m.kept(m.leaves, addr, func() bool { return isEntry(m, addr) || aboutToStart(m, addr) })
+		return isEntry(m, addr) || aboutToStart(m, addr)
 	}
 	return isRoot(m, addr)
 }
@@ -412,7 +415,7 @@ func aboutToStart(m *Module, addr uint64) bool {
 	if !ok {
 		return false
 	}
-	if clearFP := fr.ClearFP(); len(clearFP) == 0 || !bytes.Contains(m.Img.Bytes(addr-48, addr), clearFP) {
+	if clearFP := fr.ClearFP(); len(clearFP) == 0 || !m.clearFPBefore(addr, clearFP) {
 		return false
 	}
 	for a, i := addr, 0; i < 3; i++ {
@@ -445,8 +448,7 @@ func isRoot(m *Module, addr uint64) bool {
 	return m.kept(m.roots, addr, func() bool { return findRoot(m, addr) })
 }
 
-// kept returns the answer for addr kept in answers (m.roots or
-// m.leaves), finding it once.
+// kept returns the answer for addr kept in answers, finding it once.
 func (m *Module) kept(answers map[uint64]bool, addr uint64, find func() bool) bool {
 	m.rootMu.RLock()
 	r, ok := answers[addr]
@@ -486,7 +488,7 @@ func findRoot(m *Module, addr uint64) bool {
 	}
 	// The byte search first: it rules out almost every call site, and
 	// decoding backwards for the call costs a dozen decodes per frame.
-	if !bytes.Contains(m.Img.Bytes(addr-48, addr), clearFP) {
+	if !m.clearFPBefore(addr, clearFP) {
 		return false
 	}
 	call, ok := isa.CallBefore(ar, m.Img, addr+1)
