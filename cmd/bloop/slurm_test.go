@@ -298,8 +298,11 @@ func sameTree(t *testing.T, want, got string) {
 func leftovers(dir string, rels map[string]bool) []string {
 	var out []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil // dir not made yet (d is nil then), or a directory
+		}
 		name, _, tmp := strings.Cut(d.Name(), ".hpcstruct.tmp")
-		if err != nil || d.IsDir() || !tmp || !strings.HasPrefix(name, ".") {
+		if !tmp || !strings.HasPrefix(name, ".") {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, filepath.Join(filepath.Dir(p), name[1:]))
