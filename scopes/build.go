@@ -185,9 +185,20 @@ func (b *builder) path(addr uint64) []*inlKey {
 			if unknown {
 				v.callFile, v.callLine = "", 0
 			}
-			if k = b.intern[v]; k == nil {
+			// hpcstruct keys an inline node by call-site file, line and
+			// callee name only (its FLPIndex): two static functions of
+			// one name from different files (libm's neval and deval of
+			// e_j0l.c and e_j1l.c, in one parse) called from one site,
+			// such as <unknown>:0, are one node, whose callee file its
+			// code decides (calleeFileOf). The first one's declaring file
+			// stays the fallback.
+			iv := v
+			if b.in.Hpcstruct {
+				iv.calleeFile = ""
+			}
+			if k = b.intern[iv]; k == nil {
 				k = &v
-				b.intern[v] = k
+				b.intern[iv] = k
 			}
 			b.keys[in] = k
 		}
