@@ -25,7 +25,8 @@ import (
 //     pointers, constructor tables or FDEs lead to is in no procedure,
 //     where the default mode infers one (package procs);
 //   - a call target inside a symbol's extent starts no procedure, as in
-//     every mode.
+//     every mode; the target of a jump alone in a symbol's entry block
+//     does, on x86-64 (entryJumps).
 //
 // Code is reached as Dyninst's parse reaches it: through the fall-through
 // of a call only when the callee returns (Parse.Facts, whose return
