@@ -25,7 +25,8 @@ import (
 //     pointers, constructor tables or FDEs lead to is in no procedure,
 //     where the default mode infers one (package procs);
 //   - a call target inside a symbol's extent starts no procedure, as in
-//     every mode.
+//     every mode; the target of a jump alone in a symbol's entry block
+//     does, on x86-64 (entryJumps).
 //
 // Code is reached as Dyninst's parse reaches it: through the fall-through
 // of a call only when the callee returns (Parse.Facts, whose return
@@ -39,6 +40,9 @@ func (p *Policy) Procedures(img *loader.Image, workers int) *procs.Table {
 // none).
 func (p *Policy) discover(img *loader.Image, workers int, memo *parseMemo) *procs.Table {
 	d := newDiscovery(img)
+	if p != nil && p.decode(img.Machine).TailMark != nil {
+		d.entryJumps()
+	}
 	for round := 0; ; round++ {
 		ps := p.Parse(procs.WithProcs(img, d.table(true), nil))
 		if memo != nil {
@@ -72,6 +76,41 @@ type discovery struct {
 	open    []structure.Range       // code outside every symbol's extent and every PLT section
 	reached map[uint64]bool         // stubs some parsed code calls or jumps to
 	entries []uint64                // the keys of src, sorted
+	within  map[uint64]uint64       // starts inside a symbol's extent: that symbol's entry (entryJumps)
+}
+
+// entryJumps adds the functions Dyninst 12.3 makes inside a symbol's
+// extent on x86-64: its tail-call test (IA_x86::isTailCall) takes a
+// direct jump that is the only instruction of a function's entry block
+// for a tail call ("jump as only insn in entry block"), whatever its
+// target, and the parse makes a function at the target. Parser::finalize
+// turns a tail call back into a branch only when the function's own
+// blocks hold the target, which the one block of such a function never
+// does; so the function is that jump alone, and the code after it is the
+// target's function (python3.11d's ucs1lib_find_max_char starts with a
+// jmp into its own loop: hpcstruct writes the loop under <unknown
+// procedure> 0x5112d0, a procedure whose code starts before the address
+// it names). A target outside the extent is a tail call in every mode.
+func (d *discovery) entryJumps() {
+	ar := isa.For(d.img.Machine)
+	for a, fn := range d.funcs {
+		if fn.PLT {
+			continue
+		}
+		in := ar.Decode(d.img.Bytes(a, fn.End), a)
+		if in.Kind != isa.Jump || in.Target <= a || in.Target >= fn.End {
+			continue
+		}
+		if _, ok := d.src[in.Target]; ok {
+			continue
+		}
+		if d.within == nil {
+			d.within = map[uint64]uint64{}
+		}
+		d.src[in.Target] = procs.Call
+		d.within[in.Target] = a
+	}
+	d.sortEntries()
 }
 
 func newDiscovery(img *loader.Image) *discovery {
@@ -198,11 +237,21 @@ func (d *discovery) table(allStubs bool) *procs.Table {
 			starts = append(starts, a)
 		}
 	}
-	t := &procs.Table{Procs: make([]procs.Proc, 0, len(starts))}
+	t := &procs.Table{Procs: make([]procs.Proc, 0, len(starts)), Within: d.within}
 	for i, a := range starts {
 		p := procs.Proc{Lo: a, Source: d.src[a], Func: d.funcs[a]}
 		if p.Func != nil && !p.Func.PLT {
+			// A function Dyninst makes inside the extent (entryJumps)
+			// ends the symbol's part.
 			p.Hi = p.Func.End
+			if i+1 < len(starts) && d.within[starts[i+1]] == a {
+				p.Hi = starts[i+1]
+			}
+		} else if sym, ok := d.within[a]; ok {
+			p.Hi = d.funcs[sym].End
+			if i+1 < len(starts) {
+				p.Hi = min(p.Hi, starts[i+1])
+			}
 		} else {
 			p.Hi = d.img.SectionAt(a).End()
 			if i+1 < len(starts) {

@@ -20,6 +20,10 @@ type Func struct {
 	// Found marks a procedure no symbol names: a call target or the entry
 	// point (package procs). Dyninst calls such a function targ<addr>.
 	Found bool
+	// Within is, for a found procedure that starts inside a symbol's
+	// extent (compat mode: procs.Table.Within), that symbol's entry; 0:
+	// none. hpcstruct names such a function without its PLT-stub test.
+	Within uint64
 }
 
 type symInfo struct {

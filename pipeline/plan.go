@@ -31,6 +31,7 @@ type plan struct {
 	parse   *dyninst.Parse               // how graphs are built: which calls never return, the procedure table's answers
 	subs    []*loader.Subprogram         // by index in img.Funcs
 	claimed map[uint64][]structure.Range // entries another procedure's CFG continues into, and the code it parses there
+	groups  map[uint64]group             // compat: symbols' procedures that share their extent (groupsOf)
 	gpu     isa.Arch                     // a cubin's instruction set, when its graphs are built (gpucfg.go)
 }
 
@@ -70,7 +71,43 @@ func newPlan(img *loader.Image, opt Options, workers int) *plan {
 	// and those whose parse may run into another's entry.
 	runsOn := pl.parse.Settle(opt.Procs, workers)
 	pl.claimed = pl.claimedEntries(workers, runsOn)
+	if opt.Procs != nil {
+		pl.groups = pl.groupsOf(opt.Procs.Within)
+	}
 	return pl
+}
+
+// group is a symbol's extent as hpcstruct fills its gaps: the code the
+// functions Dyninst made inside it parse there, and the symbol's end.
+type group struct {
+	covered []structure.Range
+	end     uint64
+}
+
+// groupsOf finds, for each procedure that starts inside a symbol's
+// extent (procs.Table.Within, by entry: the symbol procedure's entry),
+// the code its graph reaches, which is no gap of the symbol's procedure,
+// and its end, by the symbol procedure's entry.
+func (pl *plan) groupsOf(within map[uint64]uint64) map[uint64]group {
+	if len(within) == 0 {
+		return nil
+	}
+	groups := map[uint64]group{}
+	for i, fn := range pl.img.Funcs {
+		sym, ok := within[fn.Addr]
+		if !ok {
+			continue
+		}
+		gr := groups[sym]
+		gr.end = max(gr.end, fn.End)
+		if g, _, err := pl.graph(i); err == nil && g != nil {
+			for _, b := range g.Blocks {
+				gr.covered = append(gr.covered, structure.Range{Lo: b.Start, Hi: b.End})
+			}
+		}
+		groups[sym] = gr
+	}
+	return groups
 }
 
 // engineFor is the engine that places img's code under opt.
@@ -279,6 +316,9 @@ func (pl *plan) proc(i int) (*structure.Scope, []*Problem) {
 	}
 	if cov, ok := pl.claimed[fn.Addr]; ok {
 		in.Claimed, in.Covered = true, cov
+	}
+	if gr, ok := pl.groups[fn.Addr]; ok {
+		in.GroupCovered, in.GroupEnd = gr.covered, gr.end
 	}
 	g, forest, err := pl.graph(i)
 	switch {

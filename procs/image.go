@@ -27,7 +27,7 @@ func WithProcs(img *loader.Image, t *Table, name func(Proc) string) *loader.Imag
 			if name != nil {
 				n = name(p)
 			}
-			funcs[i] = &loader.Func{Name: n, Aliases: []string{n}, Addr: p.Lo, End: p.Hi, Found: true}
+			funcs[i] = &loader.Func{Name: n, Aliases: []string{n}, Addr: p.Lo, End: p.Hi, Found: true, Within: t.Within[p.Lo]}
 		}
 	}
 	return img.WithFuncs(funcs)

@@ -82,6 +82,12 @@ type Table struct {
 	// sweep of these procedures' code finds (compat mode's discovery
 	// swept them already; cfg.Oracle.Called asks).
 	CallTargets map[uint64]bool
+	// Within, when set, holds the procedures that start inside a
+	// symbol's extent (compat mode: Dyninst's function at the target of
+	// a jump alone in a symbol's entry block), each with the entry of
+	// that symbol's procedure, whose extent it ends. hpcstruct writes the
+	// gaps of the symbol's whole extent under the symbol's procedure.
+	Within map[uint64]uint64
 }
 
 // Counts returns how many procedures each source found.

@@ -28,6 +28,14 @@ type Input struct {
 	// constructor runs into in stl-gcc12-O3, under __heap_select).
 	Claimed bool
 	Covered []structure.Range
+	// GroupCovered and GroupEnd are set for a symbol's procedure whose
+	// extent Dyninst shares with functions it made inside it (compat
+	// mode, procs.Table.Within): the code their parses reach in the
+	// symbol's extent, and the symbol's end. hpcstruct computes the gaps
+	// of the symbol's whole extent, over what all of them cover, and
+	// writes them under the symbol's procedure.
+	GroupCovered []structure.Range
+	GroupEnd     uint64
 	// Hpcstruct builds hpcstruct's tree where it departs from what the
 	// DWARF says (the hpcstruct-compatible mode):
 	//   - call sites read as Dyninst reads them
@@ -185,9 +193,20 @@ func (b *builder) path(addr uint64) []*inlKey {
 			if unknown {
 				v.callFile, v.callLine = "", 0
 			}
-			if k = b.intern[v]; k == nil {
+			// hpcstruct keys an inline node by call-site file, line and
+			// callee name only (its FLPIndex): two static functions of
+			// one name from different files (libm's neval and deval of
+			// e_j0l.c and e_j1l.c, in one parse) called from one site,
+			// such as <unknown>:0, are one node, whose callee file its
+			// code decides (calleeFileOf). The first one's declaring file
+			// stays the fallback.
+			iv := v
+			if b.in.Hpcstruct {
+				iv.calleeFile = ""
+			}
+			if k = b.intern[iv]; k == nil {
 				k = &v
-				b.intern[v] = k
+				b.intern[iv] = k
 			}
 			b.keys[in] = k
 		}
@@ -399,7 +418,8 @@ func Gaps(in Input) []structure.Range {
 			covered = append(covered, structure.Range{Lo: blk.Start, Hi: blk.End})
 		}
 	}
-	covered = structure.MergeRanges(covered)
+	covered = structure.MergeRanges(append(covered, in.GroupCovered...))
+	end := max(fn.End, in.GroupEnd)
 	var out []structure.Range
 	split := func(lo, hi uint64) {
 		if w := in.Img.InstSize; w > 0 {
@@ -423,13 +443,13 @@ func Gaps(in Input) []structure.Range {
 	}
 	at := fn.Addr
 	for _, c := range covered {
-		if c.Lo > at && at < fn.End {
-			split(at, min(c.Lo, fn.End))
+		if c.Lo > at && at < end {
+			split(at, min(c.Lo, end))
 		}
 		at = max(at, c.Hi)
 	}
-	if at < fn.End {
-		split(at, fn.End)
+	if at < end {
+		split(at, end)
 	}
 	return out
 }

@@ -171,13 +171,21 @@ func emitInline(k *inlKey, kid *node, ctx context) *structure.Scope {
 			cctx.threshold = l
 		}
 	}
+	// hpcstruct's locateTree takes that line from the nested calls and
+	// loops of the callee's own file (base name) only: a node that holds
+	// two namesakes' code (libm's deval of e_j0l.c and e_j1l.c, one
+	// node for hpcstruct, see builder.path) keeps the other file's loops
+	// out of it.
+	own := func(f string) bool { return !ctx.hpcstruct || base(f) == base(cctx.file) }
 	for ck := range kid.kids {
-		if !ck.unknown {
+		if !ck.unknown && own(ck.callFile) {
 			lower(ck.callLine)
 		}
 	}
 	for _, ln := range kid.loops {
-		lower(ln.line)
+		if own(ln.file) {
+			lower(ln.line)
+		}
 	}
 	cal.Children = emit(kid, cctx)
 	cal.Line = minLine(cal.Children)

@@ -177,7 +177,8 @@ func (n *Names) suffixed(img *loader.Image) bool {
 // hpcstruct takes one of at most 32 bytes (up to the next function) for a
 // PLT stub and appends "@plt"; it calls a longer one that Dyninst names
 // targ<addr> "<unknown procedure> 0x<addr> [<module>]", keeping targ<addr>
-// as the link name.
+// as the link name. One inside a symbol's extent (loader.Func.Within) is
+// never taken for a stub.
 func (n *Names) foundName(img *loader.Image, fn *loader.Func) (pretty, link string) {
 	link = fn.Name
 	suffix := ""
@@ -185,7 +186,7 @@ func (n *Names) foundName(img *loader.Image, fn *loader.Func) (pretty, link stri
 		suffix = " [" + img.Name + "]"
 	}
 	switch {
-	case fn.End-fn.Addr <= 32:
+	case fn.End-fn.Addr <= 32 && fn.Within == 0:
 		link = strings.TrimSuffix(link, "@plt") + "@plt"
 		return link + suffix, link
 	case link == fmt.Sprintf("targ%x", fn.Addr):
