@@ -72,7 +72,7 @@ type hpcrunThread struct {
 	rank, index  int
 	program      string // the executable's base name
 	programPath  string
-	root         *stackNode
+	root         nodeID
 	multiProcess bool
 }
 
@@ -256,7 +256,8 @@ func (w *hpcrunWriter) path(m *Module) (string, error) {
 func (w *hpcrunWriter) tree(hp *hpcrun.Profile, t hpcrunThread, lm *loadMap) error {
 	// Node ids are even, as hpcrun's (it sets the low bit on nodes that
 	// traces name).
-	ids := map[*stackNode]uint32{}
+	st := &w.p.stacks
+	ids := map[nodeID]uint32{}
 	add := func(n hpcrun.Node) uint32 {
 		n.ID, n.Unwound = uint32(2*(len(hp.Nodes)+1)), true
 		hp.Nodes = append(hp.Nodes, n)
@@ -268,26 +269,28 @@ func (w *hpcrunWriter) tree(hp *hpcrun.Profile, t hpcrunThread, lm *loadMap) err
 		fence = hpcrun.FenceMain
 	}
 	ids[t.root] = add(hpcrun.Node{Parent: primary, Offset: hpcrun.PlaceholderOffset(fence)})
-	var chain []*stackNode
+	var chain []nodeID
 	for _, s := range w.stacks[t.tid] {
 		chain = chain[:0]
-		for n := s.leaf; ids[n] == 0; n = n.parent {
-			chain = append(chain, n)
+		for id := s.leaf; ids[id] == 0; id = st.node(id).parent {
+			chain = append(chain, id)
 		}
 		for i := len(chain) - 1; i >= 0; i-- {
-			n := chain[i]
-			if n.frame.Mod == nil { // [partial]: below the primary root, where hpcprof wants it
-				ids[n] = add(hpcrun.Node{Parent: primary, Offset: hpcrun.PlaceholderOffset(hpcrun.RootPartial)})
+			id := chain[i]
+			n := st.node(id)
+			f := st.frame(n)
+			if f.Mod == nil { // [partial]: below the primary root, where hpcprof wants it
+				ids[id] = add(hpcrun.Node{Parent: primary, Offset: hpcrun.PlaceholderOffset(hpcrun.RootPartial)})
 				continue
 			}
-			mod, err := lm.id(n.frame.Mod)
+			mod, err := lm.id(f.Mod)
 			if err != nil {
 				return err
 			}
 			lm.analyse(mod)
-			ids[n] = add(hpcrun.Node{Parent: ids[n.parent], Module: mod, Offset: n.frame.Addr})
+			ids[id] = add(hpcrun.Node{Parent: ids[n.parent], Module: mod, Offset: f.Addr})
 		}
-		for ev, v := range s.leaf.end.values {
+		for ev, v := range s.values() {
 			if v == 0 {
 				continue
 			}

@@ -60,7 +60,7 @@ func hpcrunRoundTrip(t *testing.T, p *Profile, opt Options) (*Profile, string) {
 func stackValues(p *Profile) string {
 	sums := map[string][]int64{}
 	for _, s := range p.stacks.list() {
-		frames, partial := s.frames()
+		frames, partial := p.stacks.frames(&s)
 		var b strings.Builder
 		if partial {
 			b.WriteString("[partial]")
@@ -69,8 +69,8 @@ func stackValues(p *Profile) string {
 			fmt.Fprintf(&b, " %s+%#x", frames[i].Mod.Path, frames[i].Addr)
 		}
 		k := b.String()
-		sums[k] = append(sums[k], make([]int64, max(len(s.leaf.end.values)-len(sums[k]), 0))...)
-		for ev, v := range s.leaf.end.values {
+		sums[k] = append(sums[k], make([]int64, max(s.events()-len(sums[k]), 0))...)
+		for ev, v := range s.values() {
 			sums[k][ev] += v
 		}
 	}

@@ -117,14 +117,13 @@ func (p *Profile) ThreadTrees() map[uint32]*Node {
 // fileTrees files the stacks in the merged tree, or in the threads'.
 func (p *Profile) fileTrees(threads bool) {
 	multi := len(p.EventTotals) > 1
-	for _, st := range p.stacks.list() {
-		t := p.place(st.tid, st.leaf, threads)
-		n := st.leaf.end
-		for ev, c := range n.counts {
-			if c == 0 || ev != p.Event && !multi {
+	for _, n := range p.stacks.list() {
+		t := p.place(n.tid, n.leaf, threads)
+		for ev := range n.events() {
+			if n.samples(ev) == 0 || ev != p.Event && !multi {
 				continue
 			}
-			w, shown := uint64(n.values[ev]), uint64(0)
+			w, shown := uint64(n.value(ev)), uint64(0)
 			if ev == p.Event {
 				shown = w
 				if !threads {
@@ -156,34 +155,37 @@ type stackPlace struct{ merged, thread *Node }
 // place returns (and keeps in s) the place of stack node s of thread
 // tid in the merged tree or its thread's, making the scope nodes its
 // path needs.
-func (p *Profile) place(tid uint32, s *stackNode, thread bool) *Node {
-	at := &s.at.merged
+func (p *Profile) place(tid uint32, id nodeID, thread bool) *Node {
+	pl := p.stacks.placeOf(id)
+	at := &pl.merged
 	if thread {
-		at = &s.at.thread
+		at = &pl.thread
 	}
 	if *at != nil {
 		return *at
 	}
+	s := p.stacks.node(id)
 	var n *Node
 	switch {
-	case s.parent == nil && thread:
+	case s.parent == 0 && thread:
 		n = p.Threads[tid]
 		if n == nil {
 			n = &Node{Label: fmt.Sprintf("thread %d", tid)}
 			p.Threads[tid] = n
 		}
-	case s.parent == nil:
+	case s.parent == 0:
 		n = p.Root
 	default:
 		n = p.place(tid, s.parent, thread)
 		scopes := []*Elem{partial}
-		if s.frame.Mod != nil {
-			scopes = p.scopesOf(s.frame)
+		if f := p.stacks.frame(s); f.Mod != nil {
+			scopes = p.scopesOf(f)
 		}
 		for _, e := range scopes {
 			n = n.child(e)
 		}
 	}
+	// placeOf's chunks may have grown meanwhile: pl still points in them.
 	*at = n
 	return n
 }

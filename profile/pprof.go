@@ -132,7 +132,7 @@ func (b *pprofBuilder) partialLocation() *profile.Location {
 func (b *pprofBuilder) samples(st *stacks, scopes func(Frame) []*Elem) []*pprofSample {
 	var out []*pprofSample
 	for _, s := range st.list() {
-		frames, partial := s.frames()
+		frames, partial := st.frames(&s)
 		locs := make([]*profile.Location, 0, len(frames)+1)
 		for _, f := range frames {
 			locs = append(locs, b.location(f, scopes))
@@ -140,7 +140,7 @@ func (b *pprofBuilder) samples(st *stacks, scopes func(Frame) []*Elem) []*pprofS
 		if partial {
 			locs = append(locs, b.partialLocation())
 		}
-		out = append(out, &pprofSample{locs: locs, tid: s.tid, count: s.leaf.end.count, values: s.leaf.end.values})
+		out = append(out, &pprofSample{locs: locs, tid: s.tid, count: s.count, values: s.values()})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].count > out[j].count })
 	return out

@@ -13,11 +13,12 @@ import (
 func (p *Profile) analyseSampled() {
 	addrs := map[*Module][]uint64{}
 	p.stacks.each(func(n *stackNode) {
-		m := n.frame.Mod
+		f := p.stacks.frame(n)
+		m := f.Mod
 		if m == nil || m.kernel != nil || m.Img == nil {
 			return // [partial]; the kernel's frames are placed as before
 		}
-		addrs[m] = append(addrs[m], n.frame.Addr)
+		addrs[m] = append(addrs[m], f.Addr)
 	})
 	sem := make(chan struct{}, max(1, p.opt.Jobs))
 	var wg sync.WaitGroup

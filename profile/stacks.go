@@ -3,116 +3,182 @@ package profile
 // stacks is the tree of the unwound stacks, frame by frame from the
 // outermost, per thread: the calling-context tree at the level of
 // instructions (the scope trees merge the addresses of a scope), which
-// pprof's locations need. Each node counts the samples whose stack ends
-// there.
+// pprof's locations need. Each distinct stack counts its samples.
+//
+// A profile of distinct stacks (a frame-pointer perf.data of a program
+// built without them) makes millions of nodes: they hold no pointers
+// (numbers of nodes and modules instead), in chunks, so that the
+// garbage collector neither scans nor frees them one by one.
 type stacks struct {
-	threads map[uint32]*stackNode
+	threads map[uint32]nodeID // each thread's root
+	chunks  [][]stackNode     // node id-1 at chunks[(id-1)>>chunkBits][(id-1)&chunkMask]
+	nodes   uint32            // made so far
 	// many finds the children of the nodes with more than fanScan of
 	// them, by a hash of the parent and the frame (most nodes have one
-	// child and are searched on their list: a map entry per node was
-	// most of the pass's time and memory).
-	many map[uint64]*stackNode
-	// ends are the nodes stacks end at, in the order of their first
-	// sample.
-	ends  []stack
-	nodes uint32 // made so far: the next node's id
+	// child and are searched on their list).
+	many map[uint64]nodeID
+	// ends are the distinct stacks, in the order of their first sample.
+	ends []stack
+	// mods are the frames' modules, by number-1; modNo numbers them.
+	mods  []*Module
+	modNo map[*Module]uint32
+	// places are the nodes' places in the scope trees (fileTrees), in
+	// chunks as the nodes.
+	places [][]stackPlace
 }
+
+// nodeID numbers a node from 1; 0 is none.
+type nodeID uint32
+
+const (
+	chunkBits = 14
+	chunkMask = 1<<chunkBits - 1
+)
 
 // fanScan is how many children of a node are searched in their list
 // before the map.
 const fanScan = 8
 
-// stackKey is a frame's place; the zero key is the [partial] root.
-type stackKey struct {
-	mod  *Module
-	addr uint64
+type stackNode struct {
+	addr, pc uint64 // the frame's file and run-time address
+	// parent; first is the first child, next the next sibling; nkids
+	// counts the children.
+	parent, first, next nodeID
+	nkids               int32
+	mod                 uint32 // the frame's module's number, 0 for a thread's root and [partial]
+	end                 int32  // 1 + the index in ends of the stack ending here, 0: none
 }
 
-// edgeHash is the key of n's child at k in stacks.many. Two edges may
-// share one: the map holds the first, the list has them all.
-func edgeHash(n *stackNode, k stackKey) uint64 {
-	var seq uint64
-	if k.mod != nil {
-		seq = uint64(k.mod.seq)
+// stack is one distinct stack of one thread and its samples: count in
+// all; sums holds, per event ev, their values' sum at 2*ev and their
+// number at 2*ev+1 (one allocation per stack: there are millions).
+type stack struct {
+	tid   uint32
+	leaf  nodeID
+	count int64
+	sums  []int64
+}
+
+// events is the number of events the stack has values of.
+func (st *stack) events() int { return len(st.sums) / 2 }
+
+// value is the sum of the values of event ev of the stack's samples.
+func (st *stack) value(ev int) int64 { return st.sums[2*ev] }
+
+// samples is the number of the stack's samples of event ev.
+func (st *stack) samples(ev int) int64 { return st.sums[2*ev+1] }
+
+// values lists the sums per event.
+func (st *stack) values() []int64 {
+	out := make([]int64, st.events())
+	for ev := range out {
+		out[ev] = st.value(ev)
 	}
-	h := uint64(n.id)<<32 ^ seq
-	h ^= k.addr * 0x9e3779b97f4a7c15
+	return out
+}
+
+func (s *stacks) node(id nodeID) *stackNode {
+	i := uint32(id) - 1
+	return &s.chunks[i>>chunkBits][i&chunkMask]
+}
+
+// frame is node n's frame; the zero Frame for a root and [partial].
+func (s *stacks) frame(n *stackNode) Frame {
+	if n.mod == 0 {
+		return Frame{}
+	}
+	return Frame{Mod: s.mods[n.mod-1], Addr: n.addr, PC: n.pc}
+}
+
+// modNumber numbers m (0 for nil).
+func (s *stacks) modNumber(m *Module) uint32 {
+	if m == nil {
+		return 0
+	}
+	if k, ok := s.modNo[m]; ok {
+		return k
+	}
+	if s.modNo == nil {
+		s.modNo = map[*Module]uint32{}
+	}
+	s.mods = append(s.mods, m)
+	k := uint32(len(s.mods))
+	s.modNo[m] = k
+	return k
+}
+
+// newNode makes a node; its id.
+func (s *stacks) newNode(n stackNode) nodeID {
+	i := s.nodes
+	if i>>chunkBits == uint32(len(s.chunks)) {
+		s.chunks = append(s.chunks, make([]stackNode, 0, 1<<chunkBits))
+	}
+	c := &s.chunks[i>>chunkBits]
+	*c = append(*c, n)
+	s.nodes++
+	return nodeID(s.nodes)
+}
+
+// edgeHash is the key of p's child at (mod, addr) in stacks.many. Two
+// edges may share one: the map holds the first, the list has them all.
+func edgeHash(p nodeID, mod uint32, addr uint64) uint64 {
+	h := uint64(p)<<32 ^ uint64(mod)
+	h ^= addr * 0x9e3779b97f4a7c15
 	h ^= h >> 29
 	h *= 0xbf58476d1ce4e5b9
 	return h ^ h>>32
 }
 
-type stackNode struct {
-	frame  Frame // the zero Frame for a thread's root and [partial]
-	parent *stackNode
-	// first is the first child, next the next sibling; nkids counts the
-	// children.
-	first, next *stackNode
-	nkids       int32
-	id          uint32
-	// at is the node's places in the scope trees once fileStacks has
-	// scoped it (at.merged nil before).
-	at stackPlace
-	// end is the samples whose stack ends here, nil when none does: most
-	// nodes are inside stacks, and a tree of stacks of a profile of
-	// distinct stacks holds millions.
-	end *stackEnd
-}
-
-// stackEnd counts the samples ending at a node: count in all, values
-// (per event) their sums, counts their number per event.
-type stackEnd struct {
-	count  int64
-	values []int64
-	counts []int64
-}
-
-func (s *stacks) child(n *stackNode, k stackKey, f Frame) *stackNode {
+// child returns p's child at frame f (module number mod), made if new.
+func (s *stacks) child(p nodeID, mod uint32, f Frame) nodeID {
+	pn := s.node(p)
 	var h uint64
-	scan := n.nkids <= fanScan
-	if !scan {
-		h = edgeHash(n, k)
+	if pn.nkids > fanScan {
+		h = edgeHash(p, mod, f.Addr)
 		c, ok := s.many[h]
 		if !ok {
-			return s.newChild(n, k, f, h)
+			return s.newChild(p, mod, f, h)
 		}
-		if c.parent == n && c.frame.Mod == k.mod && c.frame.Addr == k.addr {
+		if cn := s.node(c); cn.parent == p && cn.mod == mod && cn.addr == f.Addr {
 			return c
 		}
-		scan = true // another edge of the same hash
+		// another edge of the same hash: the list has it
 	}
-	for c := n.first; c != nil; c = c.next {
-		if c.frame.Mod == k.mod && c.frame.Addr == k.addr {
+	for c := pn.first; c != 0; {
+		cn := s.node(c)
+		if cn.mod == mod && cn.addr == f.Addr {
 			return c
 		}
+		c = cn.next
 	}
-	return s.newChild(n, k, f, h)
+	return s.newChild(p, mod, f, h)
 }
 
-// newChild makes n's child at k (h: its hash when n has many).
-func (s *stacks) newChild(n *stackNode, k stackKey, f Frame, h uint64) *stackNode {
+// newChild makes p's child at f (h: its hash when p has many).
+func (s *stacks) newChild(p nodeID, mod uint32, f Frame, h uint64) nodeID {
 	// Nothing reads the children in order (ends keeps the stacks'
 	// order): a new child goes first.
-	s.nodes++
-	c := &stackNode{frame: f, parent: n, next: n.first, id: s.nodes}
-	n.first = c
-	n.nkids++
+	c := s.newNode(stackNode{addr: f.Addr, pc: f.PC, mod: mod, parent: p, next: s.node(p).first})
+	pn := s.node(p)
+	pn.first = c
+	pn.nkids++
 	switch {
-	case n.nkids == fanScan+1:
+	case pn.nkids == fanScan+1:
 		if s.many == nil {
-			s.many = map[uint64]*stackNode{}
+			s.many = map[uint64]nodeID{}
 		}
-		for d := n.first; d != nil; d = d.next {
-			s.putMany(edgeHash(n, stackKey{d.frame.Mod, d.frame.Addr}), d)
+		for d := pn.first; d != 0; d = s.node(d).next {
+			dn := s.node(d)
+			s.putMany(edgeHash(p, dn.mod, dn.addr), d)
 		}
-	case n.nkids > fanScan:
+	case pn.nkids > fanScan:
 		s.putMany(h, c)
 	}
 	return c
 }
 
 // putMany files c under h unless another edge has it.
-func (s *stacks) putMany(h uint64, c *stackNode) {
+func (s *stacks) putMany(h uint64, c nodeID) {
 	if _, ok := s.many[h]; !ok {
 		s.many[h] = c
 	}
@@ -121,15 +187,10 @@ func (s *stacks) putMany(h uint64, c *stackNode) {
 // each calls fn for every node below the threads' roots, in no
 // particular order.
 func (s *stacks) each(fn func(*stackNode)) {
-	var walk func(n *stackNode)
-	walk = func(n *stackNode) {
-		for c := n.first; c != nil; c = c.next {
-			fn(c)
-			walk(c)
+	for id := nodeID(1); uint32(id) <= s.nodes; id++ {
+		if n := s.node(id); n.parent != 0 {
+			fn(n)
 		}
-	}
-	for _, r := range s.threads {
-		walk(r)
 	}
 }
 
@@ -137,54 +198,66 @@ func (s *stacks) each(fn func(*stackNode)) {
 // when out is not Complete) with its value w of event ev.
 func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) {
 	if s.threads == nil {
-		s.threads = map[uint32]*stackNode{}
+		s.threads = map[uint32]nodeID{}
 	}
-	n := s.threads[tid]
-	if n == nil {
-		s.nodes++
-		n = &stackNode{id: s.nodes}
+	n, ok := s.threads[tid]
+	if !ok {
+		n = s.newNode(stackNode{})
 		s.threads[tid] = n
 	}
 	if out != Complete {
-		n = s.child(n, stackKey{}, Frame{})
+		n = s.child(n, 0, Frame{})
 	}
+	var last *Module
+	var lastNo uint32
 	for i := len(frames) - 1; i >= 0; i-- {
 		f := frames[i]
-		n = s.child(n, stackKey{f.Mod, f.Addr}, f)
+		if f.Mod != last || last == nil {
+			last, lastNo = f.Mod, s.modNumber(f.Mod)
+		}
+		n = s.child(n, lastNo, f)
 	}
-	if n.end == nil {
-		n.end = &stackEnd{}
-		s.ends = append(s.ends, stack{tid, n})
+	ln := s.node(n)
+	if ln.end == 0 {
+		s.ends = append(s.ends, stack{tid: tid, leaf: n})
+		ln.end = int32(len(s.ends))
 	}
-	e := n.end
+	e := &s.ends[ln.end-1]
 	e.count++
-	for len(e.values) <= ev {
-		e.values = append(e.values, 0)
-		e.counts = append(e.counts, 0)
+	for len(e.sums) <= 2*ev {
+		e.sums = append(e.sums, 0, 0)
 	}
-	e.values[ev] += int64(w)
-	e.counts[ev]++
+	e.sums[2*ev] += int64(w)
+	e.sums[2*ev+1]++
 }
 
-// stack is one distinct stack of one thread and its samples.
-type stack struct {
-	tid  uint32
-	leaf *stackNode
-}
-
-// frames returns the stack's frames innermost first, and whether it
+// frames returns stack st's frames innermost first, and whether it
 // hangs from [partial].
-func (st stack) frames() ([]Frame, bool) {
+func (s *stacks) frames(st *stack) ([]Frame, bool) {
 	var out []Frame
 	partial := false
-	for n := st.leaf; n.parent != nil; n = n.parent {
-		if n.frame.Mod == nil {
-			partial = true
-			continue
+	for id := st.leaf; ; {
+		n := s.node(id)
+		if n.parent == 0 {
+			break
 		}
-		out = append(out, n.frame)
+		if n.mod == 0 {
+			partial = true
+		} else {
+			out = append(out, s.frame(n))
+		}
+		id = n.parent
 	}
 	return out, partial
+}
+
+// placeOf is where node id's places in the scope trees are kept.
+func (s *stacks) placeOf(id nodeID) *stackPlace {
+	i := uint32(id) - 1
+	for i>>chunkBits >= uint32(len(s.places)) {
+		s.places = append(s.places, make([]stackPlace, 1<<chunkBits))
+	}
+	return &s.places[i>>chunkBits][i&chunkMask]
 }
 
 // list returns the distinct stacks in the order of their first sample.
