@@ -59,6 +59,7 @@ type space struct {
 	warnings   []string
 	kernel     *Module
 	kmu        sync.Mutex // guards kernel and what opening it appends to warnings
+	ksyms      kernelLoad // the kernel module's symbols
 	// files are where modules are read when not at their recorded path
 	// (a measurement directory's moved vdso copy, a module directory).
 	files map[string]string
