@@ -241,6 +241,9 @@ func (p *Profile) scopesOf(f Frame) []*Elem {
 		return &Elem{Kind: ElemProc, Name: name, Module: m.Name}
 	})
 	p.noteAliases(m, f.Addr, proc)
+	if m.Img != nil {
+		m.Img.LoadDWARF() // a frame outside the module's scopes: its line
+	}
 	if m.Img != nil && m.Img.Lines != nil {
 		if row, ok := m.Img.Lines.Lookup(f.Addr); ok {
 			st := p.elem(elemKey{mod: m, kind: ElemStmt, file: row.File, line: row.Line}, func() *Elem {

@@ -219,6 +219,7 @@ func analyzeModule(c *cache.Cache, img *loader.Image, name string, load loader.O
 	analyze := func() *scopeIndex {
 		po := opt.Pipeline
 		po.Only = only
+		img.LoadDWARF()
 		mod, _ := pipeline.Analyze(img, po)
 		if mod == nil {
 			return nil

@@ -81,7 +81,9 @@ func newSpace(opt loader.Options) *space {
 // and module directories, and with a sysroot the recording machine's
 // files and separate debug files under it.
 func newSpaceFor(opt Options) *space {
-	lo := loader.Options{DebugDirs: loader.SysrootDebugDirs(opt.DebugDirs, opt.Sysroot)}
+	// A module's DWARF is read when its scopes are not cached
+	// (loader.Image.LoadDWARF, called by what needs it).
+	lo := loader.Options{DebugDirs: loader.SysrootDebugDirs(opt.DebugDirs, opt.Sysroot), LazyDWARF: true}
 	if opt.Fetcher != nil {
 		lo.Fetcher = opt.Fetcher
 	}
