@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // lazyDWARF is what LoadDWARF needs to read an image's DWARF after Open.
 type lazyDWARF struct {
 	once    sync.Once
-	img     *Image // the image Open made, which LoadDWARF fills
-	path    string // the image's path as Open was given it (for warnings)
-	file    string // the file holding the DWARF: path or the debug file
-	dbgPath string // the separate debug file, "" when the DWARF is path's
-	size    int64  // file's size and modification time at Open: a file
+	read    atomic.Bool // LoadDWARF has read it
+	img     *Image      // the image Open made, which LoadDWARF fills
+	path    string      // the image's path as Open was given it (for warnings)
+	file    string      // the file holding the DWARF: path or the debug file
+	dbgPath string      // the separate debug file, "" when the DWARF is path's
+	size    int64       // file's size and modification time at Open: a file
 	mtime   time.Time
 	opt     Options
 	symBad  tally // the symbols' corruption, merged with the DWARF's
@@ -29,8 +31,17 @@ type lazyDWARF struct {
 func (img *Image) LoadDWARF() {
 	if lz := img.lazy; lz != nil {
 		// The image Open made, whichever copy (WithFuncs) asks.
-		lz.once.Do(func() { lz.img.loadLazy(lz) })
+		lz.once.Do(func() {
+			lz.img.loadLazy(lz)
+			lz.read.Store(true)
+		})
 	}
+}
+
+// ReadLazily reports whether LoadDWARF has read DWARF that Open left
+// unread (Options.LazyDWARF).
+func (img *Image) ReadLazily() bool {
+	return img.lazy != nil && img.lazy.read.Load()
 }
 
 func (img *Image) loadLazy(lz *lazyDWARF) {
