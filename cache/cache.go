@@ -208,6 +208,10 @@ func (c *Cache) depSum(name string) string {
 // with no list. A failed upload is not an error: the entry is stored.
 func (e *Entry) Commit() error { return e.commit(true) }
 
+// CommitLocal makes the entry visible in the local directory only: for
+// entries of this machine alone (its running kernel's symbols).
+func (e *Entry) CommitLocal() error { return e.commit(false) }
+
 func (e *Entry) commit(upload bool) error {
 	out, deps := e.c.paths(e.key)
 	defer func() {

@@ -113,8 +113,10 @@ type Image struct {
 	Corrupt []Corruption
 
 	procIndex []procRange
-	bad       tally      // corruption in the DWARF (readDWARF, readLinePrograms)
-	data      []*Section // every allocated PROGBITS section, for jump tables // every range of every procedure, by Lo
+	// lazy is what LoadDWARF reads (Options.LazyDWARF).
+	lazy *lazyDWARF
+	bad  tally      // corruption in the DWARF (readDWARF, readLinePrograms)
+	data []*Section // every allocated PROGBITS section, for jump tables // every range of every procedure, by Lo
 }
 
 // Options tunes how an image is opened.
@@ -157,6 +159,11 @@ type Options struct {
 	// for a process that touches few of their bytes (a report reads the
 	// code at its samples) and opens few files.
 	MapFiles bool
+	// LazyDWARF leaves the DWARF (Procs, Lines, Descriptors, and the
+	// warnings and corruption it holds) unread until Image.LoadDWARF,
+	// which whoever uses them calls first: a report whose modules'
+	// scopes are cached needs their symbols, code and frames only.
+	LazyDWARF bool
 }
 
 // Error is a problem with an input file; it names the file.
@@ -238,6 +245,9 @@ func Open(path string, opt Options) (img *Image, err error) {
 	if dwFile != ef {
 		dbgSyms = dwFile
 	}
+	// Lazily, the DWARF is read by LoadDWARF; a cubin's is laid out
+	// anew (h.raw), so it is read now.
+	lazy := opt.LazyDWARF && h.cub == nil && hasDWARF(dwFile)
 	// Symbols and landing pads are read while the DWARF is: inflating
 	// .debug_info is the longest step of loading, and they use neither
 	// each other's results nor the fields the DWARF fills.
@@ -260,24 +270,54 @@ func Open(path string, opt Options) (img *Image, err error) {
 			<-symbols // on an early return, let the reader finish with the file
 		}
 	}()
-	if hasDWARF(dwFile) {
-		ds, err := openDWARF(dwFile, dwRaw, opt.Workers)
-		if err == nil {
-			err = img.readDWARF(ds, opt)
-		}
-		if err == nil && len(ds.Info) == 0 && len(ds.Line) > 0 {
-			err = img.readLinePrograms(ds.Sections, opt)
-		}
-		if err != nil {
-			// Bad DWARF is common: keep symbols and CFG loops, say why lines are missing.
-			img.Warnings = append(img.Warnings, fmt.Sprintf("%s: DWARF unreadable, using symbols only: %v", debugName(path, dbgPath), err))
-		}
+	if hasDWARF(dwFile) && !lazy {
+		img.readDebugInfo(dwFile, dwRaw, debugName(path, dbgPath), opt)
 	}
 	if x := <-symbols; x != nil {
 		symbols = nil
 		panic(x) // reported by Open's recover, as bad input
 	}
 	symbols = nil
+	if lazy {
+		dwPath := path
+		if dbgPath != "" {
+			dwPath = dbgPath
+		}
+		img.lazy = &lazyDWARF{img: img, path: path, file: dwPath, dbgPath: dbgPath, opt: opt, symBad: symBad}
+		if dwPath == path {
+			img.lazy.size, img.lazy.mtime = st.Size(), st.ModTime()
+		} else if dst, err := os.Stat(dwPath); err == nil {
+			img.lazy.size, img.lazy.mtime = dst.Size(), dst.ModTime()
+		}
+		img.finishDebug(dbgPath, symBad)
+		return img, nil
+	}
+	img.finishDebug(dbgPath, symBad)
+	collectLoadGarbage(dwFile)
+	return img, nil
+}
+
+// readDebugInfo reads the DWARF of dwFile (whose bytes are dwRaw, name
+// its name in warnings): bad DWARF is common, so a failure is a warning
+// and the image keeps its symbols.
+func (img *Image) readDebugInfo(dwFile *elf.File, dwRaw fileBytes, name string, opt Options) {
+	ds, err := openDWARF(dwFile, dwRaw, opt.Workers)
+	if err == nil {
+		err = img.readDWARF(ds, opt)
+	}
+	if err == nil && len(ds.Info) == 0 && len(ds.Line) > 0 {
+		err = img.readLinePrograms(ds.Sections, opt)
+	}
+	if err != nil {
+		// Bad DWARF is common: keep symbols and CFG loops, say why lines are missing.
+		img.Warnings = append(img.Warnings, fmt.Sprintf("%s: DWARF unreadable, using symbols only: %v", name, err))
+	}
+}
+
+// finishDebug makes the image's tables once its DWARF (none yet when
+// lazy) and symbols are read: the corruption found in both (symBad the
+// symbols'), the line table's open rows clipped, the procedures indexed.
+func (img *Image) finishDebug(dbgPath string, symBad tally) {
 	for i := range img.bad {
 		img.bad[i].File = dbgPath
 	}
@@ -288,8 +328,6 @@ func Open(path string, opt Options) (img *Image, err error) {
 	}
 	img.Lines.clipOpen(img)
 	img.index()
-	collectLoadGarbage(dwFile)
-	return img, nil
 }
 
 // collectLoadGarbage runs the collector once loading of a large DWARF is

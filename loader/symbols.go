@@ -150,8 +150,10 @@ func (img *Image) FuncAt(addr uint64) *Func {
 
 // WithFuncs returns a copy of img whose procedures are funcs (sorted by
 // Addr, their extents disjoint): the symbols' and those found without one.
-// The copy shares everything else with img, which is left unchanged.
+// The copy shares everything else with img, which is left unchanged;
+// a lazily opened img's DWARF is read first, for both.
 func (img *Image) WithFuncs(funcs []*Func) *Image {
+	img.LoadDWARF()
 	c := *img
 	c.Funcs = funcs
 	return &c

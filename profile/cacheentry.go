@@ -30,6 +30,16 @@ func readEntry(c *cache.Cache, key string) []byte {
 
 // writeEntry stores b, recording the files it depends on.
 func writeEntry(c *cache.Cache, key string, b []byte, deps ...string) {
+	storeEntry(c, key, b, (*cache.Entry).Commit, deps)
+}
+
+// writeLocalEntry stores b in the local directory only: what only this
+// machine can use is not sent to a remote tier.
+func writeLocalEntry(c *cache.Cache, key string, b []byte) {
+	storeEntry(c, key, b, (*cache.Entry).CommitLocal, nil)
+}
+
+func storeEntry(c *cache.Cache, key string, b []byte, commit func(*cache.Entry) error, deps []string) {
 	if key == "" {
 		return
 	}
@@ -44,7 +54,7 @@ func writeEntry(c *cache.Cache, key string, b []byte, deps ...string) {
 	for _, d := range deps {
 		e.DependsOn(d)
 	}
-	if e.Commit() != nil {
+	if commit(e) != nil {
 		e.Abort()
 	}
 }

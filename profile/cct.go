@@ -269,15 +269,30 @@ func (p *Profile) scopesOf(f Frame) []*Elem {
 		return &Elem{Kind: ElemProc, Name: name, Module: m.Name}
 	})
 	p.noteAliases(m, f.Addr, proc)
-	if m.Img != nil && m.Img.Lines != nil {
-		if row, ok := m.Img.Lines.Lookup(f.Addr); ok {
-			st := p.elem(elemKey{mod: m, kind: ElemStmt, file: row.File, line: row.Line}, func() *Elem {
-				return &Elem{Kind: ElemStmt, File: row.File, Line: row.Line}
-			})
-			return []*Elem{proc, st}
-		}
+	if row, ok := p.lineOf(m, f.Addr); ok {
+		st := p.elem(elemKey{mod: m, kind: ElemStmt, file: row.file, line: row.line}, func() *Elem {
+			return &Elem{Kind: ElemStmt, File: row.file, Line: row.line}
+		})
+		return []*Elem{proc, st}
 	}
 	return []*Elem{proc}
+}
+
+// lineOf is the line-table row of a frame outside the module's scopes:
+// kept with its scope index (a warm report), else read from the DWARF.
+func (p *Profile) lineOf(m *Module, addr uint64) (lineRow, bool) {
+	if m.Img == nil {
+		return lineRow{}, false
+	}
+	if row, known := m.index.lineOutside(addr); known {
+		return row, row.ok
+	}
+	m.Img.LoadDWARF()
+	if m.Img.Lines == nil {
+		return lineRow{}, false
+	}
+	row, ok := m.Img.Lines.Lookup(addr)
+	return lineRow{file: row.File, line: row.Line, ok: ok}, ok
 }
 
 // elem returns the one Elem for a key, so that equal scopes share a node.

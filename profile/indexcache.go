@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"slices"
 
 	"bloop/cache"
 	"bloop/loader"
@@ -16,14 +17,16 @@ import (
 
 // indexKind separates the report's entries from structure files in the
 // shared cache; bump it when the index or its encoding changes.
-const indexKind = "profile scope index 1"
+const indexKind = "profile scope index 2"
 
 // The stored index: a string table, the elements (strings by number),
 // the paths (element numbers), and the entries (address deltas and path
-// numbers), all as unsigned varints after a magic word. Gob took 0.8 s
+// numbers), then the rows of the addresses outside the entries (address
+// deltas, line + 1 or 0 for none, file string numbers), all as unsigned
+// varints after a magic word. Gob took 0.8 s
 // to read python3.11's index of 25 MB; this form is about a quarter of
 // that size and decodes from one buffer.
-const indexMagic = "bloop scope index 1\n"
+const indexMagic = "bloop scope index 2\n"
 
 // encodeIndex appends x in the stored form to b.
 func encodeIndex(x *scopeIndex) []byte {
@@ -71,6 +74,21 @@ func encodeIndex(x *scopeIndex) []byte {
 		entries = append(entries, e.lo-prev, e.hi-e.lo, n)
 		prev = e.hi
 	}
+	addrs := make([]uint64, 0, len(x.outside))
+	for a := range x.outside {
+		addrs = append(addrs, a)
+	}
+	slices.Sort(addrs)
+	outside := make([]uint64, 0, 3*len(addrs))
+	prev = 0
+	for _, a := range addrs {
+		row, line := x.outside[a], uint64(0)
+		if row.ok {
+			line = uint64(row.line) + 1
+		}
+		outside = append(outside, a-prev, line, str(row.file))
+		prev = a
+	}
 	b = binary.AppendUvarint(b, uint64(len(strs)))
 	for _, s := range strs {
 		b = binary.AppendUvarint(b, uint64(len(s)))
@@ -87,9 +105,11 @@ func encodeIndex(x *scopeIndex) []byte {
 			b = binary.AppendUvarint(b, v)
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(len(entries)/3))
-	for _, v := range entries {
-		b = binary.AppendUvarint(b, v)
+	for _, vs := range [][]uint64{entries, outside} {
+		b = binary.AppendUvarint(b, uint64(len(vs)/3))
+		for _, v := range vs {
+			b = binary.AppendUvarint(b, v)
+		}
 	}
 	return b
 }
@@ -195,6 +215,22 @@ func decodeIndex(b []byte) (*scopeIndex, error) {
 		x.entries[i] = indexEntry{lo, hi, paths[j]}
 		prev = hi
 	}
+	prev = 0
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		if x.outside == nil {
+			x.outside = map[uint64]lineRow{}
+		}
+		a := prev + r.uint()
+		line := r.uint()
+		x.outside[a] = lineRow{}
+		if file := r.str(strs); line > 0 {
+			x.outside[a] = lineRow{file: file, line: int(line) - 1, ok: true}
+		}
+		prev = a
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = fmt.Errorf("%d bytes after the index", len(r.b))
+	}
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -221,11 +257,26 @@ func analyzeModule(c *cache.Cache, img *loader.Image, name string, load loader.O
 	analyze := func(only []uint64) *scopeIndex {
 		po := opt.Pipeline
 		po.Only = only
+		img.LoadDWARF()
 		mod, _ := pipeline.Analyze(img, po)
 		if mod == nil {
 			return nil
 		}
-		return indexModule(mod, name)
+		x := indexModule(mod, name)
+		// The frames outside the procedures analysed get their line from
+		// the line table: kept, a warm report need not read the DWARF.
+		for _, a := range only {
+			if x.lookup(a) == nil {
+				if x.outside == nil {
+					x.outside = map[uint64]lineRow{}
+				}
+				x.outside[a] = lineRow{}
+				if row, ok := img.Lines.Lookup(a); ok {
+					x.outside[a] = lineRow{file: row.File, line: row.Line, ok: true}
+				}
+			}
+		}
+		return x
 	}
 	if c == nil {
 		return analyze(only)

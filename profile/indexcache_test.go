@@ -3,6 +3,7 @@ package profile
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"testing"
 
 	"bloop/cache"
@@ -77,7 +78,7 @@ func TestDecodeIndexDamaged(t *testing.T) {
 // user can edit it): any bytes decode or give an error, and what decodes
 // encodes to bytes that decode to the same index.
 func FuzzDecodeIndex(f *testing.F) {
-	f.Add([]byte(indexMagic + "\x01\x01a\x01\x00\x00\x00\x00\x01\x00\x00\x00\x01\x01\x00\x01\x10\x04\x00"))
+	f.Add([]byte(indexMagic + "\x01\x01a\x01\x00\x00\x00\x00\x01\x00\x00\x00\x01\x01\x00\x01\x10\x04\x00\x00"))
 	if img, err := loader.Open("../testdata/bin/inline-gcc12-O2", loader.Options{}); err == nil {
 		f.Add(encodeIndex(analyzeModule(nil, img, img.Name, loader.Options{}, nil, nil)))
 	}
@@ -135,5 +136,53 @@ func TestIndexCachePartial(t *testing.T) {
 	}
 	if after := analyzeModule(c, img, img.Name, loader.Options{}, nil, only); !bytes.Equal(encodeIndex(after), fresh) {
 		t.Errorf("once stored, the whole module's index does not answer for a part of it")
+	}
+}
+
+// TestIndexOutsideLines: the index of the procedures holding some
+// addresses keeps the line-table row of those outside every procedure
+// (or that there is none), through the cache.
+func TestIndexOutsideLines(t *testing.T) {
+	img, err := loader.Open("../testdata/bin/inline-gcc12-O2", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var only []uint64
+	for _, fn := range img.Funcs {
+		only = append(only, fn.Addr, fn.End, fn.End+1)
+	}
+	slices.Sort(only)
+	only = slices.Compact(only)
+	miss := analyzeModule(c, img, img.Name, loader.Options{}, nil, only)
+	hit := analyzeModule(c, img, img.Name, loader.Options{}, nil, only)
+	rows := 0
+	for _, a := range only {
+		row, ok := img.Lines.Lookup(a)
+		want := lineRow{}
+		if ok {
+			want = lineRow{file: row.File, line: row.Line, ok: true}
+		}
+		for _, x := range []*scopeIndex{miss, hit} {
+			got, known := x.lineOutside(a)
+			if x.lookup(a) != nil {
+				if known {
+					t.Errorf("%#x: in the entries and outside", a)
+				}
+				continue
+			}
+			if !known || got != want {
+				t.Errorf("%#x: outside row %+v (kept: %v), want %+v", a, got, known, want)
+			}
+			if ok {
+				rows++
+			}
+		}
+	}
+	if len(hit.outside) == 0 || rows == 0 {
+		t.Errorf("%d addresses outside the entries, %d of them with a row: the test tests nothing", len(hit.outside), rows/2)
 	}
 }

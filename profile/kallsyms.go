@@ -3,7 +3,9 @@ package profile
 import (
 	"bytes"
 	"sort"
-	"strconv"
+	"sync"
+
+	"bloop/cache"
 )
 
 // kallsymsFile lists the running kernel's symbols.
@@ -25,20 +27,9 @@ func parseKallsyms(b []byte) *kernelSyms {
 	}
 	var syms []sym
 	for _, line := range bytes.Split(b, []byte("\n")) {
-		f := bytes.Fields(line)
-		if len(f) < 3 || len(f[1]) != 1 {
-			continue
+		if name, a, ok := textSymbol(line); ok {
+			syms = append(syms, sym{a, name})
 		}
-		switch f[1][0] {
-		case 't', 'T', 'w', 'W':
-		default:
-			continue
-		}
-		a, err := strconv.ParseUint(string(f[0]), 16, 64)
-		if err != nil || a == 0 {
-			continue
-		}
-		syms = append(syms, sym{a, string(f[2])})
 	}
 	sort.SliceStable(syms, func(i, j int) bool { return syms[i].addr < syms[j].addr })
 	ks := &kernelSyms{}
@@ -72,4 +63,32 @@ func (k *kernelSyms) lookup(addr uint64) (name string, start uint64, ok bool) {
 		return "", 0, false
 	}
 	return k.names[i], k.addrs[i], true
+}
+
+// kernelLoad reads the running kernel's symbols (loadKallsyms) once, in
+// the background from the first sample with kernel frames on: the
+// unwinding workers that need the kernel's module wait for it then.
+type kernelLoad struct {
+	once sync.Once
+	done chan struct{}
+	ks   *kernelSyms
+	err  error
+}
+
+// start begins the reading, once.
+func (k *kernelLoad) start(c *cache.Cache) {
+	k.once.Do(func() {
+		k.done = make(chan struct{})
+		go func() {
+			defer close(k.done)
+			k.ks, k.err = loadKallsyms(c)
+		}()
+	})
+}
+
+// wait starts the reading unless started, and returns its result.
+func (k *kernelLoad) wait(c *cache.Cache) (*kernelSyms, error) {
+	k.start(c)
+	<-k.done
+	return k.ks, k.err
 }

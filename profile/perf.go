@@ -119,8 +119,7 @@ func (s *space) kernelModule(osRelease string) *Module {
 	if s.kernel == nil {
 		s.kernel = &Module{Path: "[kernel]", Name: "[kernel]", kernel: &kernelSyms{}}
 		s.modList = append(s.modList, s.kernel)
-		s.kernel.seq = uint32(len(s.modList))
-		ks, err := readKallsyms(osRelease)
+		ks, err := s.readKallsyms(osRelease)
 		if err != nil {
 			s.kernel.Err = err
 		} else {
@@ -277,10 +276,10 @@ func (p *Profile) kernelProc(m *Module, addr uint64) *Elem {
 // releaseFile is where the running kernel's release is read.
 var releaseFile = "/proc/sys/kernel/osrelease"
 
-// readKallsyms reads the running kernel's symbols when it is the
+// readKallsyms returns the running kernel's symbols when it is the
 // recording's kernel (osRelease, perf's HEADER_OSRELEASE; empty:
 // unknown, assumed).
-func readKallsyms(osRelease string) (*kernelSyms, error) {
+func (s *space) readKallsyms(osRelease string) (*kernelSyms, error) {
 	if osRelease != "" {
 		b, err := os.ReadFile(releaseFile)
 		if err != nil {
@@ -290,13 +289,15 @@ func readKallsyms(osRelease string) (*kernelSyms, error) {
 			return nil, fmt.Errorf("recorded on kernel %s, this is %s: kernel frames stay at their addresses", osRelease, cur)
 		}
 	}
-	b, err := os.ReadFile(kallsymsFile)
-	if err != nil {
-		return nil, fmt.Errorf("kernel symbols: %w", err)
+	return s.ksyms.wait(s.cache)
+}
+
+// hasKernel reports whether a callchain has a kernel part.
+func hasKernel(chain []uint64) bool {
+	for _, ip := range chain {
+		if ip == perfevent.ContextKernel {
+			return true
+		}
 	}
-	ks := parseKallsyms(b)
-	if len(ks.addrs) == 0 {
-		return nil, fmt.Errorf("kernel symbols: %s shows no addresses (kernel.kptr_restrict): kernel frames stay at their addresses", kallsymsFile)
-	}
-	return ks, nil
+	return false
 }

@@ -46,6 +46,12 @@ func (r *recording) prepare(p *Profile) error {
 			p.Stats.Apply(v)
 		case sample.Blob:
 			sp.blobs[v.Name] = v.Data
+		case *sample.Sample:
+			// Kernel frames need the kernel's symbols: read them while
+			// the files are.
+			if v.Kernel || hasKernel(v.Callchain) {
+				sp.ksyms.start(sp.cache)
+			}
 		}
 		return nil
 	})

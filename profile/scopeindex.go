@@ -59,6 +59,28 @@ func base(f string) string {
 // structure of the module.
 type scopeIndex struct {
 	entries []indexEntry
+	// outside holds, for an analysis of the procedures holding given
+	// addresses, the line-table row of each of them outside every
+	// entry: what scopesOf would read the module's DWARF for.
+	outside map[uint64]lineRow
+}
+
+// lineRow is a line table's answer for an address; ok is false when the
+// table has no row there.
+type lineRow struct {
+	file string
+	line int
+	ok   bool
+}
+
+// lineOutside is the kept line-table answer for addr, outside the
+// entries; known is false when the index does not have it.
+func (x *scopeIndex) lineOutside(addr uint64) (row lineRow, known bool) {
+	if x == nil {
+		return lineRow{}, false
+	}
+	row, known = x.outside[addr]
+	return row, known
 }
 
 type indexEntry struct {

@@ -67,6 +67,7 @@ func BuildFrom(src Source, opt Options) (*Profile, error) {
 	}
 	p.Modules = p.sp.sortedModules()
 	p.Warnings = append(p.Warnings, p.sp.warnings...)
+	p.sp.saveRecipes()
 	return p, nil
 }
 

@@ -32,9 +32,6 @@ type Module struct {
 	// kbias is the kernel's load bias (KASLR) when Img is its vmlinux:
 	// run-time address = vmlinux address + kbias.
 	kbias uint64
-	// seq is the module's place in the order modules were met (1 on):
-	// the tree of stacks hashes frames by it.
-	seq uint32
 }
 
 // mapping places a module in a process's address space.
@@ -62,6 +59,7 @@ type space struct {
 	warnings   []string
 	kernel     *Module
 	kmu        sync.Mutex // guards kernel and what opening it appends to warnings
+	ksyms      kernelLoad // the kernel module's symbols
 	// files are where modules are read when not at their recorded path
 	// (a measurement directory's moved vdso copy, a module directory).
 	files map[string]string
@@ -84,8 +82,10 @@ func newSpace(opt loader.Options) *space {
 // files and separate debug files under it.
 func newSpaceFor(opt Options) *space {
 	// A report reads the code at its samples and little else of its
-	// modules: their files are mapped, not read whole.
-	lo := loader.Options{DebugDirs: loader.SysrootDebugDirs(opt.DebugDirs, opt.Sysroot), MapFiles: true}
+	// modules: their files are mapped, not read whole, and a module's
+	// DWARF is read when its scopes are not cached
+	// (loader.Image.LoadDWARF, called by what needs it).
+	lo := loader.Options{DebugDirs: loader.SysrootDebugDirs(opt.DebugDirs, opt.Sysroot), MapFiles: true, LazyDWARF: true}
 	if opt.Fetcher != nil {
 		lo.Fetcher = opt.Fetcher
 	}
@@ -102,7 +102,6 @@ func (s *space) module(path string) *Module {
 	m := &Module{Path: path, Name: filepath.Base(path)}
 	s.mods[path] = m
 	s.modList = append(s.modList, m)
-	m.seq = uint32(len(s.modList))
 	file := path
 	if f, ok := s.files[path]; ok {
 		file = f

@@ -73,6 +73,7 @@ func (c structCheck) String() string {
 
 // checkStructure compares the LM element lm with the module's image.
 func checkStructure(lm *structure.Node, img *loader.Image) structCheck {
+	img.LoadDWARF() // its line table and procedures
 	var c structCheck
 	var walk func(n *structure.Node)
 	walk = func(n *structure.Node) {

@@ -8,7 +8,7 @@ import (
 	"bloop/structfile"
 )
 
-// unwindMemo keeps a module's unwinding bounds and jumps (unwind.Memo) in
+// unwindMemo keeps a module's unwinding bounds, jumps and recipes (unwind.Memo) in
 // the report's cache, keyed as its structure is: by the image and the
 // debug file read for it (their symbols shape the bounds), and by this
 // build of bloop.
@@ -37,3 +37,13 @@ func (u *unwindMemo) keyOf(kind string) string {
 func (u *unwindMemo) Get(kind string) []byte { return readEntry(u.c, u.keyOf(kind)) }
 
 func (u *unwindMemo) Put(kind string, b []byte) { writeEntry(u.c, u.keyOf(kind), b) }
+
+// saveRecipes keeps the unwind recipes the report computed in each
+// module's memo, for the next report of the same modules.
+func (s *space) saveRecipes() {
+	for _, m := range s.modList {
+		if m.Unw != nil {
+			m.Unw.SaveRecipes()
+		}
+	}
+}

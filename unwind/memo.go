@@ -9,12 +9,11 @@ import (
 
 // Memo keeps, between runs, what a module's unwinding needs that is the
 // same in every run on the same image: the procedure bounds (a stripped
-// module's take a sweep of all its code to infer) and which procedures
-// jump into which (a sweep of every procedure). Both are functions of
-// the image alone, so a stored copy gives the same recipes as computing
-// them afresh. The recipes themselves are not kept: which procedures are
-// scanned first shapes them, and those of the sampled procedures cost
-// little once these are known.
+// module's take a sweep of all its code to infer), which procedures jump
+// into which (a sweep of every procedure), and the recipes of the
+// procedures computed (recipememo.go). All are functions of the image
+// alone (a procedure's recipes of the image and the procedure: Recipes),
+// so a stored copy gives the same recipes as computing them afresh.
 type Memo interface {
 	// Get returns the bytes stored under kind, or nil.
 	Get(kind string) []byte

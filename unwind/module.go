@@ -38,8 +38,18 @@ type Module struct {
 	procs      []Proc
 	byName     map[string]int
 
-	mu       sync.Mutex
-	recipes  map[int][]Recipe // by procedure index
+	mu sync.Mutex
+	// done holds the recipes computed, by procedure index: each is a
+	// function of the module and the procedure alone (Recipes).
+	done map[int][]Recipe
+	// recipesLoaded: the memo's recipes were read into done; stored is
+	// how many procedures' recipes the memo holds (SaveRecipes).
+	recipesLoaded bool
+	stored        int
+	computed      int // procedures whose recipes were computed, not read
+	// recipes, scanning and inbound are the state of one computation
+	// (Recipes): the procedures scanned in it, those on its stack.
+	recipes  map[int][]Recipe
 	scanning map[int]bool
 	// inbound holds the frame state at jumps from one procedure into
 	// another (a hot part into its .cold part), keyed by target.
@@ -70,7 +80,7 @@ type Proc struct {
 func NewModule(img *loader.Image) *Module {
 	arch := isa.For(img.Machine)
 	framer, _ := arch.(isa.Framer)
-	m := &Module{Img: img, Name: img.Name, arch: arch, framer: framer, Entry: img.Entry, recipes: map[int][]Recipe{}, scanning: map[int]bool{}, inbound: map[uint64]seen{}, roots: map[uint64]bool{}}
+	m := &Module{Img: img, Name: img.Name, arch: arch, framer: framer, Entry: img.Entry, done: map[int][]Recipe{}, scanning: map[int]bool{}, roots: map[uint64]bool{}}
 	if framer != nil {
 		m.abi = framer.ABI()
 		m.entry = entryOf(m.abi)
@@ -114,11 +124,40 @@ func (m *Module) RecipeAt(pc uint64) (Recipe, bool) {
 }
 
 // Recipes returns the recipes of procedure i, sorted and contiguous.
+//
+// They are computed from no state left by earlier computations: the
+// procedures i depends on (its hot part, those jumping into it, the one
+// an unnamed part of it jumps back into) are scanned again, first, from
+// nothing, so that the result is the same whichever procedures were asked
+// for before (the samples' order, the workers' timing) and can be kept
+// between reports. What depends on whom is cyclic (a hot part and its
+// cold part jump into each other), and the scan of a cycle depends on
+// where it is entered: here always at i.
 func (m *Module) Recipes(i int) []Recipe {
 	m.Procs()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.recipesLocked(i)
+	if rs, ok := m.done[i]; ok {
+		return rs
+	}
+	m.loadRecipes()
+	if rs, ok := m.done[i]; ok {
+		return rs
+	}
+	m.recipes, m.inbound = map[int][]Recipe{}, map[uint64]seen{}
+	rs := m.recipesLocked(i)
+	m.recipes, m.inbound = nil, nil
+	m.done[i] = rs
+	m.computed++
+	return rs
+}
+
+// RecipesComputed is how many procedures' recipes m computed rather than
+// read from its memo.
+func (m *Module) RecipesComputed() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.computed
 }
 
 func (m *Module) recipesLocked(i int) []Recipe {

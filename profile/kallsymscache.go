@@ -1,0 +1,232 @@
+package profile
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strconv"
+
+	"bloop/cache"
+)
+
+// Reading /proc/kallsyms (5 MB the kernel writes out symbol by symbol)
+// and parsing it cost a warm report more than anything else of its own
+// setup, so the parsed table is kept in the report's cache. It is the
+// same table while the machine is not rebooted (the boot's id), runs the
+// same kernel, and has the same modules at the same addresses (a module
+// loaded, unloaded or moved changes /proc/modules' name, size and
+// address columns). Symbols that come and go without a module (BPF
+// programs, ftrace trampolines) are those of the table's first reading,
+// as they are those of the report's reading and not the recording's
+// anyway.
+//
+// The entry holds addresses relative to the first text symbol kallsyms
+// lists, whose address is read from the head of /proc/kallsyms each
+// time (a few lines): a cache directory readable by others then does not
+// give away where the kernel was loaded (KASLR).
+
+// The files that identify the running kernel's symbols.
+var (
+	bootIDFile  = "/proc/sys/kernel/random/boot_id"
+	modulesFile = "/proc/modules"
+)
+
+const (
+	kallsymsKind  = "kernel symbols 1"
+	kallsymsMagic = "bloop kernel symbols 1\n"
+)
+
+// kallsymsKey is the cache key of the running kernel's symbols, "" when
+// the boot cannot be identified (nothing kept then).
+func kallsymsKey() string {
+	boot, err := os.ReadFile(bootIDFile)
+	if err != nil || len(bytes.TrimSpace(boot)) == 0 {
+		return ""
+	}
+	rel, err := os.ReadFile(releaseFile)
+	if err != nil {
+		return ""
+	}
+	// No /proc/modules (a kernel without modules) is a state of its own.
+	mods, err := os.ReadFile(modulesFile)
+	if err != nil && !os.IsNotExist(err) {
+		return ""
+	}
+	return cache.Key(kallsymsKind, string(bytes.TrimSpace(boot)), string(bytes.TrimSpace(rel)), modulesDigest(mods))
+}
+
+// modulesDigest hashes /proc/modules' name, size and address columns:
+// the reference counts and states change with use, not the symbols.
+func modulesDigest(b []byte) string {
+	h := sha256.New()
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		f := bytes.Fields(line)
+		if len(f) < 6 {
+			if len(f) > 0 {
+				fmt.Fprintf(h, "%q\n", line)
+			}
+			continue
+		}
+		fmt.Fprintf(h, "%s %s %s\n", f[0], f[1], f[5])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// kallsymsAnchor returns the first text symbol /proc/kallsyms lists,
+// reading only its first lines; ok is false when there is none with an
+// address in them.
+func kallsymsAnchor() (name string, addr uint64, ok bool) {
+	f, err := os.Open(kallsymsFile)
+	if err != nil {
+		return "", 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 0; n < 64 && sc.Scan(); n++ {
+		if s, a, ok := textSymbol(sc.Bytes()); ok {
+			return s, a, true
+		}
+	}
+	return "", 0, false
+}
+
+// textSymbol parses a kallsyms line of a text symbol with an address.
+func textSymbol(line []byte) (string, uint64, bool) {
+	f := bytes.Fields(line)
+	if len(f) < 3 || len(f[1]) != 1 {
+		return "", 0, false
+	}
+	switch f[1][0] {
+	case 't', 'T', 'w', 'W':
+	default:
+		return "", 0, false
+	}
+	a, err := strconv.ParseUint(string(f[0]), 16, 64)
+	if err != nil || a == 0 {
+		return "", 0, false
+	}
+	return string(f[2]), a, true
+}
+
+// encodeKallsyms: the anchor's name, then each symbol's address as the
+// gap from the previous one (the first: from the anchor, zigzag), and
+// the names back to back.
+func encodeKallsyms(ks *kernelSyms, anchor string, at uint64) []byte {
+	b := appendStr([]byte(kallsymsMagic), anchor)
+	b = binary.AppendUvarint(b, uint64(len(ks.addrs)))
+	prev := at
+	for i, a := range ks.addrs {
+		if i == 0 {
+			b = binary.AppendVarint(b, int64(a-at))
+		} else {
+			b = binary.AppendUvarint(b, a-prev)
+		}
+		prev = a
+		b = appendStr(b, ks.names[i])
+	}
+	return b
+}
+
+func appendStr(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// decodeKallsyms reads a stored table whose anchor is at address at
+// now; an error when it is damaged or has another anchor.
+func decodeKallsyms(b []byte, anchor string, at uint64) (*kernelSyms, error) {
+	rest, ok := bytes.CutPrefix(b, []byte(kallsymsMagic))
+	if !ok {
+		return nil, fmt.Errorf("not stored kernel symbols")
+	}
+	// One string holds every name; each symbol's is a slice of it.
+	all := string(rest)
+	pos := 0
+	uv := func() (uint64, bool) {
+		v, n := binary.Uvarint(rest[pos:])
+		pos += n
+		return v, n > 0
+	}
+	str := func() (string, bool) {
+		n, ok := uv()
+		if !ok || n > uint64(len(rest)-pos) {
+			return "", false
+		}
+		s := all[pos : pos+int(n)]
+		pos += int(n)
+		return s, true
+	}
+	name, ok := str()
+	if !ok || name != anchor {
+		return nil, fmt.Errorf("stored kernel symbols of another anchor")
+	}
+	n, ok := uv()
+	if !ok || n > uint64(len(rest)-pos) {
+		return nil, fmt.Errorf("stored kernel symbols: truncated")
+	}
+	ks := &kernelSyms{addrs: make([]uint64, n), names: make([]string, n)}
+	prev := at
+	for i := range ks.addrs {
+		if i == 0 {
+			d, m := binary.Varint(rest[pos:])
+			if m <= 0 {
+				return nil, fmt.Errorf("stored kernel symbols: truncated")
+			}
+			pos += m
+			prev = at + uint64(d)
+		} else {
+			d, ok := uv()
+			if !ok {
+				return nil, fmt.Errorf("stored kernel symbols: truncated")
+			}
+			prev += d
+		}
+		ks.addrs[i] = prev
+		if ks.names[i], ok = str(); !ok {
+			return nil, fmt.Errorf("stored kernel symbols: truncated")
+		}
+	}
+	if pos != len(rest) {
+		return nil, fmt.Errorf("stored kernel symbols: %d bytes after the end", len(rest)-pos)
+	}
+	return ks, nil
+}
+
+// loadKallsyms returns the running kernel's symbols: from the cache c
+// (nil: none) when it holds this boot's, else read from /proc/kallsyms
+// and kept there.
+func loadKallsyms(c *cache.Cache) (*kernelSyms, error) {
+	key := ""
+	name, at, anchored := "", uint64(0), false
+	if c != nil {
+		if key = kallsymsKey(); key != "" {
+			name, at, anchored = kallsymsAnchor()
+		}
+	}
+	if anchored {
+		if b := readEntry(c, key); b != nil {
+			if ks, err := decodeKallsyms(b, name, at); err == nil {
+				return ks, nil
+			}
+		}
+	}
+	b, err := os.ReadFile(kallsymsFile)
+	if err != nil {
+		return nil, fmt.Errorf("kernel symbols: %w", err)
+	}
+	ks := parseKallsyms(b)
+	if len(ks.addrs) == 0 {
+		return nil, fmt.Errorf("kernel symbols: %s shows no addresses (kernel.kptr_restrict): kernel frames stay at their addresses", kallsymsFile)
+	}
+	// Kept only when the key is the same after the reading (no module
+	// loaded meanwhile); the anchor is read again for the same reason.
+	if c != nil && key != "" && kallsymsKey() == key {
+		if name, at, ok := kallsymsAnchor(); ok {
+			writeLocalEntry(c, key, encodeKallsyms(ks, name, at))
+		}
+	}
+	return ks, nil
+}

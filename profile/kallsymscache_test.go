@@ -1,0 +1,183 @@
+package profile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"bloop/cache"
+)
+
+// fakeKernel points the kernel's files at a directory of the test's.
+func fakeKernel(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	saved := [4]string{kallsymsFile, releaseFile, bootIDFile, modulesFile}
+	kallsymsFile, releaseFile = filepath.Join(dir, "kallsyms"), filepath.Join(dir, "osrelease")
+	bootIDFile, modulesFile = filepath.Join(dir, "boot_id"), filepath.Join(dir, "modules")
+	t.Cleanup(func() { kallsymsFile, releaseFile, bootIDFile, modulesFile = saved[0], saved[1], saved[2], saved[3] })
+	return dir
+}
+
+// kallsymsText is a kallsyms of a kernel loaded at base, with a module's
+// symbols when mod is set, and extra text symbols (which only a reading
+// of the whole file finds).
+func kallsymsText(base uint64, mod bool, extra ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%016x A fixed_percpu_data\n%016x T _text\n%016x T _stext\n%016x t do_one\n%016x D some_data\n%016x W weak_one\n",
+		0, base, base, base+0x100, base+0x200, base+0x300)
+	for i, name := range extra {
+		fmt.Fprintf(&b, "%016x T %s\n", base+0x1000+uint64(i)*0x10, name)
+	}
+	if mod {
+		fmt.Fprintf(&b, "%016x t mod_fn\t[somemod]\n", base+0x3f000000)
+	}
+	return b.String()
+}
+
+// TestKallsymsCache: the kernel's symbols are read from the cache while
+// the boot, the release and the modules' places are the same, whatever
+// the load address (kept relative to the first text symbol), and read
+// afresh when any of them changes.
+func TestKallsymsCache(t *testing.T) {
+	const base = 0xffffffff81000000
+	dir := fakeKernel(t)
+	write := func(name, data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("boot_id", "boot-1\n")
+	write("osrelease", "6.1.0-test\n")
+	write("modules", "somemod 16384 0 - Live 0xffffffffc0000000\n")
+	write("kallsyms", kallsymsText(base, true))
+	first, err := loadKallsyms(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := parseKallsyms([]byte(kallsymsText(base, true)))
+	if !reflect.DeepEqual(first, want) {
+		t.Fatalf("first reading %v, want %v", first, want)
+	}
+	// From here on the file has a symbol more than the kept table: the
+	// table is the cache's while no key changes.
+	for _, tc := range []struct {
+		name      string
+		files     map[string]string
+		base      uint64
+		fromCache bool
+	}{
+		{"same boot", nil, base, true},
+		{"module reference count", map[string]string{"modules": "somemod 16384 3 - Live 0xffffffffc0000000\n"}, base, true},
+		{"moved load address", nil, base + 0x2000000, true},
+		{"module moved", map[string]string{"modules": "somemod 16384 0 - Live 0xffffffffc0100000\n"}, base, false},
+		{"module loaded", map[string]string{"modules": "somemod 16384 0 - Live 0xffffffffc0000000\nother 8192 0 - Live 0xffffffffc0200000\n"}, base, false},
+		{"no modules", map[string]string{"modules": ""}, base, false},
+		{"reboot", map[string]string{"boot_id": "boot-2\n"}, base, false},
+		{"other release", map[string]string{"osrelease": "6.1.0-other\n"}, base, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			write("boot_id", "boot-1\n")
+			write("osrelease", "6.1.0-test\n")
+			write("modules", "somemod 16384 0 - Live 0xffffffffc0000000\n")
+			for name, data := range tc.files {
+				write(name, data)
+			}
+			if m, ok := tc.files["modules"]; ok && m == "" {
+				os.Remove(filepath.Join(dir, "modules"))
+			}
+			write("kallsyms", kallsymsText(tc.base, true, "added_later"))
+			got, err := loadKallsyms(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := parseKallsyms([]byte(kallsymsText(tc.base, true, "added_later")))
+			if tc.fromCache {
+				want = parseKallsyms([]byte(kallsymsText(tc.base, true)))
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %v, want %v", got, want)
+			}
+			// What a fresh reading kept, the next one finds.
+			if again, err := loadKallsyms(c); err != nil || !reflect.DeepEqual(again, got) {
+				t.Errorf("second reading %v (%v), want %v", again, err, got)
+			}
+			// Back to the first state's table for the next case.
+			if !tc.fromCache {
+				write("boot_id", "boot-1\n")
+				write("osrelease", "6.1.0-test\n")
+				write("modules", "somemod 16384 0 - Live 0xffffffffc0000000\n")
+			}
+		})
+	}
+}
+
+// TestKallsymsCacheRefuses: hidden addresses are an error as without a
+// cache; a damaged entry or an unreadable boot id means reading the file.
+func TestKallsymsCacheRefuses(t *testing.T) {
+	dir := fakeKernel(t)
+	c, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "osrelease"), []byte("r\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "boot_id"), []byte("b\n"), 0o644)
+	hidden := "0000000000000000 T _text\n0000000000000000 t do_one\n"
+	os.WriteFile(filepath.Join(dir, "kallsyms"), []byte(hidden), 0o644)
+	if _, err := loadKallsyms(c); err == nil || !strings.Contains(err.Error(), "kptr_restrict") {
+		t.Errorf("hidden addresses: error %v", err)
+	}
+	full := kallsymsText(0xffffffff81000000, false)
+	os.WriteFile(filepath.Join(dir, "kallsyms"), []byte(full), 0o644)
+	if _, err := loadKallsyms(c); err != nil {
+		t.Fatal(err)
+	}
+	// Damage the entry: the file is read again.
+	b := readEntry(c, kallsymsKey())
+	if b == nil {
+		t.Fatal("nothing kept")
+	}
+	writeLocalEntry(c, kallsymsKey(), b[:len(b)-3])
+	os.WriteFile(filepath.Join(dir, "kallsyms"), []byte(kallsymsText(0xffffffff81000000, false, "x")), 0o644)
+	got, err := loadKallsyms(c)
+	if err != nil || !reflect.DeepEqual(got, parseKallsyms([]byte(kallsymsText(0xffffffff81000000, false, "x")))) {
+		t.Errorf("damaged entry: %v (%v)", got, err)
+	}
+	// No boot id: nothing kept, the file read each time.
+	os.Remove(filepath.Join(dir, "boot_id"))
+	if kallsymsKey() != "" {
+		t.Error("a key without a boot id")
+	}
+	os.WriteFile(filepath.Join(dir, "kallsyms"), []byte(kallsymsText(0xffffffff81000000, false, "y")), 0o644)
+	got, err = loadKallsyms(c)
+	if err != nil || !reflect.DeepEqual(got, parseKallsyms([]byte(kallsymsText(0xffffffff81000000, false, "y")))) {
+		t.Errorf("no boot id: %v (%v)", got, err)
+	}
+}
+
+// TestKallsymsRoundTrip: the stored form gives back the table, at any
+// anchor address, and refuses another anchor's.
+func TestKallsymsRoundTrip(t *testing.T) {
+	ks := parseKallsyms([]byte(kallsymsText(0xffffffff81000000, true, "a", "b")))
+	b := encodeKallsyms(ks, "_text", 0xffffffff81000000)
+	got, err := decodeKallsyms(b, "_text", 0xffffffff81000000)
+	if err != nil || !reflect.DeepEqual(got, ks) {
+		t.Fatalf("round trip: %v (%v)", got, err)
+	}
+	if _, err := decodeKallsyms(b, "_stext", 0xffffffff81000000); err == nil {
+		t.Error("another anchor accepted")
+	}
+	for n := 0; n < len(b); n++ {
+		if _, err := decodeKallsyms(b[:n], "_text", 0xffffffff81000000); err == nil {
+			t.Fatalf("truncated to %d of %d bytes: accepted", n, len(b))
+		}
+	}
+}
