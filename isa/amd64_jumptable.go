@@ -224,14 +224,16 @@ func dyninstSlotConstant(xs []x86asm.Inst, load int, idx x86asm.Reg) bool {
 func tableBound(xs []x86asm.Inst, path []Inst, load int, idx x86asm.Reg) int {
 	cur := location{reg: regFamily(idx)} // what the index is computed from
 	shift := 0
-	var b *branchBound // the nearest bounding branch above the load
+	var b *branchBound // the bounding branch above the load in use
 	for i := load - 1; i >= 0; i-- {
 		x := xs[i]
-		if b == nil {
-			if bb, ok := unsignedBound(xs, path, i); ok {
-				b = &bb
-				continue
-			}
+		if bb, ok := unsignedBound(xs, path, i); ok && (b == nil || i < b.cmp && bb.at == cur) {
+			// The nearest bound, or one further up of what the index
+			// comes from there when the nearest compares another value
+			// (zstd's bit readers: cmp $7,%rsi; jbe, then cmp $7,%r9w;
+			// ja and the load indexed by %rsi).
+			b = &bb
+			continue
 		}
 		if b != nil && i == b.cmp {
 			if b.at == cur {

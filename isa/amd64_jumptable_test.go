@@ -72,6 +72,13 @@ func TestTableBound(t *testing.T) {
 		// The compared register changed after it was copied to the index.
 		{"mov %edx,%ecx; add $1,%edx; cmp $5,%edx; ja; lea; movslq (%rdx,%rcx,4),%rax",
 			"89d183c20183fa050f8700000000488d15000100004863048a", -1, 0},
+		// The nearest bound compares another value; one further up bounds
+		// the index (libgraphblas's zstd, HUF_decompress4X1's tables).
+		{"cmp $7,%rsi; jbe (taken); movzbl (%rdi),%edx; cmp $7,%r9w; ja; lea; movslq (%r8,%rsi,4),%rdi",
+			"4883fe070f86fa0000000fb617664183f9070f87fa0000004c8d050001000049633cb0", 1, 8},
+		// ... unless the index is replaced after it.
+		{"cmp $7,%rsi; jbe (taken); mov %rdx,%rsi; cmp $7,%r9w; ja; lea; movslq (%r8,%rsi,4),%rdi",
+			"4883fe070f86fa0000004889d6664183f9070f87fa0000004c8d050001000049633cb0", 1, 0},
 		// A call between the bound and the load may change the index.
 		{"cmp $5,%ecx; ja; call; lea; movslq (%rdx,%rcx,4),%rax",
 			"83f9050f8700000000e800000000488d15000100004863048a", -1, 0},
