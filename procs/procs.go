@@ -106,8 +106,8 @@ type finder struct {
 	frames  []structure.Range // FDE extents of accepted starts: no gap inference there
 }
 
-// Find computes img's procedures.
-func Find(img *loader.Image, opt Options) *Table {
+// compute finds img's procedures (Find shares them).
+func compute(img *loader.Image, opt Options) *Table {
 	f := &finder{img: img, src: map[uint64]Source{}, funcs: map[uint64]*loader.Func{}, ends: map[uint64]uint64{}}
 	for _, fn := range img.Funcs {
 		f.src[fn.Addr] = Symbol
