@@ -3,6 +3,7 @@ package cfg
 import (
 	"fmt"
 	"slices"
+	"sort"
 
 	"bloop/isa"
 	"bloop/loader"
@@ -49,9 +50,9 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	if err := b.decode(); err != nil {
 		return nil, err
 	}
-	index := b.blocks()
-	b.edges(index)
-	e, ok := index[entry]
+	b.blocks()
+	b.edges()
+	e, ok := blockAt(b.g.Blocks, entry)
 	if !ok {
 		if u := b.dy.Decode.Undecodable; u != nil && u(img.Bytes(entry, entry+uint64(ar.MaxLen()))) {
 			return nil, fmt.Errorf("%w at %#x", ErrDyninstEntry, entry)
@@ -353,43 +354,60 @@ func (b *builder) landingPad(a uint64) {
 }
 
 // blocks splits the decoded instructions, in address order, into basic
-// blocks, and returns the block index of each block start.
-func (b *builder) blocks() map[uint64]int {
+// blocks (allocated together: a sampled procedure of cc1plus has
+// thousands), sorted by start as Graph.Blocks is: blockAt finds them.
+func (b *builder) blocks() {
 	g := b.g
 	sorted := byAddress(b.all, &b.at)
-	index := map[uint64]int{}
-	start := 0
+	// A block ends after a control transfer, before a leader, and at a
+	// hole in the code.
+	ends := func(k int) bool {
+		in := &sorted[k]
+		return k+1 == len(sorted) || endsBlock(in.Kind) || b.leaders.has(sorted[k+1].Addr) || in.End() != sorted[k+1].Addr
+	}
+	n := 0
 	for k := range sorted {
 		in := &sorted[k]
 		if k+1 < len(sorted) && in.End() > sorted[k+1].Addr {
 			in.shared = uint8(in.End() - sorted[k+1].Addr)
 			g.Overlaps++
 		}
-		// A block ends after a control transfer, before a leader, and at a
-		// hole in the code.
-		if k+1 == len(sorted) || endsBlock(in.Kind) || b.leaders.has(sorted[k+1].Addr) || in.End() != sorted[k+1].Addr {
-			index[sorted[start].Addr] = len(g.Blocks)
-			g.Blocks = append(g.Blocks, &Block{Start: sorted[start].Addr, End: in.End(), Insts: sorted[start : k+1 : k+1]})
+		if ends(k) {
+			n++
+		}
+	}
+	slab := make([]Block, 0, n)
+	g.Blocks = make([]*Block, 0, n)
+	start := 0
+	for k := range sorted {
+		if ends(k) {
+			slab = append(slab, Block{Start: sorted[start].Addr, End: sorted[k].End(), Insts: sorted[start : k+1 : k+1]})
+			g.Blocks = append(g.Blocks, &slab[len(slab)-1])
 			start = k + 1
 		}
 	}
-	return index
+}
+
+// blockAt is the index of the block that starts at a.
+func blockAt(blocks []*Block, a uint64) (int, bool) {
+	i := sort.Search(len(blocks), func(i int) bool { return blocks[i].Start >= a })
+	return i, i < len(blocks) && blocks[i].Start == a
 }
 
 // edges links the blocks.
-func (b *builder) edges(index map[uint64]int) {
+func (b *builder) edges() {
 	g := b.g
 	for i, blk := range g.Blocks {
 		last := blk.Last()
 		add := func(t uint64) {
-			if j, ok := index[t]; ok {
+			if j, ok := blockAt(g.Blocks, t); ok {
 				blk.Succs = append(blk.Succs, j)
 			}
 		}
 		// A jump within the procedure that Dyninst takes for a tail call
 		// is no edge; asked only of targets in the graph.
 		jump := func(t uint64) {
-			if _, ok := index[t]; ok && !selfTail(b.ar, b.img, g.Blocks, i, b.entry, b.opt) {
+			if _, ok := blockAt(g.Blocks, t); ok && !selfTail(b.ar, b.img, g.Blocks, i, b.entry, b.opt) {
 				add(t)
 			}
 		}
