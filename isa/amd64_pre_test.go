@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"bloop/internal/testenv"
 )
 
 // preSystemBinaries are large x86-64 programs the differential test reads
@@ -24,25 +26,35 @@ var preSystemBinaries = []string{
 // the same length and classification from both, wherever the pre-decoder
 // answers.
 func TestPreDecoderAMD64(t *testing.T) {
-	var bins []string
-	for _, g := range []string{"../testdata/bin*/*", "../../shared/hpcstruct-refs/bin/*", "../../shared/hpcstruct-refs-arch/bin/*"} {
-		m, _ := filepath.Glob(g)
-		bins = append(bins, m...)
-	}
-	if len(bins) == 0 {
-		t.Fatal("no binaries in testdata")
-	}
-	small := len(bins)
-	for _, p := range preSystemBinaries {
-		if _, err := os.Stat(p); err != nil {
-			t.Logf("%s: not on this machine, skipped", p)
-			continue
+	t.Run("testdata", func(t *testing.T) {
+		preCompareFiles(t, testenv.Fixtures(t, "../testdata/bin*/*"), true)
+	})
+	t.Run("shared", func(t *testing.T) {
+		bins := testenv.SharedGlob(t, "../../shared/hpcstruct-refs/bin/*")
+		arch, _ := filepath.Glob("../../shared/hpcstruct-refs-arch/bin/*")
+		preCompareFiles(t, append(bins, arch...), true)
+	})
+	t.Run("system", func(t *testing.T) {
+		var bins []string
+		for _, p := range preSystemBinaries {
+			if _, err := os.Stat(p); err != nil {
+				t.Logf("%s: not on this machine, skipped", p)
+				continue
+			}
+			bins = append(bins, p)
 		}
-		bins = append(bins, p)
-	}
-	var insts, fast int
-	files := 0
-	for k, p := range bins {
+		if len(bins) == 0 {
+			t.Skip("none of the system's programs installed")
+		}
+		preCompareFiles(t, bins, false)
+	})
+}
+
+// preCompareFiles runs preCompare on the code sections of the x86-64
+// ELF files among paths.
+func preCompareFiles(t *testing.T, paths []string, every bool) {
+	var insts, fast, files int
+	for _, p := range paths {
 		f, err := elf.Open(p)
 		if err != nil {
 			continue // the glob's scripts, sources and notes
@@ -60,7 +72,7 @@ func TestPreDecoderAMD64(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", p, s.Name, err)
 			}
-			n, nf := preCompare(t, p, s.Addr, b, k < small)
+			n, nf := preCompare(t, p, s.Addr, b, every)
 			insts, fast = insts+n, fast+nf
 		}
 		f.Close()
