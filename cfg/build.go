@@ -3,6 +3,7 @@ package cfg
 import (
 	"fmt"
 	"slices"
+	"sort"
 
 	"bloop/isa"
 	"bloop/loader"
@@ -20,11 +21,11 @@ type builder struct {
 	tableInto     []region // code entered through a jump table (Foreign)
 	sweeps        map[region]bitset
 	to            isa.Targets
-	// Decoded instructions in decoding order, and where each address is:
-	// a map of small values is much cheaper to grow than one of Insts.
+	// Decoded instructions in decoding order, and where each address is
+	// (index.go).
 	all     []Inst
-	at      map[uint64]int32
-	leaders map[uint64]bool
+	at      instIndex
+	leaders addrSet
 	work    []uint64
 	pending []uint64 // indirect jumps whose tables are not resolved yet
 	calls   map[uint64]bool
@@ -49,9 +50,9 @@ func Build(img *loader.Image, entry, lo, hi uint64, opt Options) (*Graph, error)
 	if err := b.decode(); err != nil {
 		return nil, err
 	}
-	index := b.blocks()
-	b.edges(index)
-	e, ok := index[entry]
+	b.blocks()
+	b.edges()
+	e, ok := blockAt(b.g.Blocks, entry)
 	if !ok {
 		if u := b.dy.Decode.Undecodable; u != nil && u(img.Bytes(entry, entry+uint64(ar.MaxLen()))) {
 			return nil, fmt.Errorf("%w at %#x", ErrDyninstEntry, entry)
@@ -71,18 +72,19 @@ func newBuilder(img *loader.Image, ar isa.Arch, entry, lo, hi uint64, opt Option
 	b := &builder{img: img, ar: ar, opt: opt, entry: entry, lo: lo, hi: hi, sweeps: map[region]bitset{},
 		// x86-64 instructions average about 4 bytes.
 		all:     make([]Inst, 0, (hi-lo)/3+16),
-		at:      make(map[uint64]int32, (hi-lo)/4),
-		leaders: map[uint64]bool{entry: true},
+		at:      newInstIndex(lo, hi),
+		leaders: newAddrSet(lo, hi),
 		work:    []uint64{entry},
 		calls:   map[uint64]bool{},
 		g:       &Graph{},
 	}
+	b.leaders.add(entry)
 	if opt.Dyninst != nil {
 		b.dy = *opt.Dyninst
 	}
 	for _, r := range opt.Roots {
 		if r >= lo && r < hi && r != entry {
-			b.leaders[r] = true
+			b.leaders.add(r)
 			b.work = append(b.work, r)
 		}
 	}
@@ -171,7 +173,7 @@ func (b *builder) decode() error {
 // code before them is decoded: the table base may be loaded blocks
 // earlier.
 func (b *builder) resolveTables() {
-	all, at := b.all, b.at
+	all, at := b.all, &b.at
 	jumps := map[uint64][]uint64{}
 	for _, in := range all {
 		if in.Kind == isa.Jump || in.Kind == isa.CondJump {
@@ -180,18 +182,19 @@ func (b *builder) resolveTables() {
 	}
 	chain := isa.TableReach(b.ar) // how far back jump tables are looked for
 	for _, a := range b.pending {
-		in := &all[at[a]]
+		i, _ := at.get(a)
+		in := &all[i]
 		in.Table = b.ar.JumpTable(b.img, backChain(all, at, jumps, a, chain, b.ar.MaxLen()), in.Inst, b.to)
 		for _, t := range in.Table {
 			if _, ok := b.regionOf(t, false); ok {
-				b.leaders[t] = true
+				b.leaders.add(t)
 				b.work = append(b.work, t)
 			} else if r, ok := b.foreign(t); ok {
 				b.tableInto = append(b.tableInto, r)
 				if t == r.lo {
 					b.g.Continued = append(b.g.Continued, t)
 				}
-				b.leaders[t] = true
+				b.leaders.add(t)
 				b.work = append(b.work, t)
 			}
 		}
@@ -206,8 +209,8 @@ func (b *builder) walk(start uint64) error {
 	sinceCall := 2     // instructions decoded since the last call on this walk
 	from := len(b.all) // the instructions of this walk are all[from:]
 	for a := start; ok && a >= reg.lo && a < reg.hi; {
-		if _, seen := b.at[a]; seen {
-			b.leaders[a] = true
+		if _, seen := b.at.get(a); seen {
+			b.leaders.add(a)
 			break
 		}
 		if len(b.all) >= maxInsts {
@@ -239,7 +242,7 @@ func (b *builder) walk(start uint64) error {
 			// Dyninst parses a call to the next instruction as a jump.
 			if r, ok := b.regionOf(in.Target, true); ok {
 				in.Kind = isa.Jump
-				b.leaders[in.Target] = true
+				b.leaders.add(in.Target)
 				b.g.Continued = append(b.g.Continued, in.Target)
 				b.add(in)
 				reg = r
@@ -266,7 +269,7 @@ func (b *builder) walk(start uint64) error {
 
 // add records a decoded instruction.
 func (b *builder) add(in Inst) {
-	b.at[in.Addr] = int32(len(b.all))
+	b.at.set(in.Addr, int32(len(b.all)))
 	b.all = append(b.all, in)
 }
 
@@ -302,7 +305,7 @@ func (b *builder) follow(in Inst, start uint64, from int) bool {
 	// Dyninst takes it for a tail call.
 	jump := func(t uint64) {
 		if _, ok := b.regionOf(t, false); !ok && b.opt.Dyninst != nil && b.opt.Procs != nil &&
-			!tailJump(b.ar, b.dy.Decode.TailMark, b.img, b.all[from:], start, b.entry, b.at, b.all) {
+			!tailJump(b.ar, b.dy.Decode.TailMark, b.img, b.all[from:], start, b.entry, &b.at, b.all) {
 			if rlo, rhi, ok := b.opt.Procs.JumpInto(t); ok && t > rlo && t < rhi && len(b.img.Bytes(rlo, rhi)) > 0 {
 				b.fellInto = append(b.fellInto, region{rlo, rlo + uint64(len(b.img.Bytes(rlo, rhi)))})
 			}
@@ -315,18 +318,18 @@ func (b *builder) follow(in Inst, start uint64, from int) bool {
 		return false
 	case isa.CondJump:
 		jump(in.Target)
-		b.leaders[in.End()] = true
+		b.leaders.add(in.End())
 	case isa.IndirectJump:
 		b.pending = append(b.pending, in.Addr)
 		return false
 	case isa.Call:
 		b.calls[in.Target] = true
-		b.leaders[in.End()] = true
+		b.leaders.add(in.End())
 		if b.opt.NoReturn != nil && b.opt.NoReturn(in.Target) {
 			return false
 		}
 	case isa.IndirectCall:
-		b.leaders[in.End()] = true
+		b.leaders.add(in.End())
 	case isa.Return, isa.Halt:
 		return false
 	}
@@ -336,7 +339,7 @@ func (b *builder) follow(in Inst, start uint64, from int) bool {
 // branch queues t for a walk if the procedure may go there.
 func (b *builder) branch(t uint64) {
 	if _, ok := b.regionOf(t, false); ok {
-		b.leaders[t] = true
+		b.leaders.add(t)
 		b.work = append(b.work, t)
 	}
 }
@@ -351,43 +354,60 @@ func (b *builder) landingPad(a uint64) {
 }
 
 // blocks splits the decoded instructions, in address order, into basic
-// blocks, and returns the block index of each block start.
-func (b *builder) blocks() map[uint64]int {
+// blocks (allocated together: a sampled procedure of cc1plus has
+// thousands), sorted by start as Graph.Blocks is: blockAt finds them.
+func (b *builder) blocks() {
 	g := b.g
-	sorted := byAddress(b.all)
-	index := map[uint64]int{}
-	start := 0
+	sorted := byAddress(b.all, &b.at)
+	// A block ends after a control transfer, before a leader, and at a
+	// hole in the code.
+	ends := func(k int) bool {
+		in := &sorted[k]
+		return k+1 == len(sorted) || endsBlock(in.Kind) || b.leaders.has(sorted[k+1].Addr) || in.End() != sorted[k+1].Addr
+	}
+	n := 0
 	for k := range sorted {
 		in := &sorted[k]
 		if k+1 < len(sorted) && in.End() > sorted[k+1].Addr {
 			in.shared = uint8(in.End() - sorted[k+1].Addr)
 			g.Overlaps++
 		}
-		// A block ends after a control transfer, before a leader, and at a
-		// hole in the code.
-		if k+1 == len(sorted) || endsBlock(in.Kind) || b.leaders[sorted[k+1].Addr] || in.End() != sorted[k+1].Addr {
-			index[sorted[start].Addr] = len(g.Blocks)
-			g.Blocks = append(g.Blocks, &Block{Start: sorted[start].Addr, End: in.End(), Insts: sorted[start : k+1 : k+1]})
+		if ends(k) {
+			n++
+		}
+	}
+	slab := make([]Block, 0, n)
+	g.Blocks = make([]*Block, 0, n)
+	start := 0
+	for k := range sorted {
+		if ends(k) {
+			slab = append(slab, Block{Start: sorted[start].Addr, End: sorted[k].End(), Insts: sorted[start : k+1 : k+1]})
+			g.Blocks = append(g.Blocks, &slab[len(slab)-1])
 			start = k + 1
 		}
 	}
-	return index
+}
+
+// blockAt is the index of the block that starts at a.
+func blockAt(blocks []*Block, a uint64) (int, bool) {
+	i := sort.Search(len(blocks), func(i int) bool { return blocks[i].Start >= a })
+	return i, i < len(blocks) && blocks[i].Start == a
 }
 
 // edges links the blocks.
-func (b *builder) edges(index map[uint64]int) {
+func (b *builder) edges() {
 	g := b.g
 	for i, blk := range g.Blocks {
 		last := blk.Last()
 		add := func(t uint64) {
-			if j, ok := index[t]; ok {
+			if j, ok := blockAt(g.Blocks, t); ok {
 				blk.Succs = append(blk.Succs, j)
 			}
 		}
 		// A jump within the procedure that Dyninst takes for a tail call
 		// is no edge; asked only of targets in the graph.
 		jump := func(t uint64) {
-			if _, ok := index[t]; ok && !selfTail(b.ar, b.img, g.Blocks, i, b.entry, b.opt) {
+			if _, ok := blockAt(g.Blocks, t); ok && !selfTail(b.ar, b.img, g.Blocks, i, b.entry, b.opt) {
 				add(t)
 			}
 		}

@@ -186,7 +186,7 @@ type tailMarker = func(b []byte, addr uint64) isa.TailMark
 // start, for a tail call by what precedes it (endsFrame), or for one
 // alone in the procedure's entry block. selfTail asks the same of the
 // jumps back to the entry.
-func tailJump(ar isa.Arch, tm tailMarker, img *loader.Image, walk []Inst, start, entry uint64, at map[uint64]int32, all []Inst) bool {
+func tailJump(ar isa.Arch, tm tailMarker, img *loader.Image, walk []Inst, start, entry uint64, at *instIndex, all []Inst) bool {
 	if tm == nil {
 		return false
 	}
@@ -195,7 +195,7 @@ func tailJump(ar isa.Arch, tm tailMarker, img *loader.Image, walk []Inst, start,
 	}
 	return endsFrame(tm, img, walk, func() bool {
 		for back := uint64(1); back <= uint64(ar.MaxLen()) && back <= start; back++ {
-			if i, ok := at[start-back]; ok && all[i].End() == start {
+			if i, ok := at.get(start - back); ok && all[i].End() == start {
 				return all[i].Kind == isa.Call || all[i].Kind == isa.IndirectCall
 			}
 		}
@@ -274,14 +274,10 @@ func selfTail(ar isa.Arch, img *loader.Image, blocks []*Block, i int, entry uint
 }
 
 // byAddress puts the instructions in address order, in place, for the
-// blocks to share: it sorts their addresses (not the 56-byte
-// instructions) and then moves each instruction once, cycle by cycle.
-func byAddress(all []Inst) []Inst {
-	order := make([]int32, len(all))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(all[x].Addr, all[y].Addr) })
+// blocks to share: their index (at) lists them in that order, and each
+// 56-byte instruction then moves once, cycle by cycle.
+func byAddress(all []Inst, at *instIndex) []Inst {
+	order := at.order(len(all))
 	// order[k] is where the instruction that belongs at k is now.
 	for k := range order {
 		if order[k] < 0 {
@@ -330,14 +326,15 @@ func sweep(ar isa.Arch, img *loader.Image, r region, done map[region]bitset) bit
 // predecessors backwards (oldest first). Where several lead to an
 // instruction, it takes the lowest-addressed one: that is the way into a loop
 // from its preheader, where compilers put the jump-table base.
-func backChain(all []Inst, at map[uint64]int32, jumps map[uint64][]uint64, a uint64, n, maxLen int) []isa.Inst {
-	chain := []isa.Inst{all[at[a]].Inst}
+func backChain(all []Inst, at *instIndex, jumps map[uint64][]uint64, a uint64, n, maxLen int) []isa.Inst {
+	i, _ := at.get(a)
+	chain := []isa.Inst{all[i].Inst}
 	seen := map[uint64]bool{a: true}
 	for len(chain) < n {
 		best, found := uint64(0), false
 		// An instruction is at most 15 bytes long.
 		for l := uint64(1); l <= uint64(maxLen) && l <= a; l++ {
-			if i, ok := at[a-l]; ok && all[i].Len == int(l) && all[i].Kind.FallsThrough() {
+			if i, ok := at.get(a - l); ok && all[i].Len == int(l) && all[i].Kind.FallsThrough() {
 				best, found = a-l, true
 				break
 			}
@@ -351,7 +348,8 @@ func backChain(all []Inst, at map[uint64]int32, jumps map[uint64][]uint64, a uin
 			break
 		}
 		seen[best] = true
-		chain = append(chain, all[at[best]].Inst)
+		i, _ := at.get(best)
+		chain = append(chain, all[i].Inst)
 		a = best
 	}
 	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {

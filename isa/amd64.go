@@ -161,8 +161,12 @@ func vexLen(b []byte) int {
 	return n
 }
 
-// Decode classifies the instruction at addr.
+// Decode classifies the instruction at addr: as the pre-decoder reads
+// it where it can (amd64_pre.go), else by the full decode.
 func (amd64) Decode(b []byte, addr uint64) Inst {
+	if op, ok := preFrameAMD64(b, addr); ok {
+		return Inst{Addr: addr, Len: int(op.Len), Kind: op.Flow, Target: op.Target}
+	}
 	x, n, ok := decodeAMD64(b)
 	if !ok {
 		return Inst{Addr: addr, Len: n, Kind: Invalid}

@@ -34,8 +34,17 @@ func (amd64) ABI() FrameABI {
 }
 
 // Frame classifies the instruction at addr by its effect on the frame
-// and on control flow.
+// and on control flow: the pre-decoder's reading where it has one, else
+// the full decode's.
 func (amd64) Frame(b []byte, addr uint64) FrameOp {
+	if op, ok := preFrameAMD64(b, addr); ok {
+		return op
+	}
+	return frameAMD64(b, addr)
+}
+
+// frameAMD64 is Frame by the full decode.
+func frameAMD64(b []byte, addr uint64) FrameOp {
 	x, n, ok := decodeAMD64(b)
 	op := FrameOp{Len: uint8(n)}
 	if !ok {

@@ -56,10 +56,54 @@ func onlyFill(b, fill []byte) bool {
 	return len(b) > 0
 }
 
-// known reports whether a is a start from any source.
+// known reports whether a is a start from any source. The sweep asks it
+// of every byte it steps over: in the code, a bit answers.
 func (f *finder) known(a uint64) bool {
+	if in, set := f.marks.has(a); in {
+		return set
+	}
 	_, ok := f.src[a]
 	return ok
+}
+
+// setSrc records a start.
+func (f *finder) setSrc(a uint64, s Source) {
+	f.src[a] = s
+	f.marks.add(a)
+}
+
+// startMarks is a bit per byte of the span of an image's code sections.
+type startMarks struct {
+	lo   uint64
+	bits []uint64
+}
+
+func newStartMarks(img *loader.Image) startMarks {
+	lo, hi := ^uint64(0), uint64(0)
+	for _, sec := range img.Sections {
+		if sec.End() > sec.Addr {
+			lo, hi = min(lo, sec.Addr), max(hi, sec.End())
+		}
+	}
+	if hi <= lo || hi-lo > 1<<28 { // no code, or too far apart for a bitmap (32 MB): the map answers
+		return startMarks{}
+	}
+	return startMarks{lo: lo, bits: make([]uint64, (hi-lo+63)/64)}
+}
+
+// has reports whether a lies in the span (in) and then whether it is marked.
+func (m *startMarks) has(a uint64) (in, set bool) {
+	o := a - m.lo
+	if o/64 >= uint64(len(m.bits)) {
+		return false, false
+	}
+	return true, m.bits[o/64]&(1<<(o%64)) != 0
+}
+
+func (m *startMarks) add(a uint64) {
+	if o := a - m.lo; o/64 < uint64(len(m.bits)) {
+		m.bits[o/64] |= 1 << (o % 64)
+	}
 }
 
 // uncovered returns the code outside the symbols' extents, per section.

@@ -106,17 +106,19 @@ type finder struct {
 	framer  isa.Framer        // the instruction set's frame decoder; nil when it has none
 	stubs   isa.LinkerStubs   // linker code that is no procedure; nil: none known
 	src     map[uint64]Source // every start found, with its first source
+	marks   startMarks        // the starts of src in the code, for known
 	funcs   map[uint64]*loader.Func
 	covered []structure.Range // symbol extents: no other start inside
 	ends    map[uint64]uint64 // an FDE's end bounds its procedure as a size does
 	frames  []structure.Range // FDE extents of accepted starts: no gap inference there
 }
 
-// Find computes img's procedures.
-func Find(img *loader.Image, opt Options) *Table {
+// compute finds img's procedures (Find shares them).
+func compute(img *loader.Image, opt Options) *Table {
 	f := &finder{img: img, src: map[uint64]Source{}, funcs: map[uint64]*loader.Func{}, ends: map[uint64]uint64{}}
+	f.marks = newStartMarks(img)
 	for _, fn := range img.Funcs {
-		f.src[fn.Addr] = Symbol
+		f.setSrc(fn.Addr, Symbol)
 		f.funcs[fn.Addr] = fn
 		if fn.Sized || !opt.SplitUnsized {
 			f.covered = append(f.covered, structure.Range{Lo: fn.Addr, Hi: fn.End})
@@ -154,7 +156,7 @@ func (f *finder) glink() {
 	if _, known := f.src[lo]; !ok || known || !f.img.IsCode(lo) || inside(structure.MergeRanges(f.covered), lo) {
 		return
 	}
-	f.src[lo] = Symbol
+	f.setSrc(lo, Symbol)
 	f.funcs[lo] = &loader.Func{Name: GlinkName, Aliases: []string{GlinkName}, Addr: lo, End: hi, Sized: true}
 	f.covered = append(f.covered, structure.Range{Lo: lo, Hi: hi})
 }
@@ -202,7 +204,7 @@ func (f *finder) add(a uint64, s Source) bool {
 	if f.stubs != nil && f.stubs.LinkerStub(f.img, a) {
 		return false
 	}
-	f.src[a] = s
+	f.setSrc(a, s)
 	return true
 }
 
