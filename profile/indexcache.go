@@ -2,9 +2,7 @@ package profile
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"slices"
 
@@ -318,15 +316,4 @@ func getIndex(c *cache.Cache, key string) *scopeIndex {
 		return nil
 	}
 	return x
-}
-
-// addrsKey names a set of sorted addresses in a cache key.
-func addrsKey(addrs []uint64) string {
-	h := sha256.New()
-	var b [8]byte
-	for _, a := range addrs {
-		binary.LittleEndian.PutUint64(b[:], a)
-		h.Write(b[:])
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
