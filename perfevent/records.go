@@ -26,12 +26,13 @@ func (f *File) Records(fn func(Record) error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
-		err = f.record(s, h, body, off, fn)
-		var stop stopError
-		if errors.As(err, &stop) {
-			return stop.err
-		}
-		if err != nil {
+		if err := f.record(s, h, body, off, fn); err != nil {
+			// Only here: errors.As's target escapes, an allocation per
+			// record were it asked of every one.
+			var stop stopError
+			if errors.As(err, &stop) {
+				return stop.err
+			}
 			return fmt.Errorf("%s: record at offset %#x: %w", f.Path, off, err)
 		}
 	}
@@ -228,6 +229,7 @@ type stream struct {
 	data     []byte
 	off, end int64
 	buf      []byte
+	hb       [headerSize]byte
 	dropped  int64 // data: the pages before this offset were given back
 }
 
@@ -251,13 +253,17 @@ func (s *stream) next() (Header, []byte, int64, error) {
 	if s.end-off < headerSize {
 		return Header{}, nil, off, fmt.Errorf("%w: %d stray bytes at offset %#x, the end of the data", ErrFormat, s.end-off, off)
 	}
-	var hb [headerSize]byte
+	var h Header
 	if s.data != nil {
-		copy(hb[:], s.data[off:])
-	} else if _, err := io.ReadFull(s.r, hb[:]); err != nil {
-		return Header{}, nil, off, fmt.Errorf("reading the record at offset %#x: %w", off, err)
+		h = readHeader(s.data[off:])
+	} else {
+		// The stream's own buffer: a local one would escape through
+		// io.ReadFull, an allocation per record.
+		if _, err := io.ReadFull(s.r, s.hb[:]); err != nil {
+			return Header{}, nil, off, fmt.Errorf("reading the record at offset %#x: %w", off, err)
+		}
+		h = readHeader(s.hb[:])
 	}
-	h := readHeader(hb[:])
 	if h.Size < headerSize || int64(h.Size) > s.end-off {
 		return Header{}, nil, off, fmt.Errorf("%w: record of %d bytes (type %d) at offset %#x; the data ends at %#x", ErrFormat, h.Size, h.Type, off, s.end)
 	}
