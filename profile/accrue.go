@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"bloop/cache"
+	"bloop/internal/varint"
 	"bloop/source"
 )
 
@@ -91,17 +92,17 @@ func decodeAccrued(b []byte) ([]uint64, *scopeIndex) {
 	if !ok {
 		return nil, nil
 	}
-	r := &indexReader{b: rest}
-	asked := make([]uint64, r.count())
+	r := &varint.Reader{B: rest}
+	asked := make([]uint64, r.Count())
 	var prev uint64
 	for i := range asked {
-		prev += r.uint()
+		prev += r.Uint()
 		asked[i] = prev
 	}
-	if r.err != nil {
+	if r.Err != nil {
 		return nil, nil
 	}
-	x, err := decodeIndex(r.b)
+	x, err := decodeIndex(r.B)
 	if err != nil {
 		return nil, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"bloop/cache"
+	"bloop/internal/varint"
 	"bloop/loader"
 	"bloop/pipeline"
 	"bloop/source"
@@ -112,55 +113,9 @@ func encodeIndex(x *scopeIndex) []byte {
 	return b
 }
 
-// indexReader reads varints from a stored index, remembering the first
-// error.
-type indexReader struct {
-	b   []byte
-	err error
-}
-
-func (r *indexReader) uint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		if r.err == nil {
-			r.err = fmt.Errorf("truncated index")
-		}
-		r.b = nil
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-// count reads a length, bounded by the bytes left (each item takes one
-// byte at least), so damage cannot allocate without limit.
-func (r *indexReader) count() int {
-	n := r.uint()
-	if n > uint64(len(r.b)) {
-		if r.err == nil {
-			r.err = fmt.Errorf("count %d past the end", n)
-		}
-		r.b = nil
-		return 0
-	}
-	return int(n)
-}
-
-// ref reads a number below n; ok is false (and err set) otherwise.
-func (r *indexReader) ref(n int) (int, bool) {
-	v := r.uint()
-	if r.err != nil {
-		return 0, false
-	}
-	if v >= uint64(n) {
-		r.err = fmt.Errorf("reference %d of %d", v, n)
-		return 0, false
-	}
-	return int(v), true
-}
-
-func (r *indexReader) str(strs []string) string {
-	if i, ok := r.ref(len(strs)); ok {
+// strAt reads a reference to one of strs.
+func strAt(r *varint.Reader, strs []string) string {
+	if i, ok := r.Ref(len(strs)); ok {
 		return strs[i]
 	}
 	return ""
@@ -172,65 +127,60 @@ func decodeIndex(b []byte) (*scopeIndex, error) {
 	if !ok {
 		return nil, fmt.Errorf("not a stored index")
 	}
-	r := &indexReader{b: rest}
-	strs := make([]string, r.count())
+	r := &varint.Reader{B: rest}
+	strs := make([]string, r.Count())
 	for i := range strs {
-		n := r.count()
-		strs[i] = string(r.b[:n])
-		r.b = r.b[n:]
+		strs[i] = r.Str()
 	}
-	elems := make([]Elem, r.count())
+	elems := make([]Elem, r.Count())
 	for i := range elems {
 		e := &elems[i]
-		e.Kind = ElemKind(r.uint())
-		e.Name, e.Module, e.File = r.str(strs), r.str(strs), r.str(strs)
-		e.Line = int(r.uint())
-		e.CallFile = r.str(strs)
-		e.CallLine = int(r.uint())
-		e.Addr = r.uint()
+		e.Kind = ElemKind(r.Uint())
+		e.Name, e.Module, e.File = strAt(r, strs), strAt(r, strs), strAt(r, strs)
+		e.Line = int(r.Uint())
+		e.CallFile = strAt(r, strs)
+		e.CallLine = int(r.Uint())
+		e.Addr = r.Uint()
 	}
-	paths := make([][]*Elem, r.count())
+	paths := make([][]*Elem, r.Count())
 	for i := range paths {
-		p := make([]*Elem, r.count())
+		p := make([]*Elem, r.Count())
 		for k := range p {
-			j, ok := r.ref(len(elems))
+			j, ok := r.Ref(len(elems))
 			if !ok {
-				return nil, r.err
+				return nil, r.Err
 			}
 			p[k] = &elems[j]
 		}
 		paths[i] = p
 	}
-	x := &scopeIndex{entries: make([]indexEntry, r.count())}
+	x := &scopeIndex{entries: make([]indexEntry, r.Count())}
 	var prev uint64
 	for i := range x.entries {
-		lo := prev + r.uint()
-		hi := lo + r.uint()
-		j, ok := r.ref(len(paths))
+		lo := prev + r.Uint()
+		hi := lo + r.Uint()
+		j, ok := r.Ref(len(paths))
 		if !ok {
-			return nil, r.err
+			return nil, r.Err
 		}
 		x.entries[i] = indexEntry{lo, hi, paths[j]}
 		prev = hi
 	}
 	prev = 0
-	for n := r.count(); n > 0 && r.err == nil; n-- {
+	for n := r.Count(); n > 0 && r.Err == nil; n-- {
 		if x.outside == nil {
 			x.outside = map[uint64]lineRow{}
 		}
-		a := prev + r.uint()
-		line := r.uint()
+		a := prev + r.Uint()
+		line := r.Uint()
 		x.outside[a] = lineRow{}
-		if file := r.str(strs); line > 0 {
+		if file := strAt(r, strs); line > 0 {
 			x.outside[a] = lineRow{file: file, line: int(line) - 1, ok: true}
 		}
 		prev = a
 	}
-	if r.err == nil && len(r.b) != 0 {
-		r.err = fmt.Errorf("%d bytes after the index", len(r.b))
-	}
-	if r.err != nil {
-		return nil, r.err
+	if err := r.End(); err != nil {
+		return nil, err
 	}
 	return x, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"bloop/cache"
+	"bloop/internal/varint"
 )
 
 // Reading /proc/kallsyms (5 MB the kernel writes out symbol by symbol)
@@ -144,53 +145,29 @@ func decodeKallsyms(b []byte, anchor string, at uint64) (*kernelSyms, error) {
 	}
 	// One string holds every name; each symbol's is a slice of it.
 	all := string(rest)
-	pos := 0
-	uv := func() (uint64, bool) {
-		v, n := binary.Uvarint(rest[pos:])
-		pos += n
-		return v, n > 0
+	r := &varint.Reader{B: rest}
+	str := func() string {
+		b := r.Bytes()
+		off := len(rest) - len(r.B) - len(b)
+		return all[off : off+len(b)]
 	}
-	str := func() (string, bool) {
-		n, ok := uv()
-		if !ok || n > uint64(len(rest)-pos) {
-			return "", false
-		}
-		s := all[pos : pos+int(n)]
-		pos += int(n)
-		return s, true
-	}
-	name, ok := str()
-	if !ok || name != anchor {
+	if name := str(); r.Err != nil || name != anchor {
 		return nil, fmt.Errorf("stored kernel symbols of another anchor")
 	}
-	n, ok := uv()
-	if !ok || n > uint64(len(rest)-pos) {
-		return nil, fmt.Errorf("stored kernel symbols: truncated")
-	}
+	n := r.Count()
 	ks := &kernelSyms{addrs: make([]uint64, n), names: make([]string, n)}
 	prev := at
 	for i := range ks.addrs {
 		if i == 0 {
-			d, m := binary.Varint(rest[pos:])
-			if m <= 0 {
-				return nil, fmt.Errorf("stored kernel symbols: truncated")
-			}
-			pos += m
-			prev = at + uint64(d)
+			prev = at + uint64(r.Int())
 		} else {
-			d, ok := uv()
-			if !ok {
-				return nil, fmt.Errorf("stored kernel symbols: truncated")
-			}
-			prev += d
+			prev += r.Uint()
 		}
 		ks.addrs[i] = prev
-		if ks.names[i], ok = str(); !ok {
-			return nil, fmt.Errorf("stored kernel symbols: truncated")
-		}
+		ks.names[i] = str()
 	}
-	if pos != len(rest) {
-		return nil, fmt.Errorf("stored kernel symbols: %d bytes after the end", len(rest)-pos)
+	if err := r.End(); err != nil {
+		return nil, fmt.Errorf("stored kernel symbols: %w", err)
 	}
 	return ks, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"bloop/cache"
+	"bloop/internal/varint"
 	"bloop/structfile"
 	"bloop/structure"
 )
@@ -118,22 +119,15 @@ func decodeStructLMs(b []byte, file string) ([]structLM, error) {
 	if !ok {
 		return nil, fmt.Errorf("not a stored structure file")
 	}
-	r := &indexReader{b: rest}
-	lms := make([]structLM, r.count())
+	r := &varint.Reader{B: rest}
+	lms := make([]structLM, r.Count())
 	for i := range lms {
-		n := r.count()
-		name := string(r.b[:n])
-		r.b = r.b[n:]
-		n = r.count()
-		x, err := decodeIndex(r.b[:n])
+		name := r.Str()
+		x, err := decodeIndex(r.Bytes())
 		if err != nil {
 			return nil, err
 		}
-		r.b = r.b[n:]
 		lms[i] = structLM{file: file, name: name, index: x}
 	}
-	if r.err == nil && len(r.b) != 0 {
-		r.err = fmt.Errorf("%d bytes after the end", len(r.b))
-	}
-	return lms, r.err
+	return lms, r.End()
 }

@@ -1,6 +1,7 @@
 package unwind
 
 import (
+	"bloop/internal/varint"
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -117,27 +118,24 @@ func decodeBounds(b []byte) ([]Proc, map[string]int, error) {
 	if !ok {
 		return nil, nil, fmt.Errorf("not stored bounds")
 	}
-	r := &varints{b: rest}
-	ps := make([]Proc, r.count())
+	r := &varint.Reader{B: rest}
+	ps := make([]Proc, r.Count())
 	var prev uint64
 	for i := range ps {
-		lo := prev + r.uint()
-		ps[i] = Proc{Lo: lo, Hi: lo + r.uint(), Inferred: r.uint() == 1, Name: r.str()}
+		lo := prev + r.Uint()
+		ps[i] = Proc{Lo: lo, Hi: lo + r.Uint(), Inferred: r.Uint() == 1, Name: r.Str()}
 		prev = lo
 	}
 	byName := map[string]int{}
-	for n := r.count(); n > 0 && r.err == nil; n-- {
-		name := r.str()
-		if i := r.uint(); i < uint64(len(ps)) {
+	for n := r.Count(); n > 0 && r.Err == nil; n-- {
+		name := r.Str()
+		if i := r.Uint(); i < uint64(len(ps)) {
 			byName[name] = int(i)
 		} else {
-			r.fail("procedure %d of %d", i, len(ps))
+			r.Fail("procedure %d of %d", i, len(ps))
 		}
 	}
-	if r.err == nil && len(r.b) != 0 {
-		r.fail("%d bytes after the end", len(r.b))
-	}
-	return ps, byName, r.err
+	return ps, byName, r.End()
 }
 
 // encodeJumps: for each target procedure in order, the procedures
@@ -167,67 +165,23 @@ func decodeJumps(b []byte, nprocs int) (map[int][]int, error) {
 	if !ok {
 		return nil, fmt.Errorf("not stored jumps")
 	}
-	r := &varints{b: rest}
+	r := &varint.Reader{B: rest}
 	x := map[int][]int{}
 	proc := func() int {
-		v := r.uint()
+		v := r.Uint()
 		if v >= uint64(nprocs) {
-			r.fail("procedure %d of %d", v, nprocs)
+			r.Fail("procedure %d of %d", v, nprocs)
 			return 0
 		}
 		return int(v)
 	}
-	for n := r.count(); n > 0 && r.err == nil; n-- {
+	for n := r.Count(); n > 0 && r.Err == nil; n-- {
 		k := proc()
-		vs := make([]int, r.count())
+		vs := make([]int, r.Count())
 		for i := range vs {
 			vs[i] = proc()
 		}
 		x[k] = vs
 	}
-	if r.err == nil && len(r.b) != 0 {
-		r.fail("%d bytes after the end", len(r.b))
-	}
-	return x, r.err
-}
-
-// varints reads unsigned varints, remembering the first error.
-type varints struct {
-	b   []byte
-	err error
-}
-
-func (r *varints) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf(format, args...)
-	}
-	r.b = nil
-}
-
-func (r *varints) uint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail("truncated")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-// count reads a length, bounded by the bytes left (every item takes a
-// byte at least), so damage cannot allocate without limit.
-func (r *varints) count() int {
-	n := r.uint()
-	if n > uint64(len(r.b)) {
-		r.fail("count %d past the end", n)
-		return 0
-	}
-	return int(n)
-}
-
-func (r *varints) str() string {
-	n := r.count()
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s
+	return x, r.End()
 }

@@ -1,6 +1,7 @@
 package unwind
 
 import (
+	"bloop/internal/varint"
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -124,59 +125,46 @@ func decodeRecipes(b []byte, procs []Proc) (map[int][]Recipe, error) {
 	if !ok {
 		return nil, fmt.Errorf("not stored recipes")
 	}
-	r := &varints{b: rest}
+	r := &varint.Reader{B: rest}
 	out := map[int][]Recipe{}
 	i := 0
-	for n := r.count(); n > 0 && r.err == nil; n-- {
-		i += int(r.uint())
+	for n := r.Count(); n > 0 && r.Err == nil; n-- {
+		i += int(r.Uint())
 		if i < 0 || i >= len(procs) {
-			r.fail("procedure %d of %d", i, len(procs))
+			r.Fail("procedure %d of %d", i, len(procs))
 			break
 		}
 		var rs []Recipe
 		var end uint64
-		for k := r.count(); k > 0 && r.err == nil; k-- {
+		for k := r.Count(); k > 0 && r.Err == nil; k-- {
 			var lo uint64
 			if rs == nil {
-				lo = procs[i].Lo + uint64(r.int())
+				lo = procs[i].Lo + uint64(r.Int())
 			} else {
-				lo = end + r.uint()
+				lo = end + r.Uint()
 			}
-			rec := Recipe{Lo: lo, Hi: lo + r.uint()}
-			r.recipe(&rec)
+			rec := Recipe{Lo: lo, Hi: lo + r.Uint()}
+			readRecipe(r, &rec)
 			end = rec.Hi
 			rs = append(rs, rec)
 		}
 		out[i] = rs
 	}
-	if r.err == nil && len(r.b) != 0 {
-		r.fail("%d bytes after the end", len(r.b))
-	}
-	return out, r.err
+	return out, r.End()
 }
 
-func (r *varints) int() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail("truncated")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-// recipe reads a recipe's fields (appendRecipe's) into rec.
-func (r *varints) recipe(rec *Recipe) {
-	if len(r.b) < 4 {
-		r.fail("truncated")
+// readRecipe reads a recipe's fields (appendRecipe's) into rec.
+func readRecipe(r *varint.Reader, rec *Recipe) {
+	if len(r.B) < 4 {
+		r.Fail("truncated")
 		return
 	}
-	flags := r.b[0]
-	rec.CFA, rec.AltCFA, rec.RABits = Reg(r.b[1]), Reg(r.b[2]), r.b[3]
-	r.b = r.b[4:]
+	flags := r.B[0]
+	rec.CFA, rec.AltCFA, rec.RABits = Reg(r.B[1]), Reg(r.B[2]), r.B[3]
+	r.B = r.B[4:]
 	rec.BPSaved, rec.RAInDI = flags&recipeFlagBP != 0, flags&recipeFlagRAInDI != 0
 	rec.RAInLR, rec.AltRA = flags&recipeFlagRAInLR != 0, flags&recipeFlagAltRA != 0
 	for _, v := range []*int64{&rec.CFAOff, &rec.RAOff, &rec.BPOff, &rec.AltCFAOff, &rec.AltRAOff} {
-		*v = r.int()
+		*v = r.Int()
 	}
 }
