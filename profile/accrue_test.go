@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"bloop/cache"
-	"bloop/internal/rectest"
 )
 
 // TestAccruedIndex: reports of several recordings share a cache, each
@@ -14,12 +13,7 @@ import (
 // and the test programs are in several); each report must equal the one
 // made without a cache, in either order of the recordings.
 func TestAccruedIndex(t *testing.T) {
-	bin, _ := filepath.Abs("../testdata/prof/bin")
-	files, _ := filepath.Glob("../perfevent/testdata/*.data")
-	if len(files) < 6 {
-		t.Fatalf("committed perf.data files: %v", files)
-	}
-	files = append(files, rectest.Record(t, filepath.Join(bin, "unwind-gcc12-O2"), "100", "2", "200"))
+	bin, files := committedRecordings(t, true)
 	cold := map[string]string{}
 	for _, f := range files {
 		p, err := Build(f, Options{ModuleDirs: []string{bin}, Jobs: 2})

@@ -18,11 +18,7 @@ import (
 func TestJobsSameProfile(t *testing.T) {
 	defer func(n int) { batchLen = n }(batchLen)
 	batchLen = 3
-	bin, _ := filepath.Abs("../testdata/prof/bin")
-	files, _ := filepath.Glob("../perfevent/testdata/*.data")
-	if len(files) < 6 {
-		t.Fatalf("committed perf.data files: %v", files)
-	}
+	bin, files := committedRecordings(t, false)
 	type input struct {
 		path string
 		opt  Options
@@ -94,13 +90,7 @@ func dumpProfile(t *testing.T, p *Profile) string {
 // sampled ones: the same trees, scope by scope, and the same pprof
 // profile. Every module is analysed (libc, libm, the program).
 func TestSampledAnalysis(t *testing.T) {
-	bin, _ := filepath.Abs("../testdata/prof/bin")
-	files, _ := filepath.Glob("../perfevent/testdata/*.data")
-	if len(files) < 6 {
-		t.Fatalf("committed perf.data files: %v", files)
-	}
-	prog := filepath.Join(bin, "unwind-gcc12-O2")
-	files = append(files, rectest.Record(t, prog, "100", "2", "200"))
+	bin, files := committedRecordings(t, true)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			var dumps [2]string
@@ -122,13 +112,7 @@ func TestSampledAnalysis(t *testing.T) {
 // unwinding bounds come from the cache (warm) equals one without a cache
 // (cold), and the one that filled the cache.
 func TestWarmCacheSameProfile(t *testing.T) {
-	bin, _ := filepath.Abs("../testdata/prof/bin")
-	files, _ := filepath.Glob("../perfevent/testdata/*.data")
-	if len(files) < 6 {
-		t.Fatalf("committed perf.data files: %v", files)
-	}
-	prog := filepath.Join(bin, "unwind-gcc12-O2")
-	files = append(files, rectest.Record(t, prog, "100", "2", "200"))
+	bin, files := committedRecordings(t, true)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			c, err := cache.Open(t.TempDir())
@@ -148,4 +132,21 @@ func TestWarmCacheSameProfile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// committedRecordings returns testdata/prof/bin (the modules of the
+// committed perf.data files, found by name) and those files, failing
+// the test when fewer than six are there; fresh adds a recording of
+// unwind-gcc12-O2 made now.
+func committedRecordings(t *testing.T, fresh bool) (bin string, files []string) {
+	t.Helper()
+	bin, _ = filepath.Abs("../testdata/prof/bin")
+	files, _ = filepath.Glob("../perfevent/testdata/*.data")
+	if len(files) < 6 {
+		t.Fatalf("committed perf.data files: %v", files)
+	}
+	if fresh {
+		files = append(files, rectest.Record(t, filepath.Join(bin, "unwind-gcc12-O2"), "100", "2", "200"))
+	}
+	return bin, files
 }
