@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"os"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -21,20 +20,6 @@ func allocBytes(n int) []byte {
 		if hi := lo + (n-lo)/hugePage*hugePage; hi > lo {
 			_ = unix.Madvise(b[lo:hi], unix.MADV_HUGEPAGE)
 		}
-	}
-	return b
-}
-
-// mapFile maps a file's bytes (copy-on-write: nothing written reaches
-// the file), nil when it cannot. The mapping is never unmapped: the
-// sections sliced from it live as long as whatever holds them.
-func mapFile(f *os.File, size int64) []byte {
-	if size <= 0 || int64(int(size)) != size {
-		return nil
-	}
-	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
-	if err != nil {
-		return nil
 	}
 	return b
 }

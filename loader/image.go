@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 
+	"bloop/internal/mapfile"
 	"bloop/structure"
 )
 
@@ -216,7 +217,7 @@ func Open(path string, opt Options) (img *Image, err error) {
 	self := fileBytes{ReaderAt: raw, size: uint64(st.Size())}
 	if fh, ok := raw.(*os.File); ok && opt.MapFiles {
 		// Not a cubin laid out anew: the file's own bytes.
-		self.mapped = mapFile(fh, st.Size())
+		self.mapped = mapfile.Map(fh, st.Size(), false)
 	}
 	if err := img.readSections(ef, self); err != nil {
 		return nil, err
@@ -230,7 +231,7 @@ func Open(path string, opt Options) (img *Image, err error) {
 				defer raw.Close()
 				fb, err = newFileBytes(raw)
 				if err == nil && opt.MapFiles {
-					fb.mapped = mapFile(raw, int64(fb.size))
+					fb.mapped = mapfile.Map(raw, int64(fb.size), false)
 				}
 			}
 			if err != nil {

@@ -1,6 +1,7 @@
 package perfevent
 
 import (
+	"bloop/internal/mapfile"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -83,7 +84,7 @@ func Open(path string) (*File, error) {
 		return nil, err
 	}
 	f.closer = fh
-	f.mapped = mapFile(fh, st.Size())
+	f.mapped = mapfile.Map(fh, st.Size(), true)
 	return f, nil
 }
 
@@ -98,7 +99,7 @@ func (f *File) Keep() (release func(), ok bool) {
 	}
 	f.kept = true
 	b := f.mapped
-	return func() { unmapFile(b) }, true
+	return func() { mapfile.Unmap(b) }, true
 }
 
 // InFile reports, during Records' call, whether the record's bytes lie
@@ -122,7 +123,7 @@ func (f *File) UnknownTypes() map[uint32]int { return f.dec.UnknownTypes() }
 // Close closes the file Open opened.
 func (f *File) Close() error {
 	if f.mapped != nil && !f.kept {
-		unmapFile(f.mapped)
+		mapfile.Unmap(f.mapped)
 	}
 	f.mapped = nil
 	if f.closer != nil {

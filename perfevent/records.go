@@ -1,6 +1,7 @@
 package perfevent
 
 import (
+	"bloop/internal/mapfile"
 	"bufio"
 	"encoding/binary"
 	"errors"
@@ -298,7 +299,7 @@ func (s *stream) dropBehind() {
 	lo := (s.dropped + page - 1) / page * page
 	hi := (s.off - dropWindow) / page * page
 	if hi > lo {
-		dropPages(s.data[lo:hi])
+		mapfile.Drop(s.data[lo:hi])
 	}
 	s.dropped = hi
 }
