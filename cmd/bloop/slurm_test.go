@@ -129,6 +129,14 @@ func TestSlurmArray(t *testing.T) {
 	// A requeued job waits about two minutes before it is eligible;
 	// nothing here needs that wait.
 	cl.Run("scontrol", "update", "JobId="+id+"_"+victim, "StartTime=now")
+	// slurmctld takes the requeue in on its own time: until the task has
+	// left the state the kill gave it, waiting for the array's end would
+	// see that state (FAILED or CANCELLED) and stop at once.
+	for start := time.Now(); time.Since(start) < 2*time.Minute; time.Sleep(100 * time.Millisecond) {
+		if tks := cl.Tasks(id + "_" + victim); len(tks) > 0 && tks[0].State != "FAILED" && tks[0].State != "CANCELLED" {
+			break
+		}
+	}
 	for _, tk := range cl.Wait(id, 10*time.Minute) {
 		if tk.State != "COMPLETED" {
 			t.Errorf("task %s of the second array: %s (%s)\n%s", tk.ID, tk.State, tk.Reason, readLog(work, "run2", tk.ID))
