@@ -13,6 +13,13 @@ var (
 		"emulation-faults", "dummy", "bpf-output", "cgroup-switches"}
 )
 
+// Clock reports whether the event's sample periods are nanoseconds:
+// the cpu-clock and task-clock software events, however the file names
+// them ("cpu-clock:ppp", "task-clock:u", "cpu-clock/period=1000000/").
+func (a *Attr) Clock() bool {
+	return a.Type == TypeSoftware && (a.Config == 0 || a.Config == 1)
+}
+
 // DefaultName names an event from its attribute, for files that do not
 // name their events: the generic hardware and software events by perf's
 // names, others by type and config ("raw 0x1c2", "type 9 config 0x3").

@@ -19,10 +19,17 @@ import (
 // without perf or permission to use perf_event_open.
 func perfRecord(t *testing.T, mode []string, argv ...string) string {
 	t.Helper()
+	return perfRecordEvents(t, "cpu-clock,page-faults", mode, argv...)
+}
+
+// perfRecordEvents is perfRecord of the events named as perf's -e takes
+// them.
+func perfRecordEvents(t *testing.T, events string, mode []string, argv ...string) string {
+	t.Helper()
 	testenv.Need(t, "perf")
 	testenv.Capable(t, "perf_event_open", sample.Available())
 	out := filepath.Join(t.TempDir(), "perf.data")
-	args := append([]string{"record", "-q", "-o", out, "-e", "cpu-clock,page-faults", "-F", "999"}, mode...)
+	args := append([]string{"record", "-q", "-o", out, "-e", events, "-F", "999"}, mode...)
 	args = append(append(args, "--"), argv...)
 	if b, err := exec.Command("perf", args...).CombinedOutput(); err != nil {
 		testenv.Capable(t, fmt.Sprintf("perf record %v (%s)", mode, b), err)
@@ -104,6 +111,30 @@ func TestPerfDataLive(t *testing.T) {
 				t.Errorf("bloop unwound %d samples to an entry, perf %d", ours, theirs)
 			}
 		})
+	}
+}
+
+// TestPerfDataClockModifiers: a clock event named with perf's modifiers
+// (as perf names its default event where there is no PMU,
+// "cpu-clock:ppp") is still time: its totals are nanoseconds, about the
+// program's CPU time, and --event takes its base name.
+func TestPerfDataClockModifiers(t *testing.T) {
+	bin, _ := filepath.Abs("../testdata/prof/bin/unwind-gcc12-O2")
+	file := perfRecordEvents(t, "cpu-clock:u,page-faults:u", nil, bin, "400", "2", "100")
+	p, err := Build(file, Options{Event: "cpu-clock", Analyze: func(string) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Meta.EventNames(); len(got) != 2 || got[0] != "cpu-clock:u" {
+		t.Fatalf("events %q, want cpu-clock:u first", got)
+	}
+	if p.EventNanos(0) != 1 || p.EventUnit(0) != "nanoseconds" || p.EventNanos(1) != 0 {
+		t.Errorf("cpu-clock:u %g ns (%s), page-faults:u %g ns; want 1 and 0", p.EventNanos(0), p.EventUnit(0), p.EventNanos(1))
+	}
+	// -F 999: a sample's period is about a millisecond of CPU time.
+	perSample := float64(p.EventTotals[0]) / float64(p.EventSamples[0])
+	if p.EventSamples[0] < 100 || perSample < 1e5 || perSample > 1e8 {
+		t.Errorf("%d samples, %.0f ns each: not cpu-clock's nanoseconds", p.EventSamples[0], perSample)
 	}
 }
 

@@ -86,6 +86,21 @@ func (p *Profile) selectEvent(path, name string) error {
 			return nil
 		}
 	}
+	// "cpu-clock" names "cpu-clock:ppp" when only one event has that base.
+	match := -1
+	for i, n := range names {
+		if BaseEventName(n) == name {
+			if match >= 0 {
+				match = -2
+				break
+			}
+			match = i
+		}
+	}
+	if match >= 0 {
+		p.Event = match
+		return nil
+	}
 	return fmt.Errorf("%s: no event %q (it has %s)", path, name, strings.Join(names, ", "))
 }
 

@@ -28,14 +28,43 @@ func (p *Profile) EventNanos(i int) float64 {
 			u *= p.EventScale[i]
 		}
 		return u
+	case p.Meta.Perf && i < len(p.Meta.Clocks):
+		if p.Meta.Clocks[i] {
+			return 1
+		}
 	case p.Meta.Perf && clockEvent(names[i]):
 		return 1
 	}
 	return 0
 }
 
-// clockEvent reports whether a perf event's periods are nanoseconds.
-func clockEvent(name string) bool { return name == "cpu-clock" || name == "task-clock" }
+// clockEvent reports whether a perf event's periods are nanoseconds, by
+// its name without perf's modifiers, for profiles that kept no
+// attributes.
+func clockEvent(name string) bool {
+	n := BaseEventName(name)
+	return n == "cpu-clock" || n == "task-clock"
+}
+
+// BaseEventName is a perf event's name without the modifiers perf
+// appends after a colon ("cpu-clock:ppp", "cycles:u" name cpu-clock and
+// cycles); a tracepoint's "sched:sched_switch" stays whole.
+func BaseEventName(name string) string {
+	i := strings.LastIndexByte(name, ':')
+	if i < 0 || i == len(name)-1 {
+		return name
+	}
+	for _, c := range name[i+1:] {
+		if !strings.ContainsRune(perfModifiers, c) {
+			return name
+		}
+	}
+	return name[:i]
+}
+
+// perfModifiers are the letters of perf's event modifiers (perf list's
+// "u k h I G H p P S D W e b").
+const perfModifiers = "ukhIGHpPSDWeb"
 
 // metricTimeUnit is the time unit an hpcrun metric's name ends in, in
 // nanoseconds, or 0.

@@ -26,6 +26,10 @@ func TestEventNanos(t *testing.T) {
 	}{
 		{"perf.data", Profile{Meta: sample.Meta{Perf: true, Events: []string{"cpu-clock", "task-clock", "cycles", "page-faults"}}},
 			[]float64{1, 1, 0, 0}, []string{"nanoseconds", "nanoseconds", "count", "count"}},
+		{"perf.data, modifiers", Profile{Meta: sample.Meta{Perf: true, Events: []string{"cpu-clock:ppp", "task-clock:u", "cycles:u", "sched:sched_switch"}}},
+			[]float64{1, 1, 0, 0}, []string{"nanoseconds", "nanoseconds", "count", "count"}},
+		{"perf.data, attributes", Profile{Meta: sample.Meta{Perf: true, Events: []string{"cpu-clock/period=1000/", "my-clock", "cpu-clock"}, Clocks: []bool{true, false, false}}},
+			[]float64{1, 0, 0}, []string{"nanoseconds", "count", "count"}},
 		{"bloop recording: samples", Profile{Meta: sample.Meta{Event: "cpu-clock"}}, []float64{0}, []string{"count"}},
 		{"hpcrun", Profile{Meas: meas, Meta: sample.Meta{Events: []string{"REALTIME (sec)", "CPUTIME (usec)", "PAPI_TOT_CYC", "GPU (ratio)"}},
 			EventScale: []float64{1e-9, 1, 1, 1e-9}},
@@ -39,6 +43,34 @@ func TestEventNanos(t *testing.T) {
 				t.Errorf("%s: event %d: unit %q, want %q", c.name, i, got, c.units[i])
 			}
 		}
+	}
+}
+
+// TestBaseEventName: perf's modifiers go, a tracepoint's system stays.
+func TestBaseEventName(t *testing.T) {
+	for _, c := range [][2]string{
+		{"cpu-clock:ppp", "cpu-clock"}, {"cycles:u", "cycles"}, {"task-clock:uH", "task-clock"},
+		{"cpu-clock", "cpu-clock"}, {"sched:sched_switch", "sched:sched_switch"}, {"raw 0x1c2", "raw 0x1c2"},
+		{"cycles:", "cycles:"}, {"irq:irq_handler_entry", "irq:irq_handler_entry"},
+	} {
+		if got := BaseEventName(c[0]); got != c[1] {
+			t.Errorf("BaseEventName(%q) = %q, want %q", c[0], got, c[1])
+		}
+	}
+}
+
+// TestSelectEventBaseName: --event cpu-clock picks "cpu-clock:ppp"; a
+// base name two events share is refused.
+func TestSelectEventBaseName(t *testing.T) {
+	p := &Profile{Meta: sample.Meta{Perf: true, Events: []string{"cycles:u", "cpu-clock:ppp", "cycles:k"}}}
+	if err := p.selectEvent("f", "cpu-clock"); err != nil || p.Event != 1 {
+		t.Errorf("cpu-clock: event %d, %v; want 1", p.Event, err)
+	}
+	if err := p.selectEvent("f", "cycles:k"); err != nil || p.Event != 2 {
+		t.Errorf("cycles:k: event %d, %v; want 2", p.Event, err)
+	}
+	if err := p.selectEvent("f", "cycles"); err == nil {
+		t.Errorf("cycles: chose event %d of two", p.Event)
 	}
 }
 

@@ -103,6 +103,9 @@ type Meta struct {
 	Perf      bool
 	Events    []string
 	OSRelease string
+	// Clocks tells, per event of a perf.data file, whether its periods
+	// are nanoseconds (from its attribute, not its name).
+	Clocks []bool
 }
 
 // EventNames lists the recording's events: a bloop recording has one.

@@ -124,6 +124,7 @@ func perfMeta(pf *perfevent.File) Meta {
 	m := Meta{Command: pf.Features.Cmdline, Perf: true}
 	for _, e := range pf.Events {
 		m.Events = append(m.Events, e.Name)
+		m.Clocks = append(m.Clocks, e.Attr.Clock())
 	}
 	if len(pf.Events) > 0 {
 		a := &pf.Events[0].Attr
