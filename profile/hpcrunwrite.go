@@ -38,8 +38,8 @@ func (p *Profile) WriteHpcrun(dir string) error {
 		return err
 	}
 	w := &hpcrunWriter{p: p, dir: abs, paths: map[*Module]string{}, stacks: map[uint32][]stack{}}
-	for _, s := range p.stacks.list() {
-		w.stacks[s.tid] = append(w.stacks[s.tid], s)
+	for s := range p.stacks.list {
+		w.stacks[s.tid] = append(w.stacks[s.tid], *s)
 	}
 	for _, t := range w.threads() {
 		hp, err := w.profile(t)

@@ -59,8 +59,8 @@ func hpcrunRoundTrip(t *testing.T, p *Profile, opt Options) (*Profile, string) {
 // values per event, one line each in order.
 func stackValues(p *Profile) string {
 	sums := map[string][]int64{}
-	for _, s := range p.stacks.list() {
-		frames, partial := p.stacks.frames(&s)
+	for s := range p.stacks.list {
+		frames, partial := p.stacks.frames(s)
 		var b strings.Builder
 		if partial {
 			b.WriteString("[partial]")

@@ -189,15 +189,15 @@ func symbolAddr(path, name string) (uint64, error) {
 // first: its callchain as given (see chainPCs), else its IP. A chain is
 // complete when it reaches an entry point, or holds
 // only the sampled instruction (no call graph was recorded).
-func (sp *space) chainFrames(s *sample.Sample, osRelease string) ([]Frame, Outcome) {
+func (sp *space) chainFrames(s *sample.Sample, osRelease string, frames []Frame) ([]Frame, Outcome) {
 	if len(s.Callchain) == 0 {
 		mod, addr, ok := sp.lookup(s.Pid, s.IP, s.Time)
 		if !ok {
-			return nil, Failed
+			return frames, Failed
 		}
-		return []Frame{{Mod: mod, Addr: addr, PC: s.IP}}, Complete
+		return append(frames, Frame{Mod: mod, Addr: addr, PC: s.IP}), Complete
 	}
-	frames := sp.kernelFrames(s, osRelease)
+	frames = sp.kernelFrames(s, osRelease, frames)
 	out := Failed
 	if !hasUser(s.Callchain) {
 		out = Complete // a kernel thread
@@ -217,9 +217,8 @@ func (sp *space) chainFrames(s *sample.Sample, osRelease string) ([]Frame, Outco
 	return frames, out
 }
 
-// kernelFrames returns the frames of a callchain's kernel part.
-func (sp *space) kernelFrames(s *sample.Sample, osRelease string) []Frame {
-	var frames []Frame
+// kernelFrames appends the frames of a callchain's kernel part.
+func (sp *space) kernelFrames(s *sample.Sample, osRelease string, frames []Frame) []Frame {
 	chainPCs(s.Callchain, perfevent.ContextKernel, func(pc uint64, _ bool) bool {
 		frames = append(frames, Frame{Mod: sp.kernelModule(osRelease), Addr: pc, PC: pc})
 		return true

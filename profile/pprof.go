@@ -131,8 +131,8 @@ func (b *pprofBuilder) partialLocation() *profile.Location {
 // most samples first.
 func (b *pprofBuilder) samples(st *stacks, scopes func(Frame) []*Elem) []*pprofSample {
 	var out []*pprofSample
-	for _, s := range st.list() {
-		frames, partial := st.frames(&s)
+	for s := range st.list {
+		frames, partial := st.frames(s)
 		locs := make([]*profile.Location, 0, len(frames)+1)
 		for _, f := range frames {
 			locs = append(locs, b.location(f, scopes))

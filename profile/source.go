@@ -77,6 +77,7 @@ func (p *Profile) selectEvent(path, name string) error {
 	names := p.Meta.EventNames()
 	p.EventSamples = make([]uint64, len(names))
 	p.EventTotals = make([]uint64, len(names))
+	p.stacks.events = len(names)
 	if name == "" {
 		return nil
 	}

@@ -16,15 +16,36 @@ type stacks struct {
 	// many finds the children of the nodes with more than fanScan of
 	// them, by a hash of the parent and the frame (most nodes have one
 	// child and are searched on their list).
-	many map[uint64]nodeID
-	// ends are the distinct stacks, in the order of their first sample.
-	ends []stack
+	many edgeTable
+	// ends are the distinct stacks, in the order of their first sample,
+	// in chunks as the nodes (one growing slice of them was copied over
+	// and over: a quarter of the filing on a frame-pointer file).
+	ends  [][]stack
+	nends int32
 	// mods are the frames' modules, by number-1; modNo numbers them.
 	mods  []*Module
 	modNo map[*Module]uint32
 	// places are the nodes' places in the scope trees (fileTrees), in
 	// chunks as the nodes.
 	places [][]stackPlace
+	// events is how many events a profile has: each new stack's sums
+	// are cut for all of them from sumArena, not allocated one by one.
+	events   int
+	sumArena []int64
+}
+
+// sumChunk is how many sums sumArena is allocated by.
+const sumChunk = 1 << 16
+
+// newSums returns a stack's zeroed sums, for at least ev+1 events.
+func (s *stacks) newSums(ev int) []int64 {
+	n := 2 * max(s.events, ev+1)
+	if n > len(s.sumArena) {
+		s.sumArena = make([]int64, max(sumChunk, n))
+	}
+	out := s.sumArena[:n:n]
+	s.sumArena = s.sumArena[n:]
+	return out
 }
 
 // nodeID numbers a node from 1; 0 is none.
@@ -119,30 +140,15 @@ func (s *stacks) newNode(n stackNode) nodeID {
 	return nodeID(s.nodes)
 }
 
-// edgeHash is the key of p's child at (mod, addr) in stacks.many. Two
-// edges may share one: the map holds the first, the list has them all.
-func edgeHash(p nodeID, mod uint32, addr uint64) uint64 {
-	h := uint64(p)<<32 ^ uint64(mod)
-	h ^= addr * 0x9e3779b97f4a7c15
-	h ^= h >> 29
-	h *= 0xbf58476d1ce4e5b9
-	return h ^ h>>32
-}
-
 // child returns p's child at frame f (module number mod), made if new.
 func (s *stacks) child(p nodeID, mod uint32, f Frame) nodeID {
 	pn := s.node(p)
-	var h uint64
 	if pn.nkids > fanScan {
-		h = edgeHash(p, mod, f.Addr)
-		c, ok := s.many[h]
-		if !ok {
-			return s.newChild(p, mod, f, h)
-		}
-		if cn := s.node(c); cn.parent == p && cn.mod == mod && cn.addr == f.Addr {
+		h := edgeHash(p, mod, f.Addr)
+		if c := s.findEdge(h, p, mod, f.Addr); c != 0 {
 			return c
 		}
-		// another edge of the same hash: the list has it
+		return s.newChild(p, mod, f, h)
 	}
 	for c := pn.first; c != 0; {
 		cn := s.node(c)
@@ -151,7 +157,7 @@ func (s *stacks) child(p nodeID, mod uint32, f Frame) nodeID {
 		}
 		c = cn.next
 	}
-	return s.newChild(p, mod, f, h)
+	return s.newChild(p, mod, f, 0)
 }
 
 // newChild makes p's child at f (h: its hash when p has many).
@@ -164,24 +170,14 @@ func (s *stacks) newChild(p nodeID, mod uint32, f Frame, h uint64) nodeID {
 	pn.nkids++
 	switch {
 	case pn.nkids == fanScan+1:
-		if s.many == nil {
-			s.many = map[uint64]nodeID{}
-		}
 		for d := pn.first; d != 0; d = s.node(d).next {
 			dn := s.node(d)
-			s.putMany(edgeHash(p, dn.mod, dn.addr), d)
+			s.putEdge(edgeHash(p, dn.mod, dn.addr), d)
 		}
 	case pn.nkids > fanScan:
-		s.putMany(h, c)
+		s.putEdge(h, c)
 	}
 	return c
-}
-
-// putMany files c under h unless another edge has it.
-func (s *stacks) putMany(h uint64, c nodeID) {
-	if _, ok := s.many[h]; !ok {
-		s.many[h] = c
-	}
 }
 
 // each calls fn for every node below the threads' roots, in no
@@ -219,13 +215,12 @@ func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) 
 	}
 	ln := s.node(n)
 	if ln.end == 0 {
-		s.ends = append(s.ends, stack{tid: tid, leaf: n})
-		ln.end = int32(len(s.ends))
+		ln.end = s.newEnd(stack{tid: tid, leaf: n, sums: s.newSums(ev)})
 	}
-	e := &s.ends[ln.end-1]
+	e := s.end(ln.end)
 	e.count++
-	for len(e.sums) <= 2*ev {
-		e.sums = append(e.sums, 0, 0)
+	if len(e.sums) <= 2*ev {
+		e.sums = append(e.sums, make([]int64, 2*ev+2-len(e.sums))...)
 	}
 	e.sums[2*ev] += int64(w)
 	e.sums[2*ev+1]++
@@ -260,5 +255,32 @@ func (s *stacks) placeOf(id nodeID) *stackPlace {
 	return &s.places[i>>chunkBits][i&chunkMask]
 }
 
-// list returns the distinct stacks in the order of their first sample.
-func (s *stacks) list() []stack { return s.ends }
+// newEnd keeps a distinct stack; its number (from 1).
+func (s *stacks) newEnd(st stack) int32 {
+	i := s.nends
+	if i>>chunkBits == int32(len(s.ends)) {
+		s.ends = append(s.ends, make([]stack, 0, 1<<chunkBits))
+	}
+	c := &s.ends[i>>chunkBits]
+	*c = append(*c, st)
+	s.nends++
+	return s.nends
+}
+
+// end is distinct stack number k.
+func (s *stacks) end(k int32) *stack {
+	i := k - 1
+	return &s.ends[i>>chunkBits][i&chunkMask]
+}
+
+// list calls yield with the distinct stacks in the order of their first
+// sample.
+func (s *stacks) list(yield func(*stack) bool) {
+	for _, c := range s.ends {
+		for i := range c {
+			if !yield(&c[i]) {
+				return
+			}
+		}
+	}
+}

@@ -43,8 +43,7 @@ func (sp *space) lookupAt(pid uint32, t uint64) unwind.Lookup {
 
 // framesAt places run-time addresses (innermost first) of process pid
 // at time t in their modules, up to the first outside every mapping.
-func (sp *space) framesAt(pid uint32, t uint64, pcs []uint64) []Frame {
-	frames := make([]Frame, 0, len(pcs))
+func (sp *space) framesAt(pid uint32, t uint64, pcs []uint64, frames []Frame) []Frame {
 	for _, pc := range pcs {
 		m, addr, ok := sp.lookup(pid, pc, t)
 		if !ok {
