@@ -1,75 +1,74 @@
 package profile
 
-// edgeTable finds the children of the nodes of the tree of stacks that
-// have more than fanScan of them (a thread's [partial] root has one per
-// distinct sampled address: a million in a frame-pointer profile of a
-// program built without them). Open addressing over two flat arrays,
-// each slot a tag of the edge's hash and the child's id: a look-up is
-// mostly one probe in memory the garbage collector does not scan, where
-// a Go map of the same edges was a fifth of the pass over the samples.
+// edgeTable finds the children of a node of the tree of stacks that has
+// more than fanScan of them (a thread's [partial] root has one per
+// distinct address sampled in it: thousands, a million in all in a
+// frame-pointer profile of a program built without them). Open
+// addressing over a flat array the garbage collector does not scan,
+// each slot the child's frame and id: a look-up reads no node, and a
+// thread's table stays in cache while its samples come, where one Go
+// map of every such edge was a fifth of the pass over the samples.
 type edgeTable struct {
-	tags []uint32 // the hash's high half, 0 for an empty slot
-	ids  []nodeID
-	n    int // edges held
+	slots []edgeSlot
+	n     int // edges held
 }
 
-// edgeHash is the hash of p's child at (mod, addr).
-func edgeHash(p nodeID, mod uint32, addr uint64) uint64 {
-	h := uint64(p)<<32 ^ uint64(mod)
-	h ^= addr * 0x9e3779b97f4a7c15
+type edgeSlot struct {
+	addr uint64
+	mod  uint32
+	id   nodeID // 0: empty
+}
+
+// frameHash is the hash of a frame's module number and address.
+func frameHash(mod uint32, addr uint64) uint64 {
+	h := addr*0x9e3779b97f4a7c15 ^ uint64(mod)
 	h ^= h >> 29
 	h *= 0xbf58476d1ce4e5b9
 	return h ^ h>>32
 }
 
-// tagOf is h's tag: never 0, which marks an empty slot.
-func tagOf(h uint64) uint32 { return uint32(h>>32) | 1 }
-
-// findEdge returns p's child at (mod, addr), whose edge hashes to h; 0
-// if it has none.
-func (s *stacks) findEdge(h uint64, p nodeID, mod uint32, addr uint64) nodeID {
-	t := &s.many
-	if len(t.ids) == 0 {
-		return 0
-	}
-	mask := uint64(len(t.ids) - 1)
-	tag := tagOf(h)
-	for i := h & mask; ; i = (i + 1) & mask {
-		switch t.tags[i] {
-		case 0:
-			return 0
-		case tag:
-			id := t.ids[i]
-			if n := s.node(id); n.parent == p && n.mod == mod && n.addr == addr {
-				return id
-			}
+// find returns the child at (mod, addr), 0 if there is none.
+func (t *edgeTable) find(mod uint32, addr uint64) nodeID {
+	mask := uint64(len(t.slots) - 1)
+	for i := frameHash(mod, addr) & mask; ; i = (i + 1) & mask {
+		sl := &t.slots[i]
+		if sl.id == 0 || sl.addr == addr && sl.mod == mod {
+			return sl.id
 		}
 	}
 }
 
-// putEdge files child c, whose edge hashes to h; it must not be there.
-func (s *stacks) putEdge(h uint64, c nodeID) {
-	t := &s.many
-	if 2*(t.n+1) > len(t.ids) {
-		old := t.ids
-		size := max(1024, 2*len(old))
-		t.tags, t.ids, t.n = make([]uint32, size), make([]nodeID, size), 0
-		for _, id := range old {
-			if id != 0 {
-				n := s.node(id)
-				t.insert(edgeHash(n.parent, n.mod, n.addr), id)
+// put files child c at (mod, addr); it must not be there.
+func (t *edgeTable) put(mod uint32, addr uint64, c nodeID) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots, t.n = make([]edgeSlot, max(32, 2*len(old))), 0
+		for _, sl := range old {
+			if sl.id != 0 {
+				t.insert(sl)
 			}
 		}
 	}
-	t.insert(h, c)
+	t.insert(edgeSlot{addr, mod, c})
 }
 
-func (t *edgeTable) insert(h uint64, c nodeID) {
-	mask := uint64(len(t.ids) - 1)
-	i := h & mask
-	for t.tags[i] != 0 {
+func (t *edgeTable) insert(sl edgeSlot) {
+	mask := uint64(len(t.slots) - 1)
+	i := frameHash(sl.mod, sl.addr) & mask
+	for t.slots[i].id != 0 {
 		i = (i + 1) & mask
 	}
-	t.tags[i], t.ids[i] = tagOf(h), c
+	t.slots[i] = sl
 	t.n++
+}
+
+// wideTable makes node p's table of children, filing those it has.
+func (s *stacks) wideTable(p nodeID) {
+	s.wide = append(s.wide, edgeTable{})
+	t := &s.wide[len(s.wide)-1]
+	for d := s.node(p).first; d != 0; d = s.node(d).next {
+		dn := s.node(d)
+		t.put(dn.mod, dn.addr, d)
+	}
+	s.node(p).wide = uint32(len(s.wide))
 }

@@ -345,7 +345,7 @@ func (p *Profile) measNode(n hpcrun.Node, parent *measPath, mods map[uint16]*Mod
 	if m == nil {
 		return &measPath{err: fmt.Errorf("node %d in module %d, not in the load map", n.ID, n.Module)}
 	}
-	mp.frame = Frame{Mod: m, Addr: n.Offset, PC: n.Offset}
+	mp.frame = Frame{Mod: m, Addr: n.Offset}
 	mp.scopes = p.scopesOf(mp.frame)
 	return mp
 }

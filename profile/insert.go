@@ -22,16 +22,10 @@ type Path struct {
 // insert files one path in the calling-context trees, when it is of
 // their event, and in the tree of stacks pprof's profile is made from.
 func (p *Profile) insert(x Path) {
-	p.Samples++
-	ev, w := x.Event, x.Value
-	if ev < 0 || ev >= len(p.EventTotals) {
+	if !p.count(&x) {
 		return
 	}
-	p.EventSamples[ev]++
-	p.EventTotals[ev] += w
-	if p.Meas != nil && x.Out != Complete {
-		p.Meas.Partial[ev] += w
-	}
+	ev, w := x.Event, x.Value
 	if p.deferScopes && x.Scopes == nil {
 		// Scoped once per distinct stack, after the pass (fileStacks).
 		p.stacks.add(x.Tid, x.Frames, x.Out, ev, w)
@@ -50,6 +44,22 @@ func (p *Profile) insert(x Path) {
 		p.InsertScopes(x.Tid, path, ev, w)
 	}
 	p.stacks.add(x.Tid, x.Frames, x.Out, ev, w)
+}
+
+// count adds a path to the profile's totals; false if its event is not
+// one the profile has, and the path is not filed.
+func (p *Profile) count(x *Path) bool {
+	p.Samples++
+	ev, w := x.Event, x.Value
+	if ev < 0 || ev >= len(p.EventTotals) {
+		return false
+	}
+	p.EventSamples[ev]++
+	p.EventTotals[ev] += w
+	if p.Meas != nil && x.Out != Complete {
+		p.Meas.Partial[ev] += w
+	}
+	return true
 }
 
 // InsertScopes adds one sample's scope path (outermost first) with its

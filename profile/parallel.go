@@ -1,7 +1,9 @@
 package profile
 
 import (
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"bloop/sample"
 )
@@ -27,6 +29,11 @@ type batch struct {
 	out     []unwound
 	frames  []Frame // the paths' frames, back to back
 	done    chan struct{}
+	// shard lists, per shard, the paths (indexes in out) it files, seq
+	// their samples' numbers; pending counts the shards not done.
+	shard   [][]int32
+	seq     []uint64
+	pending atomic.Int32
 }
 
 // take copies s into the batch.
@@ -45,6 +52,9 @@ func (b *batch) take(s *sample.Sample) {
 
 func (b *batch) reset() {
 	b.samples, b.stacks, b.chains, b.out, b.frames = b.samples[:0], b.stacks[:0], b.chains[:0], b.out[:0], b.frames[:0]
+	for k := range b.shard {
+		b.shard[k] = b.shard[k][:0]
+	}
 }
 
 // pathsParallel is paths with p.opt.Jobs workers unwinding batches of
@@ -74,18 +84,25 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 		}()
 	}
 	filed := make(chan struct{})
-	go func() {
-		defer close(filed)
-		for b := range order {
-			<-b.done
-			for i := range b.out {
-				p.account(&b.out[i])
-				add(b.out[i].Path)
+	if p.deferScopes && p.stacks.nodes == 0 {
+		go func() {
+			defer close(filed)
+			p.fileSharded(order, free, min(jobs, maxShards))
+		}()
+	} else {
+		go func() {
+			defer close(filed)
+			for b := range order {
+				<-b.done
+				for i := range b.out {
+					p.account(&b.out[i])
+					add(b.out[i].Path)
+				}
+				b.reset()
+				free <- b
 			}
-			b.reset()
-			free <- b
-		}
-	}()
+		}()
+	}
 	var lease *sample.Lease
 	cur := <-free
 	send := func() {
@@ -123,4 +140,68 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 		lease.Release()
 	}
 	return err
+}
+
+// maxShards bounds the shards the stacks are filed in (mergeShards
+// numbers them in a byte).
+const maxShards = 16
+
+// fileSharded takes the unwound batches in the order of the file, counts
+// their paths and has the shards file them (shards.go); a batch is free
+// again once every shard is done with it. The profile's stacks are the
+// shards' merged.
+func (p *Profile) fileSharded(order <-chan *batch, free chan<- *batch, n int) {
+	shards := make([]*stacks, n)
+	in := make([]chan *batch, n)
+	var wg sync.WaitGroup
+	for k := range shards {
+		shards[k] = &stacks{events: p.stacks.events}
+		in[k] = make(chan *batch, cap(free))
+		wg.Add(1)
+		go func(sh *stacks, in <-chan *batch) {
+			defer wg.Done()
+			for b := range in {
+				for _, i := range b.shard[k] {
+					x := &b.out[i].Path
+					sh.fileAt(b.seq[i], x.Tid, x.Frames, x.Out, x.Event, x.Value)
+				}
+				if b.pending.Add(-1) == 0 {
+					b.reset()
+					free <- b
+				}
+			}
+		}(shards[k], in[k])
+	}
+	var seq uint64
+	for b := range order {
+		<-b.done
+		if len(b.shard) != n {
+			b.shard = make([][]int32, n)
+		}
+		b.seq = slices.Grow(b.seq[:0], len(b.out))[:len(b.out)]
+		for i := range b.out {
+			x := &b.out[i]
+			p.account(x)
+			if p.count(&x.Path) {
+				k := shardOf(x.Tid, n)
+				b.shard[k] = append(b.shard[k], int32(i))
+				b.seq[i] = seq
+				seq++
+			}
+		}
+		b.pending.Store(int32(n))
+		for _, c := range in {
+			c <- b
+		}
+	}
+	for _, c := range in {
+		close(c)
+	}
+	wg.Wait()
+	if n == 1 {
+		p.stacks = *shards[0]
+		return
+	}
+	p.stacks = mergeShards(shards, p.stacks.events)
+	p.stacks.seq = seq
 }

@@ -195,7 +195,7 @@ func (sp *space) chainFrames(s *sample.Sample, osRelease string, frames []Frame)
 		if !ok {
 			return frames, Failed
 		}
-		return append(frames, Frame{Mod: mod, Addr: addr, PC: s.IP}), Complete
+		return append(frames, Frame{Mod: mod, Addr: addr}), Complete
 	}
 	frames = sp.kernelFrames(s, osRelease, frames)
 	out := Failed
@@ -207,7 +207,7 @@ func (sp *space) chainFrames(s *sample.Sample, osRelease string, frames []Frame)
 		if !ok {
 			return false
 		}
-		frames = append(frames, Frame{Mod: mod, Addr: addr, PC: pc})
+		frames = append(frames, Frame{Mod: mod, Addr: addr})
 		if unwind.EndsPath(mod.Unw, addr, first) {
 			out = Complete
 			return false
@@ -220,7 +220,7 @@ func (sp *space) chainFrames(s *sample.Sample, osRelease string, frames []Frame)
 // kernelFrames appends the frames of a callchain's kernel part.
 func (sp *space) kernelFrames(s *sample.Sample, osRelease string, frames []Frame) []Frame {
 	chainPCs(s.Callchain, perfevent.ContextKernel, func(pc uint64, _ bool) bool {
-		frames = append(frames, Frame{Mod: sp.kernelModule(osRelease), Addr: pc, PC: pc})
+		frames = append(frames, Frame{Mod: sp.kernelModule(osRelease), Addr: pc})
 		return true
 	})
 	return frames

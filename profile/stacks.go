@@ -13,10 +13,10 @@ type stacks struct {
 	threads map[uint32]nodeID // each thread's root
 	chunks  [][]stackNode     // node id-1 at chunks[(id-1)>>chunkBits][(id-1)&chunkMask]
 	nodes   uint32            // made so far
-	// many finds the children of the nodes with more than fanScan of
-	// them, by a hash of the parent and the frame (most nodes have one
-	// child and are searched on their list).
-	many edgeTable
+	// wide are the tables of the children of the nodes with more than
+	// fanScan of them (most nodes have one child and are searched on
+	// their list), by stackNode.wide-1.
+	wide []edgeTable
 	// ends are the distinct stacks, in the order of their first sample,
 	// in chunks as the nodes (one growing slice of them was copied over
 	// and over: a quarter of the filing on a frame-pointer file).
@@ -32,6 +32,9 @@ type stacks struct {
 	// are cut for all of them from sumArena, not allocated one by one.
 	events   int
 	sumArena []int64
+	// seq numbers the samples filed, from 0: the one add files; a shard
+	// is given the numbers of the samples it files (fileAt).
+	seq uint64
 }
 
 // sumChunk is how many sums sumArena is allocated by.
@@ -61,13 +64,15 @@ const (
 const fanScan = 8
 
 type stackNode struct {
-	addr, pc uint64 // the frame's file and run-time address
+	addr uint64 // the frame's file address
 	// parent; first is the first child, next the next sibling; nkids
 	// counts the children.
 	parent, first, next nodeID
 	nkids               int32
+	wide                uint32 // 1 + the index of its children's table in wide, 0: none (yet)
 	mod                 uint32 // the frame's module's number, 0 for a thread's root and [partial]
 	end                 int32  // 1 + the index in ends of the stack ending here, 0: none
+	seq                 uint64 // the number of the sample that made it (shards merge by it)
 }
 
 // stack is one distinct stack of one thread and its samples: count in
@@ -78,6 +83,7 @@ type stack struct {
 	leaf  nodeID
 	count int64
 	sums  []int64
+	seq   uint64 // the number of its first sample
 }
 
 // events is the number of events the stack has values of.
@@ -108,7 +114,7 @@ func (s *stacks) frame(n *stackNode) Frame {
 	if n.mod == 0 {
 		return Frame{}
 	}
-	return Frame{Mod: s.mods[n.mod-1], Addr: n.addr, PC: n.pc}
+	return Frame{Mod: s.mods[n.mod-1], Addr: n.addr}
 }
 
 // modNumber numbers m (0 for nil).
@@ -144,11 +150,14 @@ func (s *stacks) newNode(n stackNode) nodeID {
 func (s *stacks) child(p nodeID, mod uint32, f Frame) nodeID {
 	pn := s.node(p)
 	if pn.nkids > fanScan {
-		h := edgeHash(p, mod, f.Addr)
-		if c := s.findEdge(h, p, mod, f.Addr); c != 0 {
+		if pn.wide == 0 {
+			s.wideTable(p) // a merge of shards leaves the tables behind
+			pn = s.node(p)
+		}
+		if c := s.wide[pn.wide-1].find(mod, f.Addr); c != 0 {
 			return c
 		}
-		return s.newChild(p, mod, f, h)
+		return s.newChild(p, mod, f)
 	}
 	for c := pn.first; c != 0; {
 		cn := s.node(c)
@@ -157,25 +166,22 @@ func (s *stacks) child(p nodeID, mod uint32, f Frame) nodeID {
 		}
 		c = cn.next
 	}
-	return s.newChild(p, mod, f, 0)
+	return s.newChild(p, mod, f)
 }
 
-// newChild makes p's child at f (h: its hash when p has many).
-func (s *stacks) newChild(p nodeID, mod uint32, f Frame, h uint64) nodeID {
+// newChild makes p's child at f.
+func (s *stacks) newChild(p nodeID, mod uint32, f Frame) nodeID {
 	// Nothing reads the children in order (ends keeps the stacks'
 	// order): a new child goes first.
-	c := s.newNode(stackNode{addr: f.Addr, pc: f.PC, mod: mod, parent: p, next: s.node(p).first})
+	c := s.newNode(stackNode{addr: f.Addr, mod: mod, parent: p, next: s.node(p).first, seq: s.seq})
 	pn := s.node(p)
 	pn.first = c
 	pn.nkids++
 	switch {
 	case pn.nkids == fanScan+1:
-		for d := pn.first; d != 0; d = s.node(d).next {
-			dn := s.node(d)
-			s.putEdge(edgeHash(p, dn.mod, dn.addr), d)
-		}
+		s.wideTable(p)
 	case pn.nkids > fanScan:
-		s.putEdge(h, c)
+		s.wide[pn.wide-1].put(mod, f.Addr, c)
 	}
 	return c
 }
@@ -198,7 +204,7 @@ func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) 
 	}
 	n, ok := s.threads[tid]
 	if !ok {
-		n = s.newNode(stackNode{})
+		n = s.newNode(stackNode{seq: s.seq})
 		s.threads[tid] = n
 	}
 	if out != Complete {
@@ -215,7 +221,7 @@ func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) 
 	}
 	ln := s.node(n)
 	if ln.end == 0 {
-		ln.end = s.newEnd(stack{tid: tid, leaf: n, sums: s.newSums(ev)})
+		ln.end = s.newEnd(stack{tid: tid, leaf: n, sums: s.newSums(ev), seq: s.seq})
 	}
 	e := s.end(ln.end)
 	e.count++
@@ -224,6 +230,7 @@ func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) 
 	}
 	e.sums[2*ev] += int64(w)
 	e.sums[2*ev+1]++
+	s.seq++
 }
 
 // frames returns stack st's frames innermost first, and whether it

@@ -1,7 +1,9 @@
 package profile
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -49,4 +51,105 @@ func TestStacksWideNodes(t *testing.T) {
 			seen[k] = true
 		})
 	}
+}
+
+// TestMergeShards files random samples of several threads (deep and
+// wide stacks, partial ones, two events, frames of several modules) in
+// one tree and in 1, 2, 3 and 5 shards merged: the trees must be the
+// same node for node, stack for stack, and stay so when more samples
+// are filed into them after the merge.
+func TestMergeShards(t *testing.T) {
+	mods := []*Module{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	type sampleIn struct {
+		tid    uint32
+		frames []Frame
+		out    Outcome
+		ev     int
+		w      uint64
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	gen := func(n int) []sampleIn {
+		var in []sampleIn
+		for range n {
+			s := sampleIn{tid: uint32(rng.IntN(7)), out: Complete, ev: rng.IntN(2), w: uint64(rng.IntN(1000))}
+			if rng.IntN(3) == 0 {
+				s.out = Truncated
+			}
+			for range 1 + rng.IntN(6) {
+				// Few addresses near the root, many at the leaves.
+				s.frames = append(s.frames, Frame{Mod: mods[rng.IntN(len(mods))], Addr: uint64(rng.IntN(40 * (len(s.frames) + 1)))})
+			}
+			in = append(in, s)
+		}
+		return in
+	}
+	first, more := gen(20000), gen(2000)
+	var want stacks
+	want.events = 2
+	for _, s := range first {
+		want.add(s.tid, s.frames, s.out, s.ev, s.w)
+	}
+	for _, k := range []int{1, 2, 3, 5} {
+		shards := make([]*stacks, k)
+		for i := range shards {
+			shards[i] = &stacks{events: 2}
+		}
+		for seq, s := range first {
+			shards[shardOf(s.tid, k)].fileAt(uint64(seq), s.tid, s.frames, s.out, s.ev, s.w)
+		}
+		got := mergeShards(shards, 2)
+		got.seq = uint64(len(first))
+		w := want // the same nodes' chunks: compared before more are filed
+		if d := sameStacks(&w, &got); d != "" {
+			t.Fatalf("%d shards: %s", k, d)
+		}
+		// More samples after the merge: the wide nodes' table is remade.
+		var again stacks
+		again.events = 2
+		for _, s := range first {
+			again.add(s.tid, s.frames, s.out, s.ev, s.w)
+		}
+		for _, s := range more {
+			again.add(s.tid, s.frames, s.out, s.ev, s.w)
+			got.add(s.tid, s.frames, s.out, s.ev, s.w)
+		}
+		if d := sameStacks(&again, &got); d != "" {
+			t.Fatalf("%d shards, then more samples: %s", k, d)
+		}
+	}
+}
+
+// sameStacks describes the first difference between two trees of
+// stacks, "" if there is none.
+func sameStacks(a, b *stacks) string {
+	if a.nodes != b.nodes || a.nends != b.nends || len(a.mods) != len(b.mods) || len(a.threads) != len(b.threads) {
+		return fmt.Sprintf("%d/%d nodes, %d/%d stacks, %d/%d modules, %d/%d threads",
+			a.nodes, b.nodes, a.nends, b.nends, len(a.mods), len(b.mods), len(a.threads), len(b.threads))
+	}
+	for i := range a.mods {
+		if a.mods[i] != b.mods[i] {
+			return fmt.Sprintf("module %d: %s, %s", i+1, a.mods[i].Name, b.mods[i].Name)
+		}
+	}
+	for tid, r := range a.threads {
+		if b.threads[tid] != r {
+			return fmt.Sprintf("thread %d: root %d, %d", tid, r, b.threads[tid])
+		}
+	}
+	for id := nodeID(1); uint32(id) <= a.nodes; id++ {
+		// Which table a wide node's children are in is no part of the
+		// tree (a merge remakes them when needed).
+		x, y := *a.node(id), *b.node(id)
+		x.wide, y.wide = 0, 0
+		if x != y {
+			return fmt.Sprintf("node %d: %+v, %+v", id, x, y)
+		}
+	}
+	for i := range a.nends {
+		x, y := a.end(i+1), b.end(i+1)
+		if x.tid != y.tid || x.leaf != y.leaf || x.count != y.count || x.seq != y.seq || !slices.Equal(x.sums, y.sums) {
+			return fmt.Sprintf("stack %d: %+v, %+v", i+1, *x, *y)
+		}
+	}
+	return ""
 }

@@ -11,7 +11,6 @@ import (
 type Frame struct {
 	Mod  *Module
 	Addr uint64
-	PC   uint64 // runtime address
 }
 
 // Outcome classifies an unwind (package unwind walks the stacks).
@@ -49,7 +48,7 @@ func (sp *space) framesAt(pid uint32, t uint64, pcs []uint64, frames []Frame) []
 		if !ok {
 			break
 		}
-		frames = append(frames, Frame{Mod: m, Addr: addr, PC: pc})
+		frames = append(frames, Frame{Mod: m, Addr: addr})
 	}
 	return frames
 }
