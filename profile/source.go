@@ -33,7 +33,7 @@ func Open(path string) (Source, error) {
 		return nil, err
 	}
 	if perf {
-		return &recording{path: path, scan: sample.ScanPerf}, nil
+		return &recording{path: path, scan: sample.ScanPerf, skim: sample.SkimPerf}, nil
 	}
 	return &recording{path: path, scan: sample.ScanFile}, nil
 }
