@@ -91,7 +91,7 @@ func (f *File) record(s *stream, h Header, body []byte, off int64, fn func(Recor
 func (f *File) deliver(h Header, body []byte, fn func(Record) error) error {
 	var rec Record
 	if f.skim && h.Type == RecordSample {
-		f.raw = RawSample{Header: h, Body: body, dec: f.dec}
+		f.raw.Header, f.raw.Body, f.raw.dec = h, body, f.dec
 		rec = &f.raw
 	} else {
 		var err error
@@ -291,7 +291,9 @@ func (s *stream) next() (Header, []byte, int64, error) {
 	}
 	if s.data != nil {
 		s.off += int64(h.Size)
-		s.dropBehind()
+		if s.off-s.dropped >= 2*dropWindow { // checked here: a call per record costs
+			s.dropBehind()
+		}
 		return h, s.data[off+headerSize : s.off : s.off], off, nil
 	}
 	if s.buf == nil {
@@ -311,11 +313,9 @@ func (s *stream) next() (Header, []byte, int64, error) {
 var dropWindow int64 = 8 << 20
 
 // dropBehind gives back the pages of a mapped file more than dropWindow
-// behind the reading.
+// behind the reading; next calls it when the reading is twice that
+// past the last pages given back.
 func (s *stream) dropBehind() {
-	if s.off-s.dropped < 2*dropWindow {
-		return
-	}
 	page := int64(os.Getpagesize())
 	lo := (s.dropped + page - 1) / page * page
 	hi := (s.off - dropWindow) / page * page
