@@ -13,8 +13,8 @@ import (
 type recording struct {
 	path string
 	scan func(path string, f func(sample.Entry) error) error
-	// skim, when set, scans everything but the samples, for prepare:
-	// perf.data files, whose samples are most of the decoding.
+	// skim, when set, scans everything but the samples (most of the
+	// decoding), for prepare.
 	skim func(path string, f func(sample.Entry) error) error
 }
 

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -318,5 +320,85 @@ func TestRoundTripLR(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, in) {
 		t.Errorf("got  %+v\nwant %+v", got, in)
+	}
+}
+
+// TestSkimFile reads recordings with ScanFile and SkimFile (and Scan
+// and its skim from a reader that cannot discard): the skim must pass
+// the same entries but the samples, whose bytes it skips unchecked; a
+// sample that runs past the end is still an error.
+func TestSkimFile(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	w.Meta(Meta{Command: []string{"prog"}, Event: "cpu-clock", Freq: 99, StackSize: 64})
+	stack := bytes.Repeat([]byte{7}, 64)
+	for i := range 6 {
+		w.Mmap(Mmap{Pid: 1, Tid: 1, Time: uint64(i), Addr: 0x1000 * uint64(i+1), Len: 0x1000, Prot: 5, File: "/lib/x"})
+		// The same stack top: later samples share it with earlier ones.
+		w.Sample(&Sample{Pid: 1, Tid: 1, Time: uint64(i), IP: 0x1234, SP: 0x7f00, StackSize: 64, Stack: stack})
+		w.Sample(&Sample{Pid: 1, Tid: 2, Time: uint64(i), IP: 0x1234, SP: 0x7f00, LR: 5, HasLR: true, StackSize: 64, Stack: stack})
+		w.Comm(Comm{Pid: 1, Tid: 2, Time: uint64(i), Name: fmt.Sprint("t", i)})
+	}
+	w.Lost(2)
+	w.Stats(Stats{Samples: 12})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	good := writeAll(t)
+	shortSample := append(append([]byte(nil), good...), KindSample, 4, 0, 0, 0, 1, 2, 3, 4)
+	cases := []struct {
+		name    string
+		data    []byte
+		samples int    // samples a full scan passes, -1: it fails, at the last record
+		want    string // substring of the skim's error; "" for none
+	}{
+		{"all kinds", good, 1, ""},
+		{"shared stacks and LR", buf.Bytes(), 12, ""},
+		{"unknown kind", append(append([]byte(nil), good...), 200, 1, 0, 0, 0, 7), 1, ""},
+		{"sample too short, not decoded", shortSample, -1, ""},
+		{"sample past the end", append(append([]byte(nil), good...), KindSample, 40, 0, 0, 0, 1, 2), -1, "truncated record"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.rec")
+			if err := os.WriteFile(path, tc.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			samples := 0
+			scanErr := ScanFile(path, func(e Entry) error {
+				if _, ok := e.(*Sample); ok {
+					samples++
+				} else {
+					want = append(want, fmt.Sprintf("%T %+v", e, e))
+				}
+				return nil
+			})
+			if (tc.samples >= 0) != (scanErr == nil) || tc.samples >= 0 && samples != tc.samples {
+				t.Fatalf("full scan: %d samples, %v", samples, scanErr)
+			}
+			for _, skim := range []func(func(Entry) error) error{
+				func(f func(Entry) error) error { return SkimFile(path, f) },
+				func(f func(Entry) error) error { return scan(bytes.NewReader(tc.data), true, f) },
+			} {
+				var got []string
+				err := skim(func(e Entry) error {
+					got = append(got, fmt.Sprintf("%T %+v", e, e))
+					return nil
+				})
+				if tc.want != "" {
+					if err == nil || !strings.Contains(err.Error(), tc.want) {
+						t.Errorf("skim: error %v, want one saying %q", err, tc.want)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("skim:\n%q\nfull scan, samples left out:\n%q", got, want)
+				}
+			}
+		})
 	}
 }
