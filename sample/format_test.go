@@ -1,6 +1,7 @@
 package sample
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -106,23 +107,44 @@ func TestScanStops(t *testing.T) {
 
 // FuzzScan: any bytes give records or an error saying the file is not a
 // recording, is corrupt or is of another version; never a panic, and
-// never more memory than the input holds. Seeds are whole recordings,
-// with stack copies shared between samples.
+// never more memory than the input holds. The skim passes what Scan
+// does but the samples, up to where Scan fails if it does (past it, a
+// sample Scan refuses is no error to the skim). Seeds are whole
+// recordings, with stack copies shared between samples.
 func FuzzScan(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(writeAll(f))
 	f.Add(sharedStacks(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		var full []string
 		err := Scan(bytes.NewReader(b), func(v Entry) error {
-			if s, ok := v.(*Sample); ok && uint64(len(s.Stack)) > uint64(len(b))*uint64(len(b)+1) {
-				t.Fatalf("a stack of %d bytes from %d bytes of input", len(s.Stack), len(b))
+			if s, ok := v.(*Sample); ok {
+				if uint64(len(s.Stack)) > uint64(len(b))*uint64(len(b)+1) {
+					t.Fatalf("a stack of %d bytes from %d bytes of input", len(s.Stack), len(b))
+				}
+				return nil
 			}
+			full = append(full, fmt.Sprintf("%T %+v", v, v))
 			return nil
 		})
-		if err != nil && !errors.Is(err, ErrFormat) && !strings.Contains(err.Error(), "recording format version") {
-			t.Fatalf("error %v is neither ErrFormat nor a version", err)
+		checkScanErr(t, err)
+		var skim []string
+		skimErr := scan(bufio.NewReader(bytes.NewReader(b)), true, func(v Entry) error {
+			skim = append(skim, fmt.Sprintf("%T %+v", v, v))
+			return nil
+		})
+		checkScanErr(t, skimErr)
+		if len(skim) < len(full) || !slices.Equal(skim[:len(full)], full) || err == nil && (skimErr != nil || len(skim) != len(full)) {
+			t.Fatalf("skim: %d entries (%v), Scan: %d (%v)", len(skim), skimErr, len(full), err)
 		}
 	})
+}
+
+// checkScanErr fails unless err is nil, ErrFormat or a version's.
+func checkScanErr(t *testing.T, err error) {
+	if err != nil && !errors.Is(err, ErrFormat) && !strings.Contains(err.Error(), "recording format version") {
+		t.Fatalf("error %v is neither ErrFormat nor a version", err)
+	}
 }
 
 // wrapShared is a recording whose second sample claims a shared stack
