@@ -61,6 +61,9 @@ type File struct {
 	mapped []byte
 	kept   bool
 	inFile bool
+	// skim: the walk is Skim's, passing samples as raw, the one reused.
+	skim bool
+	raw  RawSample
 }
 
 // section is a perf_file_section: a part of the file.

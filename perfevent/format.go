@@ -40,6 +40,8 @@ func Format(r Record) string {
 		formatTrailer(&b, &r.Trailer)
 	case *Unknown:
 		fmt.Fprintf(&b, " body=%d bytes", len(r.Body))
+	case *RawSample:
+		fmt.Fprintf(&b, " body=%d bytes kernel frames=%v", len(r.Body), r.KernelFrames())
 	}
 	return b.String()
 }

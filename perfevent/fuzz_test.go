@@ -12,9 +12,10 @@ import (
 	"bloop/fuzzing"
 )
 
-// FuzzFile reads any bytes as a perf.data file or stream: Open and
-// Records may refuse them, never panic or run away. Seeded with the
-// committed recordings and hand-made files and streams.
+// FuzzFile reads any bytes as a perf.data file or stream: Open, Records
+// and Skim may refuse them, never panic or run away, and Skim passes
+// what Records does but for the samples it does not decode. Seeded with
+// the committed recordings and hand-made files and streams.
 func FuzzFile(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/*.data")
 	for _, p := range paths {
@@ -40,6 +41,7 @@ func FuzzFile(f *testing.F) {
 		}
 		defer pf.Close()
 		read, readErr := formatUpTo(pf, errStop)
+		checkSkim(t, pf, errStop)
 		// Read in place (Open maps the file), the same records and the
 		// same end.
 		path := filepath.Join(dir, "fuzz.data")
@@ -63,6 +65,39 @@ func formatUpTo(f *File, stop error) ([]string, error) {
 	var out []string
 	err := f.Records(func(r Record) error {
 		out = append(out, Format(r))
+		if len(out) > 100000 {
+			return stop
+		}
+		return nil
+	})
+	return out, err
+}
+
+// checkSkim walks f with Records and with Skim: up to the record where
+// Records fails, if it does, they must pass the same records, samples
+// as their headers and whether they have kernel frames; past it Skim may
+// go on (a sample it cannot decode is no error to it).
+func checkSkim(t *testing.T, f *File, stop error) {
+	full, fullErr := skimFormatUpTo(f.Records, stop)
+	skim, skimErr := skimFormatUpTo(f.Skim, stop)
+	if len(skim) < len(full) || !slices.Equal(skim[:len(full)], full) {
+		t.Fatalf("skim: %d records (%v), full walk: %d (%v)", len(skim), skimErr, len(full), fullErr)
+	}
+	if (fullErr == nil || fullErr == stop) && (len(skim) != len(full) || skimErr != fullErr) {
+		t.Fatalf("skim: %d records (%v), full walk: %d (%v)", len(skim), skimErr, len(full), fullErr)
+	}
+}
+
+// skimFormatUpTo renders every record of a walk, samples by sampleLine,
+// up to 100000 (then stop).
+func skimFormatUpTo(walk func(func(Record) error) error, stop error) ([]string, error) {
+	var out []string
+	err := walk(func(r Record) error {
+		l, ok := sampleLine(r)
+		if !ok {
+			l = Format(r)
+		}
+		out = append(out, l)
 		if len(out) > 100000 {
 			return stop
 		}

@@ -17,6 +17,21 @@ import (
 // record passed to fn, and what it points to, is valid only during the
 // call. An error from fn stops the scan and is returned as it is.
 func (f *File) Records(fn func(Record) error) error {
+	return f.walk(false, fn)
+}
+
+// Skim is Records without decoding the samples: each PERF_RECORD_SAMPLE
+// is passed as a *RawSample, its header and bytes, and every other
+// record as Records passes it. A reader that wants everything but the
+// samples (the mappings, threads and losses a report needs before its
+// pass over the samples) saves their decoding, most of a file's.
+func (f *File) Skim(fn func(Record) error) error {
+	return f.walk(true, fn)
+}
+
+// walk is Records, or Skim when skim is set.
+func (f *File) walk(skim bool, fn func(Record) error) error {
+	f.skim = skim
 	defer f.endCompressed()
 	s := f.newStream()
 	for {
@@ -72,11 +87,17 @@ func (f *File) record(s *stream, h Header, body []byte, off int64, fn func(Recor
 	return f.deliver(h, body, fn)
 }
 
-// deliver decodes a record for fn.
+// deliver decodes a record for fn (a sample only when not skimming).
 func (f *File) deliver(h Header, body []byte, fn func(Record) error) error {
-	rec, err := f.dec.Decode(h, body)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrFormat, err)
+	var rec Record
+	if f.skim && h.Type == RecordSample {
+		f.raw.Header, f.raw.Body, f.raw.dec = h, body, f.dec
+		rec = &f.raw
+	} else {
+		var err error
+		if rec, err = f.dec.Decode(h, body); err != nil {
+			return fmt.Errorf("%w: %v", ErrFormat, err)
+		}
 	}
 	if err := fn(rec); err != nil {
 		return stopError{err}
@@ -270,7 +291,9 @@ func (s *stream) next() (Header, []byte, int64, error) {
 	}
 	if s.data != nil {
 		s.off += int64(h.Size)
-		s.dropBehind()
+		if s.off-s.dropped >= 2*dropWindow { // checked here: a call per record costs
+			s.dropBehind()
+		}
 		return h, s.data[off+headerSize : s.off : s.off], off, nil
 	}
 	if s.buf == nil {
@@ -290,11 +313,9 @@ func (s *stream) next() (Header, []byte, int64, error) {
 var dropWindow int64 = 8 << 20
 
 // dropBehind gives back the pages of a mapped file more than dropWindow
-// behind the reading.
+// behind the reading; next calls it when the reading is twice that
+// past the last pages given back.
 func (s *stream) dropBehind() {
-	if s.off-s.dropped < 2*dropWindow {
-		return
-	}
 	page := int64(os.Getpagesize())
 	lo := (s.dropped + page - 1) / page * page
 	hi := (s.off - dropWindow) / page * page

@@ -13,6 +13,9 @@ import (
 type recording struct {
 	path string
 	scan func(path string, f func(sample.Entry) error) error
+	// skim, when set, scans everything but the samples (most of the
+	// decoding), for prepare.
+	skim func(path string, f func(sample.Entry) error) error
 }
 
 // prepare reads everything but the samples: mappings come before the
@@ -26,7 +29,11 @@ func (r *recording) prepare(p *Profile) error {
 	sp := p.sp
 	var mmaps []sample.Mmap
 	var forks []sample.Task
-	err = r.scan(r.path, func(e sample.Entry) error {
+	scan := r.scan
+	if r.skim != nil {
+		scan = r.skim
+	}
+	err = scan(r.path, func(e sample.Entry) error {
 		switch v := e.(type) {
 		case sample.Meta:
 			p.Meta = v
@@ -52,6 +59,8 @@ func (r *recording) prepare(p *Profile) error {
 			if v.Kernel || hasKernel(v.Callchain) {
 				sp.ksyms.start(sp.cache)
 			}
+		case sample.KernelFrames: // the same, from a skim
+			sp.ksyms.start(sp.cache)
 		}
 		return nil
 	})

@@ -33,9 +33,9 @@ func Open(path string) (Source, error) {
 		return nil, err
 	}
 	if perf {
-		return &recording{path: path, scan: sample.ScanPerf}, nil
+		return &recording{path: path, scan: sample.ScanPerf, skim: sample.SkimPerf}, nil
 	}
-	return &recording{path: path, scan: sample.ScanFile}, nil
+	return &recording{path: path, scan: sample.ScanFile, skim: sample.SkimFile}, nil
 }
 
 // Build reads and attributes a recording: bloop's own, a perf.data file,

@@ -487,12 +487,26 @@ type (
 // ScanFile calls f on each record of the file in order (see Scan);
 // errors name the file.
 func ScanFile(path string, f func(Entry) error) error {
+	return scanFile(path, false, f)
+}
+
+// SkimFile is ScanFile without the samples: their bytes are skipped, not
+// decoded or checked, for a reader that needs everything else (the
+// mappings, threads and losses a report needs before its pass over the
+// samples). No KernelFrames comes: bloop's recordings hold no kernel
+// frames.
+func SkimFile(path string, f func(Entry) error) error {
+	return scanFile(path, true, f)
+}
+
+// scanFile is ScanFile, or SkimFile when skim is set.
+func scanFile(path string, skim bool, f func(Entry) error) error {
 	file, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer file.Close()
-	if err := Scan(bufio.NewReaderSize(file, 1<<20), f); err != nil {
+	if err := scan(bufio.NewReaderSize(file, 1<<20), skim, f); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
@@ -505,6 +519,11 @@ var ErrFormat = errors.New("not a bloop recording or corrupt")
 // Exit, *Sample, Lost, Stats or Blob. Records stream, so a recording
 // larger than memory can be read. An error from f stops the scan.
 func Scan(r io.Reader, f func(Entry) error) error {
+	return scan(r, false, f)
+}
+
+// scan is Scan, with the samples skipped when skim is set.
+func scan(r io.Reader, skim bool, f func(Entry) error) error {
 	var hdr [12]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil || string(hdr[:8]) != Magic {
 		return fmt.Errorf("%w: bad header", ErrFormat)
@@ -524,6 +543,12 @@ func Scan(r io.Reader, f func(Entry) error) error {
 		n := binary.LittleEndian.Uint32(rh[1:])
 		if n > 1<<30 {
 			return fmt.Errorf("%w: record of %d bytes", ErrFormat, n)
+		}
+		if skim && (rh[0] == KindSample || rh[0] == KindSampleLR) {
+			if err := discard(r, n); err != nil {
+				return fmt.Errorf("%w: truncated record", ErrFormat)
+			}
+			continue
 		}
 		p, err := readN(r, n)
 		if err != nil {
@@ -601,6 +626,17 @@ func Scan(r io.Reader, f func(Entry) error) error {
 			return err
 		}
 	}
+}
+
+// discard skips n bytes, without copying them when r can (a
+// bufio.Reader).
+func discard(r io.Reader, n uint32) error {
+	if d, ok := r.(interface{ Discard(int) (int, error) }); ok {
+		_, err := d.Discard(int(n))
+		return err
+	}
+	_, err := io.CopyN(io.Discard, r, int64(n))
+	return err
 }
 
 // readN reads n bytes; a corrupt length cannot make it allocate more

@@ -1,12 +1,15 @@
 package sample
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -104,23 +107,44 @@ func TestScanStops(t *testing.T) {
 
 // FuzzScan: any bytes give records or an error saying the file is not a
 // recording, is corrupt or is of another version; never a panic, and
-// never more memory than the input holds. Seeds are whole recordings,
-// with stack copies shared between samples.
+// never more memory than the input holds. The skim passes what Scan
+// does but the samples, up to where Scan fails if it does (past it, a
+// sample Scan refuses is no error to the skim). Seeds are whole
+// recordings, with stack copies shared between samples.
 func FuzzScan(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(writeAll(f))
 	f.Add(sharedStacks(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		var full []string
 		err := Scan(bytes.NewReader(b), func(v Entry) error {
-			if s, ok := v.(*Sample); ok && uint64(len(s.Stack)) > uint64(len(b))*uint64(len(b)+1) {
-				t.Fatalf("a stack of %d bytes from %d bytes of input", len(s.Stack), len(b))
+			if s, ok := v.(*Sample); ok {
+				if uint64(len(s.Stack)) > uint64(len(b))*uint64(len(b)+1) {
+					t.Fatalf("a stack of %d bytes from %d bytes of input", len(s.Stack), len(b))
+				}
+				return nil
 			}
+			full = append(full, fmt.Sprintf("%T %+v", v, v))
 			return nil
 		})
-		if err != nil && !errors.Is(err, ErrFormat) && !strings.Contains(err.Error(), "recording format version") {
-			t.Fatalf("error %v is neither ErrFormat nor a version", err)
+		checkScanErr(t, err)
+		var skim []string
+		skimErr := scan(bufio.NewReader(bytes.NewReader(b)), true, func(v Entry) error {
+			skim = append(skim, fmt.Sprintf("%T %+v", v, v))
+			return nil
+		})
+		checkScanErr(t, skimErr)
+		if len(skim) < len(full) || !slices.Equal(skim[:len(full)], full) || err == nil && (skimErr != nil || len(skim) != len(full)) {
+			t.Fatalf("skim: %d entries (%v), Scan: %d (%v)", len(skim), skimErr, len(full), err)
 		}
 	})
+}
+
+// checkScanErr fails unless err is nil, ErrFormat or a version's.
+func checkScanErr(t *testing.T, err error) {
+	if err != nil && !errors.Is(err, ErrFormat) && !strings.Contains(err.Error(), "recording format version") {
+		t.Fatalf("error %v is neither ErrFormat nor a version", err)
+	}
 }
 
 // wrapShared is a recording whose second sample claims a shared stack
@@ -318,5 +342,85 @@ func TestRoundTripLR(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, in) {
 		t.Errorf("got  %+v\nwant %+v", got, in)
+	}
+}
+
+// TestSkimFile reads recordings with ScanFile and SkimFile (and Scan
+// and its skim from a reader that cannot discard): the skim must pass
+// the same entries but the samples, whose bytes it skips unchecked; a
+// sample that runs past the end is still an error.
+func TestSkimFile(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	w.Meta(Meta{Command: []string{"prog"}, Event: "cpu-clock", Freq: 99, StackSize: 64})
+	stack := bytes.Repeat([]byte{7}, 64)
+	for i := range 6 {
+		w.Mmap(Mmap{Pid: 1, Tid: 1, Time: uint64(i), Addr: 0x1000 * uint64(i+1), Len: 0x1000, Prot: 5, File: "/lib/x"})
+		// The same stack top: later samples share it with earlier ones.
+		w.Sample(&Sample{Pid: 1, Tid: 1, Time: uint64(i), IP: 0x1234, SP: 0x7f00, StackSize: 64, Stack: stack})
+		w.Sample(&Sample{Pid: 1, Tid: 2, Time: uint64(i), IP: 0x1234, SP: 0x7f00, LR: 5, HasLR: true, StackSize: 64, Stack: stack})
+		w.Comm(Comm{Pid: 1, Tid: 2, Time: uint64(i), Name: fmt.Sprint("t", i)})
+	}
+	w.Lost(2)
+	w.Stats(Stats{Samples: 12})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	good := writeAll(t)
+	shortSample := append(append([]byte(nil), good...), KindSample, 4, 0, 0, 0, 1, 2, 3, 4)
+	cases := []struct {
+		name    string
+		data    []byte
+		samples int    // samples a full scan passes, -1: it fails, at the last record
+		want    string // substring of the skim's error; "" for none
+	}{
+		{"all kinds", good, 1, ""},
+		{"shared stacks and LR", buf.Bytes(), 12, ""},
+		{"unknown kind", append(append([]byte(nil), good...), 200, 1, 0, 0, 0, 7), 1, ""},
+		{"sample too short, not decoded", shortSample, -1, ""},
+		{"sample past the end", append(append([]byte(nil), good...), KindSample, 40, 0, 0, 0, 1, 2), -1, "truncated record"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.rec")
+			if err := os.WriteFile(path, tc.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			samples := 0
+			scanErr := ScanFile(path, func(e Entry) error {
+				if _, ok := e.(*Sample); ok {
+					samples++
+				} else {
+					want = append(want, fmt.Sprintf("%T %+v", e, e))
+				}
+				return nil
+			})
+			if (tc.samples >= 0) != (scanErr == nil) || tc.samples >= 0 && samples != tc.samples {
+				t.Fatalf("full scan: %d samples, %v", samples, scanErr)
+			}
+			for _, skim := range []func(func(Entry) error) error{
+				func(f func(Entry) error) error { return SkimFile(path, f) },
+				func(f func(Entry) error) error { return scan(bytes.NewReader(tc.data), true, f) },
+			} {
+				var got []string
+				err := skim(func(e Entry) error {
+					got = append(got, fmt.Sprintf("%T %+v", e, e))
+					return nil
+				})
+				if tc.want != "" {
+					if err == nil || !strings.Contains(err.Error(), tc.want) {
+						t.Errorf("skim: error %v, want one saying %q", err, tc.want)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("skim:\n%q\nfull scan, samples left out:\n%q", got, want)
+				}
+			}
+		})
 	}
 }

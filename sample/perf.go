@@ -86,6 +86,21 @@ func IsPerfFile(path string) (bool, error) {
 // Lost, and last a BuildID per module perf recorded one for. Errors
 // name the file.
 func ScanPerf(path string, f func(Entry) error) error {
+	return scanPerf(path, false, f)
+}
+
+// SkimPerf calls f as ScanPerf does but for the samples, which are
+// walked, not decoded (perfevent's Skim): in their place comes one
+// KernelFrames, at the first sample with kernel frames, and no Lease
+// (nothing passed points into the file). A report's first pass, which
+// needs everything but the samples, reads a file so at a fraction of
+// the cost.
+func SkimPerf(path string, f func(Entry) error) error {
+	return scanPerf(path, true, f)
+}
+
+// scanPerf is ScanPerf, or SkimPerf when skim is set.
+func scanPerf(path string, skim bool, f func(Entry) error) error {
 	pf, err := perfevent.Open(path)
 	if err != nil {
 		return err
@@ -103,11 +118,15 @@ func ScanPerf(path string, f func(Entry) error) error {
 			}
 		}
 	}
-	if err := f(&Lease{keep: pf.Keep}); err != nil {
-		return err
-	}
 	conv := newPerfConverter(pf)
-	if err := pf.Records(func(r perfevent.Record) error { return conv.record(r, f) }); err != nil {
+	walk := pf.Skim
+	if !skim {
+		if err := f(&Lease{keep: pf.Keep}); err != nil {
+			return err
+		}
+		walk = pf.Records
+	}
+	if err := walk(func(r perfevent.Record) error { return conv.record(r, f) }); err != nil {
 		return err
 	}
 	for p, id := range pf.Features.BuildIDs {
@@ -147,6 +166,8 @@ type perfConverter struct {
 	regsOK bool
 	s      Sample
 	chain  []uint64
+	// kernelSeen: a skimmed sample with kernel frames was announced.
+	kernelSeen bool
 }
 
 func newPerfConverter(pf *perfevent.File) *perfConverter {
@@ -162,6 +183,11 @@ func (c *perfConverter) record(r perfevent.Record, f func(Entry) error) error {
 	switch r := r.(type) {
 	case *perfevent.Sample:
 		return f(c.sample(r))
+	case *perfevent.RawSample:
+		if !c.kernelSeen && r.KernelFrames() {
+			c.kernelSeen = true
+			return f(KernelFrames{})
+		}
 	case *perfevent.Mmap:
 		if m, ok := perfMmap(r); ok {
 			if err := f(m); err != nil {

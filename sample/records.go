@@ -2,7 +2,7 @@ package sample
 
 // Entry is one record of a recording, or of a perf.data file read as
 // one: Meta, Mmap, Comm, Fork, Exit, *Sample, Lost, Stats, Status, Blob
-// BuildID or *Lease. The scanners pass records typed, so a reader's switch is
+// BuildID, *Lease or KernelFrames. The scanners pass records typed, so a reader's switch is
 // over this closed set, not over any value.
 type Entry interface{ entry() }
 
@@ -18,6 +18,15 @@ func (Status) entry()  {}
 func (Blob) entry()    {}
 func (BuildID) entry() {}
 func (*Lease) entry()  {}
+
+func (KernelFrames) entry() {}
+
+// KernelFrames stands, in SkimPerf's entries, for the samples it does
+// not decode: it comes once, where the first sample with kernel frames
+// is (one a full scan passes with Kernel set or a kernel part in its
+// Callchain), and not at all when none has them. A reader then knows
+// early that the kernel's symbols will be needed.
+type KernelFrames struct{}
 
 // Lease comes first from a scan whose samples' stacks can outlive the
 // call that passes them (a mapped perf.data file): a reader that hands
