@@ -16,15 +16,21 @@ import (
 // batches.
 var batchLen = 1024
 
-// batchBytes bounds the stack copies a batch holds (a file read through
-// a buffer, not mapped: 32 KiB a sample with --call-graph dwarf,32768).
-const batchBytes = 1 << 20
+// batchBytes bounds the stacks a batch holds, copied (a file read
+// through a buffer: 32 KiB a sample with --call-graph dwarf,32768) or in
+// place: the batches in flight (2 per worker and 2) must stay within the
+// window of a mapped file's pages kept behind the reading (perfevent's
+// dropWindow, 8 MiB), or the workers fault in again pages given back,
+// and the whole file ends up resident (283 MiB for a report of a 226 MiB
+// file, where 64 MiB do).
+const batchBytes = 512 << 10
 
 // batch is samples copied out of the reader's buffers (which the next
 // record overwrites), and their paths once a worker has unwound them.
 type batch struct {
 	samples []sample.Sample
 	stacks  []byte   // the samples' stack copies, back to back
+	inPlace int      // the span of the stacks read where they lie
 	chains  []uint64 // their callchains, back to back
 	out     []unwound
 	frames  []Frame // the paths' frames, back to back
@@ -39,7 +45,11 @@ type batch struct {
 // take copies s into the batch.
 func (b *batch) take(s *sample.Sample) {
 	c := *s
-	if !s.StackKept {
+	if s.StackKept {
+		// The record's span in the file is its whole stack copy, of
+		// which Stack is the part the kernel filled.
+		b.inPlace += max(len(s.Stack), int(s.StackSize))
+	} else {
 		n := len(b.stacks)
 		b.stacks = append(b.stacks, s.Stack...)
 		c.Stack = b.stacks[n:len(b.stacks):len(b.stacks)]
@@ -50,8 +60,15 @@ func (b *batch) take(s *sample.Sample) {
 	b.samples = append(b.samples, c)
 }
 
+// full is whether the batch is to be sent: batchLen samples, or stacks
+// spanning batchBytes.
+func (b *batch) full() bool {
+	return len(b.samples) == batchLen || len(b.stacks)+b.inPlace >= batchBytes
+}
+
 func (b *batch) reset() {
 	b.samples, b.stacks, b.chains, b.out, b.frames = b.samples[:0], b.stacks[:0], b.chains[:0], b.out[:0], b.frames[:0]
+	b.inPlace = 0
 	for k := range b.shard {
 		b.shard[k] = b.shard[k][:0]
 	}
@@ -127,7 +144,7 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 			return nil
 		}
 		cur.take(s)
-		if len(cur.samples) == batchLen || len(cur.stacks) >= batchBytes {
+		if cur.full() {
 			send()
 			cur = <-free
 		}

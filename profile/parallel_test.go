@@ -9,6 +9,7 @@ import (
 
 	"bloop/cache"
 	"bloop/internal/rectest"
+	"bloop/sample"
 )
 
 // TestJobsSameProfile builds each committed perf.data file, and a
@@ -149,4 +150,31 @@ func committedRecordings(t *testing.T, fresh bool) (bin string, files []string) 
 		files = append(files, rectest.Record(t, filepath.Join(bin, "unwind-gcc12-O2"), "100", "2", "200"))
 	}
 	return bin, files
+}
+
+// TestBatchSpan: a batch is full at batchLen samples without stacks, and
+// at batchBytes of stacks, copied or read in place, those in place
+// counted by the whole copy the record holds (the span of the file the
+// workers read), not the part the kernel filled.
+func TestBatchSpan(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s    sample.Sample
+		want int
+	}{
+		{"callchains", sample.Sample{Callchain: []uint64{1, 2, 3}}, batchLen},
+		{"in place, 8 KiB copies", sample.Sample{StackKept: true, StackSize: 8192, Stack: make([]byte, 100)}, batchBytes / 8192},
+		{"in place, 32 KiB copies", sample.Sample{StackKept: true, StackSize: 32768, Stack: make([]byte, 32768)}, batchBytes / 32768},
+		{"copied", sample.Sample{StackSize: 8192, Stack: make([]byte, 4096)}, batchBytes / 4096},
+	} {
+		var b batch
+		n := 0
+		for !b.full() && n <= batchLen {
+			b.take(&c.s)
+			n++
+		}
+		if n != c.want {
+			t.Errorf("%s: full after %d samples, want %d", c.name, n, c.want)
+		}
+	}
 }

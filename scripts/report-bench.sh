@@ -205,7 +205,15 @@ for l in open(sys.argv[1]):
         dso = "[kernel]" if m.group(2) == "[kernel.kallsyms]" else m.group(2)
         perf[dso] = perf.get(dso, 0) + float(m.group(1))
 bloop, total = {}, 0
-row = re.compile(r"^\s*(\d+)\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(proc|inlined|loop|line)\s+(.*)$")
+# Values are counts, or time with its unit (cpu-clock: "1.23s", "45.6ms";
+# three significant digits a row, whose rounding the many rows of a
+# module average out well within the 0.5 points).
+val = r"(\d+(?:\.\d+)?(?:ns|µs|ms|s)?)"
+row = re.compile(r"^\s*" + val + r"\s+[\d.]+%\s+" + val + r"\s+[\d.]+%\s+(proc|inlined|loop|line)\s+(.*)$")
+units = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}
+def number(v):
+    u = re.search(r"(ns|µs|ms|s)$", v)
+    return float(v[:u.start()]) * units[u.group(1)] if u else float(v)
 rows = [m for m in map(row.match, open(sys.argv[2])) if m]
 # A row names its module, or the procedure it is in ("... in NAME"),
 # whose own row names the module.
@@ -215,7 +223,7 @@ for m in rows:
     if m.group(3) == "proc" and p:
         procmod[p.group(1).strip()] = p.group(2)
 for m in rows:
-    excl = int(m.group(2))
+    excl = number(m.group(2))
     mods = re.findall(r"\[([^\]]+)\]\s*$", m.group(4))
     inproc = re.search(r"  in (.+?)\s*$", m.group(4))
     at = re.search(r" at \[([^\]]+)\]:", m.group(4)) # code without lines: "loop at [MODULE]:0"
