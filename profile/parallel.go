@@ -101,7 +101,7 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 		}()
 	}
 	filed := make(chan struct{})
-	if p.deferScopes && p.stacks.nodes == 0 {
+	if p.deferScopes && p.stacks.nodes.n == 0 {
 		go func() {
 			defer close(filed)
 			// A shard per two workers: on two cores the merge costs

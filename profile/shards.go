@@ -28,14 +28,14 @@ func mergeShards(shards []*stacks, events int) stacks {
 	// (all of one shard) in the shard's order.
 	newID := make([][]nodeID, len(shards))
 	for k, sh := range shards {
-		newID[k] = make([]nodeID, sh.nodes)
+		newID[k] = make([]nodeID, sh.nodes.n)
 	}
 	from := make([]uint8, 0, total(shards))
 	next := make([]uint32, len(shards))
 	for {
 		k := -1
 		for j, sh := range shards {
-			if next[j] < sh.nodes && (k < 0 || sh.node(nodeID(next[j]+1)).seq < shards[k].node(nodeID(next[k]+1)).seq) {
+			if next[j] < sh.nodes.n && (k < 0 || sh.node(nodeID(next[j]+1)).seq < shards[k].node(nodeID(next[k]+1)).seq) {
 				k = j
 			}
 		}
@@ -59,13 +59,10 @@ func mergeShards(shards []*stacks, events int) stacks {
 		id := m.newNode(n)
 		newID[k][old-1] = id
 		from = append(from, uint8(k))
-		if next[k]&chunkMask == 0 {
-			// A chunk of the shard is copied: give it back.
-			sh.chunks[next[k]>>chunkBits-1] = nil
-		}
+		sh.nodes.release(next[k]) // copied
 	}
 	// Children and siblings were made after their nodes: renumbered now.
-	for id := nodeID(1); uint32(id) <= m.nodes; id++ {
+	for id := nodeID(1); uint32(id) <= m.nodes.n; id++ {
 		n, ids := m.node(id), newID[from[id-1]]
 		if n.first != 0 {
 			n.first = ids[n.first-1]
@@ -79,7 +76,7 @@ func mergeShards(shards []*stacks, events int) stacks {
 			m.threads[tid] = newID[k][root-1]
 		}
 	}
-	for i := range m.nends {
+	for i := range int32(m.ends.n) {
 		st := m.end(i + 1)
 		st.leaf = newID[endFrom[i]][st.leaf-1]
 	}
@@ -90,7 +87,7 @@ func mergeShards(shards []*stacks, events int) stacks {
 func total(shards []*stacks) int {
 	n := 0
 	for _, sh := range shards {
-		n += int(sh.nodes)
+		n += int(sh.nodes.n)
 	}
 	return n
 }
@@ -102,12 +99,12 @@ func mergeEnds(m *stacks, shards []*stacks) (endOf [][]int32, from []uint8) {
 	endOf = make([][]int32, len(shards))
 	next := make([]int32, len(shards))
 	for k, sh := range shards {
-		endOf[k] = make([]int32, sh.nends)
+		endOf[k] = make([]int32, sh.ends.n)
 	}
 	for {
 		k := -1
 		for j, sh := range shards {
-			if next[j] < sh.nends && (k < 0 || sh.end(next[j]+1).seq < shards[k].end(next[k]+1).seq) {
+			if next[j] < int32(sh.ends.n) && (k < 0 || sh.end(next[j]+1).seq < shards[k].end(next[k]+1).seq) {
 				k = j
 			}
 		}
@@ -117,8 +114,6 @@ func mergeEnds(m *stacks, shards []*stacks) (endOf [][]int32, from []uint8) {
 		next[k]++
 		endOf[k][next[k]-1] = m.newEnd(*shards[k].end(next[k]))
 		from = append(from, uint8(k))
-		if next[k]&chunkMask == 0 {
-			shards[k].ends[next[k]>>chunkBits-1] = nil
-		}
+		shards[k].ends.release(uint32(next[k]))
 	}
 }

@@ -10,18 +10,14 @@ package profile
 // (numbers of nodes and modules instead), in chunks, so that the
 // garbage collector neither scans nor frees them one by one.
 type stacks struct {
-	threads map[uint32]nodeID // each thread's root
-	chunks  [][]stackNode     // node id-1 at chunks[(id-1)>>chunkBits][(id-1)&chunkMask]
-	nodes   uint32            // made so far
+	threads map[uint32]nodeID  // each thread's root
+	nodes   chunked[stackNode] // by id
 	// wide are the tables of the children of the nodes with more than
 	// fanScan of them (most nodes have one child and are searched on
 	// their list), by stackNode.wide-1.
 	wide []edgeTable
-	// ends are the distinct stacks, in the order of their first sample,
-	// in chunks as the nodes (one growing slice of them was copied over
-	// and over: a quarter of the filing on a frame-pointer file).
-	ends  [][]stack
-	nends int32
+	// ends are the distinct stacks, in the order of their first sample.
+	ends chunked[stack]
 	// mods are the frames' modules, by number-1; modNo numbers them.
 	mods  []*Module
 	modNo map[*Module]uint32
@@ -53,11 +49,6 @@ func (s *stacks) newSums(ev int) []int64 {
 
 // nodeID numbers a node from 1; 0 is none.
 type nodeID uint32
-
-const (
-	chunkBits = 14
-	chunkMask = 1<<chunkBits - 1
-)
 
 // fanScan is how many children of a node are searched in their list
 // before the map.
@@ -104,10 +95,7 @@ func (st *stack) values() []int64 {
 	return out
 }
 
-func (s *stacks) node(id nodeID) *stackNode {
-	i := uint32(id) - 1
-	return &s.chunks[i>>chunkBits][i&chunkMask]
-}
+func (s *stacks) node(id nodeID) *stackNode { return s.nodes.at(uint32(id)) }
 
 // frame is node n's frame; the zero Frame for a root and [partial].
 func (s *stacks) frame(n *stackNode) Frame {
@@ -135,16 +123,7 @@ func (s *stacks) modNumber(m *Module) uint32 {
 }
 
 // newNode makes a node; its id.
-func (s *stacks) newNode(n stackNode) nodeID {
-	i := s.nodes
-	if i>>chunkBits == uint32(len(s.chunks)) {
-		s.chunks = append(s.chunks, make([]stackNode, 0, 1<<chunkBits))
-	}
-	c := &s.chunks[i>>chunkBits]
-	*c = append(*c, n)
-	s.nodes++
-	return nodeID(s.nodes)
-}
+func (s *stacks) newNode(n stackNode) nodeID { return nodeID(s.nodes.add(n)) }
 
 // child returns p's child at frame f (module number mod), made if new.
 func (s *stacks) child(p nodeID, mod uint32, f Frame) nodeID {
@@ -189,7 +168,7 @@ func (s *stacks) newChild(p nodeID, mod uint32, f Frame) nodeID {
 // each calls fn for every node below the threads' roots, in no
 // particular order.
 func (s *stacks) each(fn func(*stackNode)) {
-	for id := nodeID(1); uint32(id) <= s.nodes; id++ {
+	for id := nodeID(1); uint32(id) <= s.nodes.n; id++ {
 		if n := s.node(id); n.parent != 0 {
 			fn(n)
 		}
@@ -263,31 +242,11 @@ func (s *stacks) placeOf(id nodeID) *stackPlace {
 }
 
 // newEnd keeps a distinct stack; its number (from 1).
-func (s *stacks) newEnd(st stack) int32 {
-	i := s.nends
-	if i>>chunkBits == int32(len(s.ends)) {
-		s.ends = append(s.ends, make([]stack, 0, 1<<chunkBits))
-	}
-	c := &s.ends[i>>chunkBits]
-	*c = append(*c, st)
-	s.nends++
-	return s.nends
-}
+func (s *stacks) newEnd(st stack) int32 { return int32(s.ends.add(st)) }
 
 // end is distinct stack number k.
-func (s *stacks) end(k int32) *stack {
-	i := k - 1
-	return &s.ends[i>>chunkBits][i&chunkMask]
-}
+func (s *stacks) end(k int32) *stack { return s.ends.at(uint32(k)) }
 
 // list calls yield with the distinct stacks in the order of their first
 // sample.
-func (s *stacks) list(yield func(*stack) bool) {
-	for _, c := range s.ends {
-		for i := range c {
-			if !yield(&c[i]) {
-				return
-			}
-		}
-	}
-}
+func (s *stacks) list(yield func(*stack) bool) { s.ends.all(yield) }

@@ -27,15 +27,15 @@ func TestStacksWideNodes(t *testing.T) {
 			for i, a := range addrs {
 				s.add(7, []Frame{{Mod: mod, Addr: a}, {Mod: mod, Addr: 1}}, Complete, 0, uint64(i))
 				s.add(9, []Frame{{Mod: mod, Addr: a}}, Truncated, 0, 1)
-				if got, want := int(s.nends), 2*(i+1); round == 0 && got != want {
+				if got, want := int(s.ends.n), 2*(i+1); round == 0 && got != want {
 					t.Fatalf("width %d: %d distinct stacks after %d frames, want %d", width, got, i+1, want)
 				}
 			}
 		}
 		// Roots 2, thread 7's frame 1, thread 9's [partial], then a node
 		// per address below each.
-		if want := uint32(4 + 2*width); s.nodes != want {
-			t.Errorf("width %d: %d nodes, want %d", width, s.nodes, want)
+		if want := uint32(4 + 2*width); s.nodes.n != want {
+			t.Errorf("width %d: %d nodes, want %d", width, s.nodes.n, want)
 		}
 		for st := range s.list {
 			if st.count != 2 {
@@ -122,9 +122,9 @@ func TestMergeShards(t *testing.T) {
 // sameStacks describes the first difference between two trees of
 // stacks, "" if there is none.
 func sameStacks(a, b *stacks) string {
-	if a.nodes != b.nodes || a.nends != b.nends || len(a.mods) != len(b.mods) || len(a.threads) != len(b.threads) {
+	if a.nodes.n != b.nodes.n || a.ends.n != b.ends.n || len(a.mods) != len(b.mods) || len(a.threads) != len(b.threads) {
 		return fmt.Sprintf("%d/%d nodes, %d/%d stacks, %d/%d modules, %d/%d threads",
-			a.nodes, b.nodes, a.nends, b.nends, len(a.mods), len(b.mods), len(a.threads), len(b.threads))
+			a.nodes.n, b.nodes.n, a.ends.n, b.ends.n, len(a.mods), len(b.mods), len(a.threads), len(b.threads))
 	}
 	for i := range a.mods {
 		if a.mods[i] != b.mods[i] {
@@ -136,7 +136,7 @@ func sameStacks(a, b *stacks) string {
 			return fmt.Sprintf("thread %d: root %d, %d", tid, r, b.threads[tid])
 		}
 	}
-	for id := nodeID(1); uint32(id) <= a.nodes; id++ {
+	for id := nodeID(1); uint32(id) <= a.nodes.n; id++ {
 		// Which table a wide node's children are in is no part of the
 		// tree (a merge remakes them when needed).
 		x, y := *a.node(id), *b.node(id)
@@ -145,7 +145,7 @@ func sameStacks(a, b *stacks) string {
 			return fmt.Sprintf("node %d: %+v, %+v", id, x, y)
 		}
 	}
-	for i := range a.nends {
+	for i := range int32(a.ends.n) {
 		x, y := a.end(i+1), b.end(i+1)
 		if x.tid != y.tid || x.leaf != y.leaf || x.count != y.count || x.seq != y.seq || !slices.Equal(x.sums, y.sums) {
 			return fmt.Sprintf("stack %d: %+v, %+v", i+1, *x, *y)
