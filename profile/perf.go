@@ -290,13 +290,3 @@ func (s *space) readKallsyms(osRelease string) (*kernelSyms, error) {
 	}
 	return s.ksyms.wait(s.cache)
 }
-
-// hasKernel reports whether a callchain has a kernel part.
-func hasKernel(chain []uint64) bool {
-	for _, ip := range chain {
-		if ip == perfevent.ContextKernel {
-			return true
-		}
-	}
-	return false
-}

@@ -13,8 +13,8 @@ import (
 type recording struct {
 	path string
 	scan func(path string, f func(sample.Entry) error) error
-	// skim, when set, scans everything but the samples (most of the
-	// decoding), for prepare.
+	// skim scans everything but the samples (most of the decoding),
+	// for prepare.
 	skim func(path string, f func(sample.Entry) error) error
 }
 
@@ -29,11 +29,7 @@ func (r *recording) prepare(p *Profile) error {
 	sp := p.sp
 	var mmaps []sample.Mmap
 	var forks []sample.Task
-	scan := r.scan
-	if r.skim != nil {
-		scan = r.skim
-	}
-	err = scan(r.path, func(e sample.Entry) error {
+	err = r.skim(r.path, func(e sample.Entry) error {
 		switch v := e.(type) {
 		case sample.Meta:
 			p.Meta = v
@@ -53,13 +49,9 @@ func (r *recording) prepare(p *Profile) error {
 			p.Stats.Apply(v)
 		case sample.Blob:
 			sp.blobs[v.Name] = v.Data
-		case *sample.Sample:
+		case sample.KernelFrames:
 			// Kernel frames need the kernel's symbols: read them while
 			// the files are.
-			if v.Kernel || hasKernel(v.Callchain) {
-				sp.ksyms.start(sp.cache)
-			}
-		case sample.KernelFrames: // the same, from a skim
 			sp.ksyms.start(sp.cache)
 		}
 		return nil
