@@ -127,9 +127,10 @@ func (p *Profile) ThreadTrees() map[uint32]*Node {
 // fileTrees files the stacks in the merged tree, or in the threads'.
 func (p *Profile) fileTrees(threads bool) {
 	multi := len(p.EventTotals) > 1
-	pl := placer{p: p, thread: threads, memo: map[*Node]map[uint64]*Node{}}
+	pl := placer{p: p, thread: threads}
+	pl.placeAll()
 	for n := range p.stacks.list {
-		t := pl.place(n.tid, n.leaf)
+		t := pl.at[n.leaf]
 		for ev := range n.events() {
 			if n.samples(ev) == 0 || ev != p.Event && !multi {
 				continue
@@ -157,82 +158,6 @@ func (p *Profile) fileTrees(threads bool) {
 	for _, t := range p.Threads {
 		sumUp(t, multi, len(p.EventTotals))
 	}
-}
-
-// stackPlace is where a node of the tree of stacks is in the merged and
-// its thread's scope trees.
-type stackPlace struct{ merged, thread *Node }
-
-// placer places the nodes of the tree of stacks in the merged tree or
-// the threads' (thread).
-type placer struct {
-	p      *Profile
-	thread bool
-	// memo is the place of each frame below each scope node: the stacks
-	// of many threads (processes of one program, whose [partial] roots
-	// are one node in the merged tree) reach few distinct addresses
-	// below the same nodes (200 thousand of 1.7 million in a
-	// frame-pointer profile of g++), and scoping an address is a search
-	// of its module's scopes.
-	memo map[*Node]map[uint64]*Node
-}
-
-// frameKey packs a frame's module number and address in a word (a
-// hashed word is the fast map key); ok is false when they do not fit.
-func frameKey(mod uint32, addr uint64) (uint64, bool) {
-	return uint64(mod)<<48 | addr, mod < 1<<16 && addr < 1<<48
-}
-
-// place returns (and keeps in s) the place of stack node id of thread
-// tid, making the scope nodes its path needs.
-func (pl *placer) place(tid uint32, id nodeID) *Node {
-	p := pl.p
-	sp := p.stacks.placeOf(id)
-	at := &sp.merged
-	if pl.thread {
-		at = &sp.thread
-	}
-	if *at != nil {
-		return *at
-	}
-	s := p.stacks.node(id)
-	var n *Node
-	switch {
-	case s.parent == 0 && pl.thread:
-		n = p.Threads[tid]
-		if n == nil {
-			n = &Node{Label: fmt.Sprintf("thread %d", tid)}
-			p.Threads[tid] = n
-		}
-	case s.parent == 0:
-		n = p.Root
-	default:
-		parent := pl.place(tid, s.parent)
-		k, keyed := frameKey(s.mod, s.addr)
-		below := pl.memo[parent]
-		if m, ok := below[k]; ok && keyed {
-			n = m
-			break
-		}
-		n = parent
-		scopes := []*Elem{partial}
-		if f := p.stacks.frame(s); f.Mod != nil {
-			scopes = p.scopesOf(f)
-		}
-		for _, e := range scopes {
-			n = n.child(e)
-		}
-		if keyed {
-			if below == nil {
-				below = map[uint64]*Node{}
-				pl.memo[parent] = below
-			}
-			below[k] = n
-		}
-	}
-	// placeOf's chunks may have grown meanwhile: sp still points in them.
-	*at = n
-	return n
 }
 
 // sumUp makes each node's inclusive values its own plus its children's.

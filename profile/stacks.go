@@ -21,9 +21,6 @@ type stacks struct {
 	// mods are the frames' modules, by number-1; modNo numbers them.
 	mods  []*Module
 	modNo map[*Module]uint32
-	// places are the nodes' places in the scope trees (fileTrees), in
-	// chunks as the nodes.
-	places [][]stackPlace
 	// events is how many events a profile has: each new stack's sums
 	// are cut for all of them from sumArena, not allocated one by one.
 	events   int
@@ -230,15 +227,6 @@ func (s *stacks) frames(st *stack) ([]Frame, bool) {
 		id = n.parent
 	}
 	return out, partial
-}
-
-// placeOf is where node id's places in the scope trees are kept.
-func (s *stacks) placeOf(id nodeID) *stackPlace {
-	i := uint32(id) - 1
-	for i>>chunkBits >= uint32(len(s.places)) {
-		s.places = append(s.places, make([]stackPlace, 1<<chunkBits))
-	}
-	return &s.places[i>>chunkBits][i&chunkMask]
 }
 
 // newEnd keeps a distinct stack; its number (from 1).
