@@ -18,7 +18,7 @@ const (
 func (l *chunked[T]) add(v T) uint32 {
 	i := l.n
 	if i>>chunkBits == uint32(len(l.chunks)) {
-		l.chunks = append(l.chunks, make([]T, 0, 1<<chunkBits))
+		l.chunks = append(l.chunks, makeTouched[T](1 << chunkBits)[:0])
 	}
 	c := &l.chunks[i>>chunkBits]
 	*c = append(*c, v)

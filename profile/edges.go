@@ -45,7 +45,7 @@ func (t *edgeTable) put(mod uint32, addr uint64, c nodeID) {
 	// they do (0.87x the CPU of a frame-pointer report, 43 MiB less).
 	if 4*(t.n+1) > 3*len(t.slots) {
 		old := t.slots
-		t.slots, t.n = make([]edgeSlot, max(32, 2*len(old))), 0
+		t.slots, t.n = makeTouched[edgeSlot](max(32, 2*len(old))), 0
 		for _, sl := range old {
 			if sl.id != 0 {
 				t.insert(sl)

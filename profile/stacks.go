@@ -37,7 +37,7 @@ const sumChunk = 1 << 16
 func (s *stacks) newSums(ev int) []int64 {
 	n := 2 * max(s.events, ev+1)
 	if n > len(s.sumArena) {
-		s.sumArena = make([]int64, max(sumChunk, n))
+		s.sumArena = makeTouched[int64](max(sumChunk, n))
 	}
 	out := s.sumArena[:n:n]
 	s.sumArena = s.sumArena[n:]

@@ -153,3 +153,32 @@ func sameStacks(a, b *stacks) string {
 	}
 	return ""
 }
+
+func TestFrameKey(t *testing.T) {
+	type in struct {
+		mod  uint32
+		addr uint64
+	}
+	keyed := []in{
+		{1, 0}, {1, 0x401000}, {1, 1<<48 - 1}, {2, 0x401000},
+		{3, 0xffffffff81000000}, {3, 0xffff800000000000}, {3, 0x0000ffff81000000},
+		{1<<15 - 1, 0x401000}, {1<<15 - 1, 0xffffffffffffffff},
+	}
+	seen := map[uint64]in{}
+	for _, x := range keyed {
+		k, ok := frameKey(x.mod, x.addr)
+		if !ok {
+			t.Errorf("frameKey(%d, %#x) not keyed", x.mod, x.addr)
+			continue
+		}
+		if y, dup := seen[k]; dup {
+			t.Errorf("frameKey(%d, %#x) = frameKey(%d, %#x) = %#x", x.mod, x.addr, y.mod, y.addr, k)
+		}
+		seen[k] = x
+	}
+	for _, x := range []in{{1, 1 << 48}, {1, 0x8000000000000000}, {1 << 15, 0x401000}, {1 << 16, 0}} {
+		if _, ok := frameKey(x.mod, x.addr); ok {
+			t.Errorf("frameKey(%d, %#x) keyed: it does not fit", x.mod, x.addr)
+		}
+	}
+}
