@@ -2,19 +2,19 @@ package profile
 
 import (
 	"bytes"
-	"encoding/binary"
+	"maps"
 	"slices"
 	"sort"
 
 	"bloop/cache"
-	"bloop/internal/varint"
 	"bloop/source"
 )
 
-// accruedMagic starts an accrued entry: the sorted addresses reports
-// asked for so far (a count, then deltas, as unsigned varints), then
-// the index of the procedures holding them in encodeIndex's form.
-const accruedMagic = "bloop accrued index 1\n"
+// accruedMagic starts an accrued entry, the index of the procedures
+// holding the addresses reports asked for so far, with the lines of
+// those outside them, in encodeIndex's form. (Version 1 also listed the
+// addresses, and lost the lines of the earlier reports' when it grew.)
+const accruedMagic = "bloop accrued index 2\n"
 
 // accrue returns the index of the procedures holding the sorted
 // addresses only, from the module's accrued entry at key: the
@@ -24,8 +24,8 @@ const accruedMagic = "bloop accrued index 1\n"
 // answers each address as the analysis of that report's addresses alone
 // (profile/TestAccruedIndex).
 func accrue(c *cache.Cache, key string, only []uint64, analyze func([]uint64) *scopeIndex, finder *source.Finder) *scopeIndex {
-	asked, old := decodeAccrued(readEntry(c, key))
-	missing := missingAddrs(asked, old, only)
+	old := decodeAccrued(readEntry(c, key))
+	missing := missingAddrs(old, only)
 	if len(missing) == 0 {
 		return old
 	}
@@ -34,18 +34,20 @@ func accrue(c *cache.Cache, key string, only []uint64, analyze func([]uint64) *s
 		return old
 	}
 	x := mergeIndex(old, fresh)
-	asked = append(asked, missing...)
-	slices.Sort(asked)
-	writeEntry(c, key, encodeAccrued(slices.Compact(asked), x), finder.Probed()...)
+	writeEntry(c, key, encodeAccrued(x), finder.Probed()...)
 	return x
 }
 
-// missingAddrs are the addresses of only that no earlier report asked
-// for and that no procedure analysed for one holds.
-func missingAddrs(asked []uint64, x *scopeIndex, only []uint64) []uint64 {
+// missingAddrs are the addresses of only that x answers neither with
+// the scopes of a procedure analysed nor with a line kept from the
+// analysis that found them outside every procedure.
+func missingAddrs(x *scopeIndex, only []uint64) []uint64 {
 	var out []uint64
 	for _, a := range only {
-		if _, found := slices.BinarySearch(asked, a); found || x.lookup(a) != nil {
+		if x.lookup(a) != nil {
+			continue
+		}
+		if _, kept := x.lineOutside(a); kept {
 			continue
 		}
 		out = append(out, a)
@@ -55,12 +57,19 @@ func missingAddrs(asked []uint64, x *scopeIndex, only []uint64) []uint64 {
 
 // mergeIndex adds to old the entries of fresh that overlap none of its
 // own: a procedure analysed again (an address in a gap of its scopes)
-// keeps the scopes old has for it.
+// keeps the scopes old has for it. The kept lines of the addresses
+// outside the scopes are those of both: lost, every later report whose
+// frames one of them is read the module's DWARF again.
 func mergeIndex(old, fresh *scopeIndex) *scopeIndex {
 	if old == nil {
 		return fresh
 	}
 	x := &scopeIndex{entries: slices.Clone(old.entries)}
+	if len(old.outside)+len(fresh.outside) > 0 {
+		x.outside = make(map[uint64]lineRow, len(old.outside)+len(fresh.outside))
+		maps.Copy(x.outside, old.outside)
+		maps.Copy(x.outside, fresh.outside)
+	}
 	es := old.entries
 	for _, e := range fresh.entries {
 		// The first entry of old ending after e begins.
@@ -74,37 +83,20 @@ func mergeIndex(old, fresh *scopeIndex) *scopeIndex {
 	return x
 }
 
-func encodeAccrued(asked []uint64, x *scopeIndex) []byte {
-	b := []byte(accruedMagic)
-	b = binary.AppendUvarint(b, uint64(len(asked)))
-	var prev uint64
-	for _, a := range asked {
-		b = binary.AppendUvarint(b, a-prev)
-		prev = a
-	}
-	return append(b, encodeIndex(x)...)
+func encodeAccrued(x *scopeIndex) []byte {
+	return append([]byte(accruedMagic), encodeIndex(x)...)
 }
 
-// decodeAccrued reads an accrued entry; nothing (nil, nil) when there
-// is none or it is damaged (it is then analysed anew and replaced).
-func decodeAccrued(b []byte) ([]uint64, *scopeIndex) {
+// decodeAccrued reads an accrued entry; nil when there is none or it is
+// damaged or of another version (it is then analysed anew and replaced).
+func decodeAccrued(b []byte) *scopeIndex {
 	rest, ok := bytes.CutPrefix(b, []byte(accruedMagic))
 	if !ok {
-		return nil, nil
+		return nil
 	}
-	r := &varint.Reader{B: rest}
-	asked := make([]uint64, r.Count())
-	var prev uint64
-	for i := range asked {
-		prev += r.Uint()
-		asked[i] = prev
-	}
-	if r.Err != nil {
-		return nil, nil
-	}
-	x, err := decodeIndex(r.B)
+	x, err := decodeIndex(rest)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
-	return asked, x
+	return x
 }

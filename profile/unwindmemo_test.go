@@ -23,6 +23,8 @@ func TestWarmRecipes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	warmOnly := map[string]func() (string, int, []string){}
+	want := map[string]string{}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			build := func(cc *cache.Cache) (string, int, []string) {
@@ -54,6 +56,19 @@ func TestWarmRecipes(t *testing.T) {
 			if len(dwarf) > 0 {
 				t.Errorf("warm: the DWARF of %v read", dwarf)
 			}
+			warmOnly[f] = func() (string, int, []string) { return build(c) }
+			want[f] = cold
 		})
+	}
+	// Each again, after the later files added to the modules they share:
+	// still warm, nothing of the earlier files' entries lost.
+	for _, f := range files {
+		if warmOnly[f] == nil {
+			continue
+		}
+		got, computed, dwarf := warmOnly[f]()
+		if got != want[f] || computed != 0 || len(dwarf) > 0 {
+			t.Errorf("%s warm after the others: %d recipes computed, the DWARF of %v read, same bytes %v", filepath.Base(f), computed, dwarf, got == want[f])
+		}
 	}
 }
