@@ -12,6 +12,11 @@ import (
 type clearFPs struct {
 	once sync.Once
 	at   []clearFPAt
+	// near has a bit per 64 bytes of code from base, set where an
+	// address can follow a place closely enough: most samples are
+	// answered by one bit, the search is for the others.
+	base uint64
+	near []uint64
 }
 
 type clearFPAt struct{ addr, secLo, secHi uint64 }
@@ -27,16 +32,36 @@ func (m *Module) clearFPBefore(addr uint64, pat []byte) bool {
 	if len(pat) == 0 || addr < 48 {
 		return false
 	}
-	m.clearFP.once.Do(func() { m.clearFP.at = clearFPPlaces(m, pat) })
-	at, lo := m.clearFP.at, addr-48
+	c := &m.clearFP
+	c.once.Do(func() { c.find(m, pat) })
+	if b := (addr - c.base) >> 6; addr < c.base || b>>6 >= uint64(len(c.near)) || c.near[b>>6]&(1<<(b&63)) == 0 {
+		return false
+	}
+	at, lo := c.at, addr-48
 	i := sort.Search(len(at), func(i int) bool { return at[i].addr >= lo })
 	// The first place at or after lo decides: a later one is further
 	// from lo's section and nearer addr's end.
 	if i == len(at) {
 		return false
 	}
-	c := at[i]
-	return c.secLo <= lo && c.addr+uint64(len(pat)) <= min(addr, c.secHi)
+	p := at[i]
+	return p.secLo <= lo && p.addr+uint64(len(pat)) <= min(addr, p.secHi)
+}
+
+// find finds the places of pat and marks the addresses that can follow
+// them: those in [place+len(pat), place+48].
+func (c *clearFPs) find(m *Module, pat []byte) {
+	c.at = clearFPPlaces(m, pat)
+	if len(c.at) == 0 {
+		return
+	}
+	c.base = c.at[0].addr
+	c.near = make([]uint64, (c.at[len(c.at)-1].addr+48-c.base)>>12+1)
+	for _, p := range c.at {
+		for b := (p.addr + uint64(len(pat)) - c.base) >> 6; b <= (p.addr+48-c.base)>>6; b++ {
+			c.near[b>>6] |= 1 << (b & 63)
+		}
+	}
 }
 
 // clearFPPlaces finds where pat begins in m's code sections, overlapping
