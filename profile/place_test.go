@@ -61,10 +61,7 @@ func TestPathKey(t *testing.T) {
 }
 
 func TestMakeTouched(t *testing.T) {
-	type odd struct {
-		a uint8
-		b [2]byte
-	}
+	type odd [3]byte // a size that divides no page
 	for _, n := range []int{0, 1, 100, 1 << 20} {
 		s := makeTouched[edgeSlot](n)
 		o := makeTouched[odd](n)
