@@ -2,7 +2,9 @@ package profile
 
 import (
 	"io"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -26,4 +28,27 @@ func BenchmarkBuild(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSortAddrs: a million module addresses, radix against
+// slices.Sort.
+func BenchmarkSortAddrs(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	as := make([]uint64, 1<<20)
+	for i := range as {
+		as[i] = 0x400000 + r.Uint64N(30<<20)
+	}
+	work := make([]uint64, len(as))
+	b.Run("radix", func(b *testing.B) {
+		for b.Loop() {
+			copy(work, as)
+			sortAddrs(work)
+		}
+	})
+	b.Run("slices.Sort", func(b *testing.B) {
+		for b.Loop() {
+			copy(work, as)
+			slices.Sort(work)
+		}
+	})
 }

@@ -1,6 +1,10 @@
 package profile
 
-import "testing"
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
 
 // TestPlaceMemo: what is put is found below its own node only, through
 // the table's growth; what is not put is not found.
@@ -72,6 +76,31 @@ func TestMakeTouched(t *testing.T) {
 			if s[i] != (edgeSlot{}) || o[i] != (odd{}) {
 				t.Fatalf("makeTouched(%d): element %d not zero", n, i)
 			}
+		}
+	}
+}
+
+// TestSortAddrs: the radix sort orders as slices.Sort does, whatever the
+// addresses' width, duplicates included.
+func TestSortAddrs(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		n    int
+		mask uint64
+	}{
+		{0, 0}, {1, 1<<32 - 1}, {1000, 1<<32 - 1}, {5000, 0}, {5000, 0xff},
+		{100000, 1<<32 - 1}, {100000, 1<<48 - 1}, {20000, ^uint64(0)},
+	} {
+		as := make([]uint64, tc.n)
+		for i := range as {
+			as[i] = r.Uint64() & tc.mask
+			if i%7 == 0 && i > 0 {
+				as[i] = as[i-1]
+			}
+		}
+		want := slices.Sorted(slices.Values(as))
+		if got := sortAddrs(slices.Clone(as)); !slices.Equal(got, want) {
+			t.Errorf("%d addresses under %#x: not sorted as slices.Sort", tc.n, tc.mask)
 		}
 	}
 }

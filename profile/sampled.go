@@ -28,11 +28,47 @@ func (p *Profile) analyseSampled() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			// Sorted here, beside the other modules' work: a million
-			// addresses of one module take a tenth of a second.
-			slices.Sort(as)
-			p.structureOf(m, slices.Compact(as))
+			// Sorted here, beside the other modules' work: one module
+			// can have a million.
+			p.structureOf(m, slices.Compact(sortAddrs(as)))
 		}()
 	}
 	wg.Wait()
+}
+
+// sortAddrs sorts addresses by their digits of 11 bits from the lowest,
+// as many as the largest has: the frames of a module's million sampled
+// nodes (file addresses, most under 2^32) in a fraction of the time of a
+// comparison sort (BenchmarkSortAddrs: a fifth), on the way to the
+// analysis a report waits for.
+func sortAddrs(as []uint64) []uint64 {
+	if len(as) < 1024 {
+		slices.Sort(as)
+		return as
+	}
+	const bits = 11
+	var top uint64
+	for _, a := range as {
+		top |= a
+	}
+	buf := make([]uint64, len(as))
+	var count [1 << bits]int
+	for shift := 0; shift < 64 && top>>shift != 0; shift += bits {
+		clear(count[:])
+		for _, a := range as {
+			count[a>>shift&(1<<bits-1)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, a := range as {
+			d := a >> shift & (1<<bits - 1)
+			buf[count[d]] = a
+			count[d]++
+		}
+		as, buf = buf, as
+	}
+	return as
 }
