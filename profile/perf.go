@@ -202,8 +202,9 @@ func (sp *space) chainFrames(s *sample.Sample, osRelease string, frames []Frame)
 	if !hasUser(s.Callchain) {
 		out = Complete // a kernel thread
 	}
+	ms := sp.procs[s.Pid]
 	chainPCs(s.Callchain, perfevent.ContextUser, func(pc uint64, first bool) bool {
-		mod, addr, ok := sp.lookup(s.Pid, pc, s.Time)
+		mod, addr, ok := lookupIn(ms, pc, s.Time)
 		if !ok {
 			return false
 		}

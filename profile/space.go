@@ -179,7 +179,12 @@ func (s *space) fork(t sample.Task) {
 // lookup finds the module holding runtime address addr in process pid at
 // time t: the newest mapping made before t, else any.
 func (s *space) lookup(pid uint32, addr, t uint64) (*Module, uint64, bool) {
-	ms := s.procs[pid]
+	return lookupIn(s.procs[pid], addr, t)
+}
+
+// lookupIn is lookup in a process's mappings ms, for a caller that
+// looks up many addresses of one process.
+func lookupIn(ms []mapping, addr, t uint64) (*Module, uint64, bool) {
 	var best *mapping
 	for i := len(ms) - 1; i >= 0; i-- {
 		m := &ms[i]
