@@ -49,6 +49,8 @@ func (d *Decoder) decodeSample(h Header, body []byte) (Record, error) {
 	if st&SamplePeriod != 0 {
 		s.Period = c.u64("period")
 	}
+	// RawSample.KernelFrames finds the callchain past the fields above,
+	// a word each (beforeRead), and the read values, without decoding.
 	if st&SampleRead != 0 {
 		s.Read = c.bytes("read values", readSize(a.ReadFormat, c))
 	}

@@ -215,6 +215,10 @@ type Profile struct {
 	evScratch      []uint64 // InsertScopes' per-event values of one sample
 	sp             *space
 	elems          map[elemKey]*Elem // scopes for addresses without structure
+	// elemPaths is the one path of each procedure (and line) of elems:
+	// a frame's path is one slice whoever asks, as a scope index's are
+	// (the placer knows paths by their arrays).
+	elemPaths map[[2]*Elem][]*Elem
 	// aliases are the symbol names of each procedure scope met, for
 	// comparisons with profilers that pick another of them (perf).
 	aliases map[*Elem][]string
@@ -249,7 +253,7 @@ func (p *Profile) scopesOf(f Frame) []*Elem {
 				return path
 			}
 		}
-		return []*Elem{p.kernelProc(m, f.Addr)}
+		return p.elemPath(p.kernelProc(m, f.Addr), nil)
 	}
 	if path := p.structure(m).lookup(f.Addr); path != nil {
 		p.noteAliases(m, f.Addr, path[0])
@@ -273,9 +277,26 @@ func (p *Profile) scopesOf(f Frame) []*Elem {
 		st := p.elem(elemKey{mod: m, kind: ElemStmt, file: row.file, line: row.line}, func() *Elem {
 			return &Elem{Kind: ElemStmt, File: row.file, Line: row.line}
 		})
-		return []*Elem{proc, st}
+		return p.elemPath(proc, st)
 	}
-	return []*Elem{proc}
+	return p.elemPath(proc, nil)
+}
+
+// elemPath is the path of procedure proc and, unless nil, line st.
+func (p *Profile) elemPath(proc, st *Elem) []*Elem {
+	k := [2]*Elem{proc, st}
+	if path, ok := p.elemPaths[k]; ok {
+		return path
+	}
+	path := []*Elem{proc}
+	if st != nil {
+		path = append(path, st)
+	}
+	if p.elemPaths == nil {
+		p.elemPaths = map[[2]*Elem][]*Elem{}
+	}
+	p.elemPaths[k] = path
+	return path
 }
 
 // lineOf is the line-table row of a frame outside the module's scopes:

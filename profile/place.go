@@ -20,10 +20,8 @@ type placer struct {
 	// address is a search of its module's scopes.
 	memo placeMemo
 	// scopes are the frames' scopes (half the memo's misses are frames
-	// placed before below another node): keyed as memo. single keeps
-	// one path of each scope a frame is alone in (a kernel function).
+	// placed before below another node): keyed as memo.
 	scopes map[uint64][]*Elem
-	single map[*Elem][]*Elem
 	// paths is the place of each path of scopes below each scope node:
 	// frames of one scope share its path (the g++ profile's 320 thousand
 	// misses of memo are 140 thousand paths below their nodes).
@@ -70,9 +68,7 @@ func (pl *placer) place(s *stackNode) *Node {
 		}
 	}
 	sc := pl.scopesOf(s, k, keyed)
-	// Only a keyed frame's path is sure to be kept (in scopes).
 	pk, pkeyed := pathKey(sc)
-	pkeyed = pkeyed && keyed
 	var n *Node
 	if pkeyed {
 		n = pl.paths.find(parent, pk)
@@ -101,16 +97,6 @@ func (pl *placer) scopesOf(s *stackNode, k uint64, keyed bool) []*Elem {
 		return sc
 	}
 	sc := pl.p.scopesOf(pl.p.stacks.frame(s))
-	if len(sc) == 1 {
-		if one, ok := pl.single[sc[0]]; ok {
-			sc = one
-		} else {
-			if pl.single == nil {
-				pl.single = map[*Elem][]*Elem{}
-			}
-			pl.single[sc[0]] = sc
-		}
-	}
 	if keyed {
 		if pl.scopes == nil {
 			pl.scopes = map[uint64][]*Elem{}
@@ -122,9 +108,10 @@ func (pl *placer) scopesOf(s *stackNode, k uint64, keyed bool) []*Elem {
 
 var partialPath = []*Elem{partial}
 
-// pathKey is a key of path's identity, its array and length, for a
-// path kept while the key is (a keyed frame's, in scopes): no other path
-// can have them meanwhile. ok is false when they do not fit.
+// pathKey is a key of path's identity, its array and length: a frame's
+// path is kept for the profile's life (by its module's scope index, or
+// Profile.elemPath), so no other path can have them. ok is false when
+// they do not fit.
 func pathKey(path []*Elem) (uint64, bool) {
 	a := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(path))))
 	return a<<8 | uint64(len(path)), a < 1<<56 && len(path) < 1<<8

@@ -33,12 +33,13 @@ func mergeShards(shards []*stacks, events int) stacks {
 	from := make([]uint8, 0, total(shards))
 	next := make([]uint32, len(shards))
 	for {
-		k := -1
-		for j, sh := range shards {
-			if next[j] < sh.nodes.n && (k < 0 || sh.node(nodeID(next[j]+1)).seq < shards[k].node(nodeID(next[k]+1)).seq) {
-				k = j
+		k := earliest(len(shards), func(j int) (uint64, bool) {
+			sh := shards[j]
+			if next[j] == sh.nodes.n {
+				return 0, false
 			}
-		}
+			return sh.node(nodeID(next[j] + 1)).seq, true
+		})
 		if k < 0 {
 			break
 		}
@@ -102,12 +103,13 @@ func mergeEnds(m *stacks, shards []*stacks) (endOf [][]int32, from []uint8) {
 		endOf[k] = make([]int32, sh.ends.n)
 	}
 	for {
-		k := -1
-		for j, sh := range shards {
-			if next[j] < int32(sh.ends.n) && (k < 0 || sh.end(next[j]+1).seq < shards[k].end(next[k]+1).seq) {
-				k = j
+		k := earliest(len(shards), func(j int) (uint64, bool) {
+			sh := shards[j]
+			if next[j] == int32(sh.ends.n) {
+				return 0, false
 			}
-		}
+			return sh.end(next[j] + 1).seq, true
+		})
 		if k < 0 {
 			return endOf, from
 		}
@@ -116,4 +118,16 @@ func mergeEnds(m *stacks, shards []*stacks) (endOf [][]int32, from []uint8) {
 		from = append(from, uint8(k))
 		shards[k].ends.release(uint32(next[k]))
 	}
+}
+
+// earliest is the shard whose next node or stack (head) came from the
+// earliest sample, -1 when every shard is done.
+func earliest(shards int, head func(int) (seq uint64, ok bool)) int {
+	k, least := -1, uint64(0)
+	for j := range shards {
+		if seq, ok := head(j); ok && (k < 0 || seq < least) {
+			k, least = j, seq
+		}
+	}
+	return k
 }
