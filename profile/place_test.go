@@ -1,8 +1,11 @@
 package profile
 
 import (
+	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -103,4 +106,99 @@ func TestSortAddrs(t *testing.T) {
 			t.Errorf("%d addresses under %#x: not sorted as slices.Sort", tc.n, tc.mask)
 		}
 	}
+}
+
+// TestPlacedAsInserted files random stacks of several threads (partial
+// ones, deep and wide, frames inside and outside a module's scopes:
+// procedures, inlined calls, loops, statements, and lines of the symbol
+// table) in the tree of stacks and places them after the pass, and
+// inserts each sample's scope path as it comes (InsertScopes): the
+// merged and the threads' trees must be the same, child for child.
+func TestPlacedAsInserted(t *testing.T) {
+	mod := &Module{Name: "m"}
+	x := syntheticIndex(rand.New(rand.NewPCG(5, 6)))
+	rng := rand.New(rand.NewPCG(7, 8))
+	newP := func() *Profile {
+		p := newProfile(Options{})
+		p.bound[mod] = x
+		p.EventSamples, p.EventTotals = []uint64{0}, []uint64{0}
+		p.stacks.events = 1
+		return p
+	}
+	deferred, inserted := newP(), newP()
+	for i := range 30000 {
+		tid, out := uint32(rng.IntN(9)), Complete
+		if rng.IntN(3) == 0 {
+			out = Truncated
+		}
+		var frames []Frame
+		for range 1 + rng.IntN(5) {
+			// Few addresses near the root, many at the leaves; some
+			// outside the scopes (above 1024).
+			frames = append(frames, Frame{Mod: mod, Addr: uint64(rng.IntN(64*(len(frames)+1))) * 4})
+		}
+		w := uint64(1 + i%7)
+		deferred.stacks.add(tid, frames, out, 0, w)
+		var path []*Elem
+		if out != Complete {
+			path = append(path, partial)
+		}
+		for j := len(frames) - 1; j >= 0; j-- {
+			path = append(path, inserted.scopesOf(frames[j])...)
+		}
+		inserted.InsertScopes(tid, path, 0, w)
+	}
+	deferred.fileStacks()
+	want, got := dumpTrees(inserted), dumpTrees(deferred)
+	if got == want {
+		return
+	}
+	a, b := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			t.Fatalf("placed after the pass and inserted differ first at line %d: %q, %q", i+1, b[i], a[i])
+		}
+	}
+	t.Fatalf("%d lines placed, %d inserted", len(b), len(a))
+}
+
+// syntheticIndex is a scope index of 16 procedures of 64 bytes, each
+// with statements, a loop and an inlined call, over addresses 0 to 1023;
+// addresses above are outside it.
+func syntheticIndex(rng *rand.Rand) *scopeIndex {
+	x := &scopeIndex{}
+	for f := range 16 {
+		proc := []*Elem{{Kind: ElemProc, Name: fmt.Sprintf("f%d", f), Module: "m"}}
+		loop := with(proc, &Elem{Kind: ElemLoop, File: "a.c", Line: 10 * f})
+		inl := with(loop, &Elem{Kind: ElemInline, Name: fmt.Sprintf("g%d", rng.IntN(4)), CallFile: "a.c", CallLine: 10*f + 1})
+		for a := 0; a < 64; a += 8 {
+			path := [][]*Elem{proc, loop, inl}[rng.IntN(3)]
+			st := with(path, &Elem{Kind: ElemStmt, File: "a.c", Line: 10*f + rng.IntN(5)})
+			x.entries = append(x.entries, indexEntry{uint64(64*f + a), uint64(64*f + a + 8), st})
+		}
+	}
+	x.sort()
+	return x
+}
+
+// dumpTrees is the merged tree and each thread's, node by node in the
+// order of their children, with their values.
+func dumpTrees(p *Profile) string {
+	var b strings.Builder
+	var dump func(n *Node, depth int)
+	dump = func(n *Node, depth int) {
+		fmt.Fprintf(&b, "%*s%s %d %d\n", depth, "", n.Label, n.Incl, n.Excl)
+		for _, c := range n.Children {
+			if c.Parent != n {
+				fmt.Fprintf(&b, "%*s(the parent of %s is not %s)\n", depth, "", c.Label, n.Label)
+			}
+			dump(c, depth+1)
+		}
+	}
+	dump(p.Root, 0)
+	trees := p.ThreadTrees()
+	for _, tid := range slices.Sorted(maps.Keys(trees)) {
+		dump(trees[tid], 0)
+	}
+	return b.String()
 }
