@@ -72,6 +72,17 @@ func (n *Node) child(e *Elem) *Node {
 	return c
 }
 
+// childAs is n's child of the scope of m (another tree's node), made
+// if new with m's label.
+func (n *Node) childAs(m *Node) *Node {
+	if c := n.kid(m.Elem); c != nil {
+		return c
+	}
+	c := &Node{Elem: m.Elem, Label: m.Label}
+	n.attach(c)
+	return c
+}
+
 // nodeScan is how many children a node searches in its list before it
 // keeps a map of them (most nodes have one or two).
 const nodeScan = 8
@@ -212,9 +223,12 @@ type Profile struct {
 	// threadsPending: the threads' trees are still to be made from the
 	// tree of stacks (ThreadTrees).
 	threadsPending bool
-	evScratch      []uint64 // InsertScopes' per-event values of one sample
-	sp             *space
-	elems          map[elemKey]*Elem // scopes for addresses without structure
+	// placed is each node of the tree of stacks' place in the merged
+	// tree, by id, kept for the threads' (threadPlaces).
+	placed    []*Node
+	evScratch []uint64 // InsertScopes' per-event values of one sample
+	sp        *space
+	elems     map[elemKey]*Elem // scopes for addresses without structure
 	// elemPaths is the one path of each procedure (and line) of elems:
 	// a frame's path is one slice whoever asks, as a scope index's are
 	// (the placer knows paths by their arrays).

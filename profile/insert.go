@@ -106,9 +106,9 @@ func (p *Profile) InsertScopes(tid uint32, path []*Elem, ev int, w uint64) {
 // in the order of the stacks' first samples (the order of the first
 // samples that reach them); the values go to the nodes the stacks end
 // at, and the inclusive ones are summed up the tree at the end. The
-// threads' trees are made the same way when first asked for
-// (ThreadTrees): a report that shows the merged tree only does not pay
-// for a second tree as large as it.
+// threads' trees are made from the merged tree's places when first
+// asked for (ThreadTrees): a report that shows the merged tree only does
+// not pay for a tree per thread.
 func (p *Profile) fileStacks() {
 	p.fileTrees(false)
 	p.threadsPending = true
@@ -127,10 +127,16 @@ func (p *Profile) ThreadTrees() map[uint32]*Node {
 // fileTrees files the stacks in the merged tree, or in the threads'.
 func (p *Profile) fileTrees(threads bool) {
 	multi := len(p.EventTotals) > 1
-	pl := placer{p: p, thread: threads}
-	pl.placeAll()
+	var at []*Node
+	if threads {
+		at = p.threadPlaces()
+	} else {
+		pl := placer{p: p}
+		pl.placeAll()
+		at, p.placed = pl.at, pl.at
+	}
 	for n := range p.stacks.list {
-		t := pl.at[n.leaf]
+		t := at[n.leaf]
 		for ev := range n.events() {
 			if n.samples(ev) == 0 || ev != p.Event && !multi {
 				continue
