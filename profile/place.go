@@ -124,8 +124,10 @@ func (pl *placer) scopesOf(s *stackNode, k uint64, keyed bool) []*Elem {
 	if s.mod == 0 {
 		return partialPath
 	}
-	if sc, ok := pl.scopes[k]; ok && keyed {
-		return sc
+	if keyed {
+		if sc, ok := pl.scopes[k]; ok {
+			return sc
+		}
 	}
 	sc := pl.p.scopesOf(pl.p.stacks.frame(s))
 	if keyed {
