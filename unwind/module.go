@@ -61,6 +61,8 @@ type Module struct {
 
 	rootMu sync.RWMutex
 	roots  map[uint64]bool // isRoot's answers by call site
+	// rootCache holds roots' answers for lock-free reads (rootcache.go).
+	rootCache rootCache
 	// entryProc is the index of the procedure holding Entry (-1: none),
 	// set once.
 	entryOnce sync.Once

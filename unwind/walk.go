@@ -445,7 +445,12 @@ func isRoot(m *Module, addr uint64) bool {
 	}
 	// Every sample asks it of each call site on its stack, and a profile's
 	// stacks share most of their call sites: the answer is kept.
-	return m.kept(m.roots, addr, func() bool { return findRoot(m, addr) })
+	if r, ok := m.rootCache.get(addr); ok {
+		return r
+	}
+	r := m.kept(m.roots, addr, func() bool { return findRoot(m, addr) })
+	m.rootCache.put(addr, r)
+	return r
 }
 
 // kept returns the answer for addr kept in answers, finding it once.
