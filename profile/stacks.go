@@ -28,6 +28,25 @@ type stacks struct {
 	// seq numbers the samples filed, from 0: the one add files; a shard
 	// is given the numbers of the samples it files (fileAt).
 	seq uint64
+	// last is each thread's last stack filed, by thread.
+	last map[uint32]*lastStack
+}
+
+// lastStack is the path of a thread's last stack from its root: a
+// thread's samples in a row mostly share their outer frames, which are
+// then matched in this short list rather than looked up node by node
+// among the children (a cache miss each in a tree of millions).
+type lastStack struct {
+	root nodeID
+	path []step
+}
+
+// step is one node of a path: its frame (module number 0 for [partial])
+// and its id.
+type step struct {
+	addr uint64
+	mod  uint32
+	id   nodeID
 }
 
 // sumChunk is how many sums sumArena is allocated by.
@@ -175,16 +194,10 @@ func (s *stacks) each(fn func(*stackNode)) {
 // add files one sample's stack (frames innermost first, below [partial]
 // when out is not Complete) with its value w of event ev.
 func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) {
-	if s.threads == nil {
-		s.threads = map[uint32]nodeID{}
-	}
-	n, ok := s.threads[tid]
-	if !ok {
-		n = s.newNode(stackNode{seq: s.seq})
-		s.threads[tid] = n
-	}
+	ls := s.lastOf(tid)
+	n, d := ls.root, 0
 	if out != Complete {
-		n = s.child(n, 0, Frame{})
+		n, d = s.next(ls, n, d, 0, 0), d+1
 	}
 	var last *Module
 	var lastNo uint32
@@ -193,8 +206,9 @@ func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) 
 		if f.Mod != last || last == nil {
 			last, lastNo = f.Mod, s.modNumber(f.Mod)
 		}
-		n = s.child(n, lastNo, f)
+		n, d = s.next(ls, n, d, lastNo, f.Addr), d+1
 	}
+	ls.path = ls.path[:d]
 	ln := s.node(n)
 	if ln.end == 0 {
 		ln.end = s.newEnd(stack{tid: tid, leaf: n, sums: s.newSums(ev), seq: s.seq})
@@ -207,6 +221,42 @@ func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) 
 	e.sums[2*ev] += int64(w)
 	e.sums[2*ev+1]++
 	s.seq++
+}
+
+// next returns the child of node n, at depth d of thread ls's stack
+// being filed, at frame (mod, addr): the last stack's node while the two
+// stacks agree, else found among n's children, and kept as the stack's.
+func (s *stacks) next(ls *lastStack, n nodeID, d int, mod uint32, addr uint64) nodeID {
+	if d < len(ls.path) {
+		if st := ls.path[d]; st.mod == mod && st.addr == addr {
+			return st.id
+		}
+		ls.path = ls.path[:d]
+	}
+	c := s.child(n, mod, Frame{Addr: addr})
+	ls.path = append(ls.path, step{addr, mod, c})
+	return c
+}
+
+// lastOf is thread tid's last stack, its root made if new.
+func (s *stacks) lastOf(tid uint32) *lastStack {
+	if ls, ok := s.last[tid]; ok {
+		return ls
+	}
+	if s.threads == nil {
+		s.threads = map[uint32]nodeID{}
+	}
+	if s.last == nil {
+		s.last = map[uint32]*lastStack{}
+	}
+	n, ok := s.threads[tid]
+	if !ok {
+		n = s.newNode(stackNode{seq: s.seq})
+		s.threads[tid] = n
+	}
+	ls := &lastStack{root: n}
+	s.last[tid] = ls
+	return ls
 }
 
 // frames returns stack st's frames innermost first, and whether it

@@ -182,3 +182,75 @@ func TestFrameKey(t *testing.T) {
 		}
 	}
 }
+
+// TestStacksLastPath files stacks of interleaved threads that share
+// prefixes, diverge at every depth, grow and shrink (what a thread's
+// last stack, stacks.add's shortcut, must follow), and checks the tree
+// against a map of every thread's distinct prefixes: one node per
+// prefix, each stack's frames read back from its leaf, its samples
+// counted on it.
+func TestStacksLastPath(t *testing.T) {
+	mods := []*Module{{Name: "a"}, {Name: "b"}}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var s stacks
+	s.events = 1
+	type key struct {
+		tid    uint32
+		prefix string
+	}
+	prefixes := map[key]bool{}
+	samples := map[key]int64{}
+	last := map[uint32][]Frame{}
+	for range 20000 {
+		tid := uint32(rng.IntN(3))
+		// Keep a random part of the thread's last stack (outermost
+		// first), then add random frames.
+		outer := slices.Clone(last[tid])
+		outer = outer[:rng.IntN(len(outer)+1)]
+		for range rng.IntN(4) {
+			outer = append(outer, Frame{Mod: mods[rng.IntN(2)], Addr: uint64(rng.IntN(6))})
+		}
+		last[tid] = outer
+		out := Complete
+		if rng.IntN(5) == 0 {
+			out = Truncated
+		}
+		frames := slices.Clone(outer)
+		slices.Reverse(frames) // innermost first
+		s.add(tid, frames, out, 0, 1)
+		p := fmt.Sprint(out != Complete)
+		prefixes[key{tid, p}] = true
+		for _, f := range outer {
+			p += fmt.Sprintf("/%s%d", f.Mod.Name, f.Addr)
+			prefixes[key{tid, p}] = true
+		}
+		samples[key{tid, p}]++
+	}
+	// The roots, and [partial] with the other prefixes.
+	roots := 0
+	for k := range prefixes {
+		if k.prefix == "false" {
+			roots++
+		}
+	}
+	if want := len(prefixes) - roots + len(s.threads); int(s.nodes.n) != want {
+		t.Errorf("%d nodes, want %d (one per thread's distinct prefix)", s.nodes.n, want)
+	}
+	got := map[key]int64{}
+	for st := range s.list {
+		frames, partial := s.frames(st)
+		p := fmt.Sprint(partial)
+		for i := len(frames) - 1; i >= 0; i-- {
+			p += fmt.Sprintf("/%s%d", frames[i].Mod.Name, frames[i].Addr)
+		}
+		got[key{st.tid, p}] += st.count
+	}
+	if len(got) != len(samples) {
+		t.Errorf("%d distinct stacks, want %d", len(got), len(samples))
+	}
+	for k, n := range samples {
+		if got[k] != n {
+			t.Errorf("thread %d, stack %s: %d samples, want %d", k.tid, k.prefix, got[k], n)
+		}
+	}
+}
