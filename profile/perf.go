@@ -202,9 +202,9 @@ func (sp *space) chainFrames(s *sample.Sample, osRelease string, frames []Frame)
 	if !hasUser(s.Callchain) {
 		out = Complete // a kernel thread
 	}
-	ms := sp.procs[s.Pid]
+	n := sp.near(s.Pid, s.Time)
 	chainPCs(s.Callchain, perfevent.ContextUser, func(pc uint64, first bool) bool {
-		mod, addr, ok := lookupIn(ms, pc, s.Time)
+		mod, addr, ok := n.lookup(pc)
 		if !ok {
 			return false
 		}

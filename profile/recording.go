@@ -75,6 +75,7 @@ func (r *recording) prepare(p *Profile) error {
 			j++
 		}
 	}
+	sp.seal()
 	p.deferScopes = true
 	return p.bindStructures(lms, sp.sortedModules())
 }

@@ -40,6 +40,9 @@ type mapping struct {
 	bias   uint64 // runtime address = file address + bias
 	time   uint64
 	mod    *Module
+	// alone: no later mapping of the process overlaps it (set by seal,
+	// once the process's mappings are all known).
+	alone bool
 }
 
 // space holds the address spaces of the recorded processes and the
@@ -182,27 +185,75 @@ func (s *space) lookup(pid uint32, addr, t uint64) (*Module, uint64, bool) {
 	return lookupIn(s.procs[pid], addr, t)
 }
 
-// lookupIn is lookup in a process's mappings ms, for a caller that
-// looks up many addresses of one process.
+// lookupIn is lookup in a process's mappings ms.
 func lookupIn(ms []mapping, addr, t uint64) (*Module, uint64, bool) {
-	var best *mapping
+	if i := find(ms, addr, t); i >= 0 {
+		return ms[i].mod, addr - ms[i].bias, true
+	}
+	return nil, 0, false
+}
+
+// find is the index of the mapping of ms lookup chooses for addr at
+// time t, -1 if none.
+func find(ms []mapping, addr, t uint64) int {
+	best := -1
 	for i := len(ms) - 1; i >= 0; i-- {
 		m := &ms[i]
 		if addr < m.lo || addr >= m.hi {
 			continue
 		}
 		if m.time <= t {
-			best = m
-			break
+			return i
 		}
-		if best == nil {
-			best = m
+		if best < 0 {
+			best = i
 		}
 	}
-	if best == nil {
-		return nil, 0, false
+	return best
+}
+
+// near looks up many addresses of one process at one time (a stack's),
+// the last one's mapping tried first: a stack's frames lie in few
+// mappings, and a scan of a process's tens of mappings per frame was a
+// tenth of a report of deep frame-pointer stacks.
+type near struct {
+	ms   []mapping
+	t    uint64
+	last int
+}
+
+func (s *space) near(pid uint32, t uint64) near {
+	return near{ms: s.procs[pid], t: t, last: -1}
+}
+
+// lookup is space.lookup of addr in the process at the time.
+func (n *near) lookup(addr uint64) (*Module, uint64, bool) {
+	i := n.last
+	// The last mapping is lookup's choice when it holds addr, was made
+	// by then, and no later one overlaps it (find would try those first).
+	if i < 0 || !n.ms[i].alone || addr < n.ms[i].lo || addr >= n.ms[i].hi || n.ms[i].time > n.t {
+		if i = find(n.ms, addr, n.t); i < 0 {
+			return nil, 0, false
+		}
+		n.last = i
 	}
-	return best.mod, addr - best.bias, true
+	return n.ms[i].mod, addr - n.ms[i].bias, true
+}
+
+// seal marks the mappings that no later mapping of their process
+// overlaps (mapping.alone), once every mapping is known.
+func (s *space) seal() {
+	for _, ms := range s.procs {
+		for j := range ms {
+			ms[j].alone = true
+			for i := j + 1; i < len(ms); i++ {
+				if ms[i].lo < ms[j].hi && ms[j].lo < ms[i].hi {
+					ms[j].alone = false
+					break
+				}
+			}
+		}
+	}
 }
 
 // sortedModules lists the modules by path.

@@ -31,9 +31,9 @@ func stackOf(s *sample.Sample) unwind.Stack {
 
 // lookupAt is the walk's view of process pid's modules at time t.
 func (sp *space) lookupAt(pid uint32, t uint64) unwind.Lookup {
-	ms := sp.procs[pid]
+	n := sp.near(pid, t)
 	return func(pc uint64) (*unwind.Module, uint64, bool) {
-		m, addr, ok := lookupIn(ms, pc, t)
+		m, addr, ok := n.lookup(pc)
 		if !ok {
 			return nil, 0, false
 		}
@@ -44,9 +44,9 @@ func (sp *space) lookupAt(pid uint32, t uint64) unwind.Lookup {
 // framesAt places run-time addresses (innermost first) of process pid
 // at time t in their modules, up to the first outside every mapping.
 func (sp *space) framesAt(pid uint32, t uint64, pcs []uint64, frames []Frame) []Frame {
-	ms := sp.procs[pid]
+	n := sp.near(pid, t)
 	for _, pc := range pcs {
-		m, addr, ok := lookupIn(ms, pc, t)
+		m, addr, ok := n.lookup(pc)
 		if !ok {
 			break
 		}
