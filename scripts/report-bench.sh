@@ -18,7 +18,12 @@
 # or, with FP=1, the frame-pointer (perf record -g) one of a C++ program:
 # g++ -O2 (Debian's cc1plus) compiling testdata/src's stl.cpp and
 # tmpl.cpp FP_ROUNDS times (default 40: about 190 MB, 2.5 million samples)
-# at 20 kHz.
+# at 20 kHz. cc1plus keeps no frame pointers, so its stacks are short and
+# most are distinct (1.7 million nodes): the worst case. With FP=prog,
+# that of a C++ program built with frame pointers, as perf record -g
+# needs: testdata/prof/fpwork.cpp (g++ -O2 -fno-omit-frame-pointer),
+# two runs of FP_ROUNDS (default 5400) rounds side by side at 20 kHz
+# (about 235 MiB, 2.2 million samples of stacks 5 to 40 deep).
 # MEAS256=1 makes two real measurement directories and times bloop report
 # of each (now and at BEFORE): a small C program (a loop nest, built here)
 # run 256 times under one `bloop record`, and one run of it with 64
@@ -31,7 +36,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/bloop" ./cmd/bloop
 data=${1:-}
-if [ -z "$data" ] && [ -n "${FP:-}" ]; then
+if [ -z "$data" ] && [ "${FP:-}" = prog ]; then
+  data=$tmp/perf.data
+  g++ -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o "$tmp/fpwork" testdata/prof/fpwork.cpp
+  perf record -q -F 20000 -g -o "$data" -- sh -c "$tmp/fpwork ${FP_ROUNDS:-5400} & $tmp/fpwork ${FP_ROUNDS:-5400}; wait" >/dev/null
+elif [ -z "$data" ] && [ -n "${FP:-}" ]; then
   data=$tmp/perf.data
   perf record -q -F 20000 -g -o "$data" -- sh -c "for i in \$(seq ${FP_ROUNDS:-40}); do for f in testdata/src/stl.cpp testdata/src/tmpl.cpp; do g++ -O2 -c \$f -o $tmp/o.o; done; done" >/dev/null
 elif [ -z "$data" ]; then
