@@ -220,8 +220,12 @@ func (sp *space) chainFrames(s *sample.Sample, osRelease string, frames []Frame)
 
 // kernelFrames appends the frames of a callchain's kernel part.
 func (sp *space) kernelFrames(s *sample.Sample, osRelease string, frames []Frame) []Frame {
+	var k *Module // found (under a lock) once per sample, not per frame
 	chainPCs(s.Callchain, perfevent.ContextKernel, func(pc uint64, _ bool) bool {
-		frames = append(frames, Frame{Mod: sp.kernelModule(osRelease), Addr: pc})
+		if k == nil {
+			k = sp.kernelModule(osRelease)
+		}
+		frames = append(frames, Frame{Mod: k, Addr: pc})
 		return true
 	})
 	return frames
