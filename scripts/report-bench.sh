@@ -236,7 +236,10 @@ for m in rows:
     mods = re.findall(r"\[([^\]]+)\]\s*$", m.group(4))
     inproc = re.search(r"  in (.+?)\s*$", m.group(4))
     at = re.search(r" at \[([^\]]+)\]:", m.group(4)) # code without lines: "loop at [MODULE]:0"
-    mod = mods[-1] if mods else procmod.get(inproc.group(1)) if inproc else None
+    # "in PROC" first: a procedure's name can end in brackets of its
+    # own ("f(int) [clone .constprop.0]").
+    mod = procmod.get(inproc.group(1)) if inproc else None
+    mod = mod or (mods[-1] if mods else None)
     mod = mod or (at.group(1) if at else "?")
     if mod.startswith("kernel"):
         mod = "[kernel]"
