@@ -3,6 +3,8 @@ package perfevent
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"unsafe"
 )
 
 // cursor reads the fields of one record's body in order. The first
@@ -62,12 +64,27 @@ func (c *cursor) u64s(dst []uint64, what string, n uint64) []uint64 {
 		c.fail(what, n, "words")
 		return dst
 	}
-	for range n {
-		dst = append(dst, binary.LittleEndian.Uint64(c.b[c.off:]))
-		c.off += 8
+	if n == 0 {
+		return dst
+	}
+	src := c.b[c.off : c.off+int(8*n)]
+	c.off += len(src)
+	k := len(dst)
+	dst = slices.Grow(dst, int(n))[:k+int(n)]
+	if littleEndian {
+		// The words as they lie: a callchain is most of a frame-pointer
+		// sample, and word by word was a tenth of decoding one.
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst[k:]))), len(src)), src)
+		return dst
+	}
+	for i := range dst[k:] {
+		dst[k+i] = binary.LittleEndian.Uint64(src[8*i:])
 	}
 	return dst
 }
+
+// littleEndian: this machine's words are the files' byte order.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // peekCount reads the count word that starts a variable-length field,
 // without consuming it, and checks that count entries of words each can
