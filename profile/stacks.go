@@ -21,6 +21,10 @@ type stacks struct {
 	// mods are the frames' modules, by number-1; modNo numbers them.
 	mods  []*Module
 	modNo map[*Module]uint32
+	// recentMods are the modules last numbered, recentNext the next
+	// one replaced.
+	recentMods [4]modNumbered
+	recentNext int
 	// events is how many events a profile has: each new stack's sums
 	// are cut for all of them from sumArena, not allocated one by one.
 	events   int
@@ -61,6 +65,11 @@ func (s *stacks) newSums(ev int) []int64 {
 	out := s.sumArena[:n:n]
 	s.sumArena = s.sumArena[n:]
 	return out
+}
+
+type modNumbered struct {
+	m  *Module
+	no uint32
 }
 
 // nodeID numbers a node from 1; 0 is none.
@@ -126,9 +135,24 @@ func (s *stacks) modNumber(m *Module) uint32 {
 	if m == nil {
 		return 0
 	}
-	if k, ok := s.modNo[m]; ok {
-		return k
+	// A stack's frames change module a few times (kernel, program,
+	// libc): the last modules numbered answer most without a hash.
+	for _, r := range s.recentMods {
+		if r.m == m {
+			return r.no
+		}
 	}
+	k, ok := s.modNo[m]
+	if !ok {
+		k = s.newModNumber(m)
+	}
+	s.recentMods[s.recentNext%len(s.recentMods)] = modNumbered{m, k}
+	s.recentNext++
+	return k
+}
+
+// newModNumber numbers m, not yet numbered.
+func (s *stacks) newModNumber(m *Module) uint32 {
 	if s.modNo == nil {
 		s.modNo = map[*Module]uint32{}
 	}
