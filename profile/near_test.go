@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-// TestNearLookup looks up random addresses of random stacks in random
+// TestNearLookup checks seal's marks against every pair of a process's
+// mappings, then looks up random addresses of random stacks in random
 // processes' mappings (overlapping ones among them, made at different
 // times) with near, and checks each answer against lookupIn's scan.
 func TestNearLookup(t *testing.T) {
@@ -21,8 +22,17 @@ func TestNearLookup(t *testing.T) {
 	}
 	s.seal()
 	alone := 0
-	for _, ms := range s.procs {
-		for _, m := range ms {
+	for pid, ms := range s.procs {
+		for j, m := range ms {
+			want := true
+			for i, o := range ms {
+				if i != j && o.lo < m.hi && m.lo < o.hi {
+					want = false
+				}
+			}
+			if m.alone != want {
+				t.Errorf("pid %d, mapping %d [%#x,%#x): alone %v, want %v", pid, j, m.lo, m.hi, m.alone, want)
+			}
 			if m.alone {
 				alone++
 			}

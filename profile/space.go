@@ -40,7 +40,7 @@ type mapping struct {
 	bias   uint64 // runtime address = file address + bias
 	time   uint64
 	mod    *Module
-	// alone: no later mapping of the process overlaps it (set by seal,
+	// alone: no other mapping of the process overlaps it (set by seal,
 	// once the process's mappings are all known).
 	alone bool
 }
@@ -230,7 +230,8 @@ func (s *space) near(pid uint32, t uint64) near {
 func (n *near) lookup(addr uint64) (*Module, uint64, bool) {
 	i := n.last
 	// The last mapping is lookup's choice when it holds addr, was made
-	// by then, and no later one overlaps it (find would try those first).
+	// by then, and no other one overlaps it (find tries the later ones
+	// first).
 	if i < 0 || !n.ms[i].alone || addr < n.ms[i].lo || addr >= n.ms[i].hi || n.ms[i].time > n.t {
 		if i = find(n.ms, addr, n.t); i < 0 {
 			return nil, 0, false
@@ -240,18 +241,26 @@ func (n *near) lookup(addr uint64) (*Module, uint64, bool) {
 	return n.ms[i].mod, addr - n.ms[i].bias, true
 }
 
-// seal marks the mappings that no later mapping of their process
-// overlaps (mapping.alone), once every mapping is known.
+// seal marks the mappings that overlap no other mapping of their
+// process (mapping.alone), once every mapping is known: in the order of
+// their starts, a mapping overlaps another when one before it ends past
+// its start or the next starts before its end. (Only the later mappings
+// matter to lookup, but this costs a sort, not a pass over the later
+// ones for each: a process can have thousands, and each forked child
+// has its own copy.)
 func (s *space) seal() {
+	var order []int
 	for _, ms := range s.procs {
-		for j := range ms {
-			ms[j].alone = true
-			for i := j + 1; i < len(ms); i++ {
-				if ms[i].lo < ms[j].hi && ms[j].lo < ms[i].hi {
-					ms[j].alone = false
-					break
-				}
-			}
+		order = order[:0]
+		for i := range ms {
+			order = append(order, i)
+		}
+		sort.Slice(order, func(a, b int) bool { return ms[order[a]].lo < ms[order[b]].lo })
+		var end uint64 // the furthest end of the mappings before
+		for k, i := range order {
+			m := &ms[i]
+			m.alone = (k == 0 || end <= m.lo) && (k+1 == len(order) || ms[order[k+1]].lo >= m.hi)
+			end = max(end, m.hi)
 		}
 	}
 }
