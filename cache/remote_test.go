@@ -20,8 +20,17 @@ import (
 	"bloop/internal/testenv"
 )
 
-// fast are waits short enough for tests of servers that stall.
-var fast = RemoteOptions{DialTimeout: 500 * time.Millisecond, HeaderTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond}
+// patient are waits for servers that answer: long, so that a busy
+// machine (CI beside other tests and busy loops) does not make a slow
+// answer a failure no fault caused (an upload's answer waited past a
+// 300 ms watchdog once). stalling are waits short enough for servers
+// that stall, in tests where every request stalls.
+var (
+	patient  = RemoteOptions{DialTimeout: 10 * time.Second, HeaderTimeout: 10 * time.Second, IdleTimeout: 10 * time.Second}
+	stalling = func(header, idle time.Duration) RemoteOptions {
+		return RemoteOptions{DialTimeout: 10 * time.Second, HeaderTimeout: header, IdleTimeout: idle}
+	}
+)
 
 // remoteCache is a cache in a directory of its own (another machine)
 // with the remote tier at url.
@@ -346,10 +355,12 @@ func stallHeaders(w http.ResponseWriter, r *http.Request, release <-chan struct{
 	return true
 }
 
-// Body faults are a download's: an upload's response has no body to
-// speak of.
+// stallBody starts a download's body and stalls it; an upload (whose
+// answer has no body to speak of) stalls with its body unread, so that
+// every request stalls and no answer comes late on a busy machine.
 func stallBody(w http.ResponseWriter, r *http.Request, release <-chan struct{}) bool {
-	return partialBody(w, r) && stallHeaders(w, r, release)
+	partialBody(w, r)
+	return stallHeaders(w, r, release)
 }
 
 // partialBody starts a download's answer of 1000 bytes with 7 of them;
@@ -390,20 +401,21 @@ func TestBreaker(t *testing.T) {
 		fault  fault
 		faults int
 		want   string
+		opt    RemoteOptions
 	}{
-		{"500", status(500), maxFailures, "500 Internal Server Error"},
-		{"503", status(503), maxFailures, "503"},
-		{"401", status(401), 1, "401 Unauthorized"},
-		{"403", status(403), 1, "403 Forbidden"},
-		{"reset", reset, maxFailures, "GET ac/"},
-		{"stalled headers", stallHeaders, maxFailures, "timeout awaiting response headers"},
-		{"stalled body", stallBody, maxFailures, "no data moved for 300ms"},
-		{"truncated body", truncate, maxFailures, "connection closed before the end of the body"},
-		{"reset in the body", resetBody, maxFailures, "connection reset by peer"},
-		{"redirect", status(302), maxFailures, "302"},
+		{"500", status(500), maxFailures, "500 Internal Server Error", patient},
+		{"503", status(503), maxFailures, "503", patient},
+		{"401", status(401), 1, "401 Unauthorized", patient},
+		{"403", status(403), 1, "403 Forbidden", patient},
+		{"reset", reset, maxFailures, "GET ac/", patient},
+		{"stalled headers", stallHeaders, maxFailures, "timeout awaiting response headers", stalling(300*time.Millisecond, 10*time.Second)},
+		{"stalled body", stallBody, maxFailures, "no data moved for 300ms", stalling(10*time.Second, 300*time.Millisecond)},
+		{"truncated body", truncate, maxFailures, "connection closed before the end of the body", patient},
+		{"reset in the body", resetBody, maxFailures, "connection reset by peer", patient},
+		{"redirect", status(302), maxFailures, "302", patient},
 	} {
 		f := newFaultServer(t, tc.fault)
-		c, w := remoteCache(t, f.URL, fast)
+		c, w := remoteCache(t, f.URL, tc.opt)
 		for i := range 10 {
 			k := Key(tc.name, fmt.Sprint(i))
 			if _, _, _, ok := lookup(c, k); ok {
@@ -434,7 +446,7 @@ func TestUploadFailures(t *testing.T) {
 		http.Error(w, "disk full", http.StatusInsufficientStorage)
 		return true
 	})
-	c, w := remoteCache(t, f.URL, fast)
+	c, w := remoteCache(t, f.URL, patient)
 	for i := range 10 {
 		k := Key("upload", fmt.Sprint(i))
 		lookup(c, k)
@@ -455,7 +467,7 @@ func TestUploadFailures(t *testing.T) {
 // runs four inputs at once) stop soon after the tier goes off.
 func TestBreakerConcurrent(t *testing.T) {
 	f := newFaultServer(t, status(500))
-	c, w := remoteCache(t, f.URL, fast)
+	c, w := remoteCache(t, f.URL, patient)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Add(1)
@@ -487,7 +499,7 @@ func TestCredentials(t *testing.T) {
 	const pass, token = "s3cr3t-pa55", "t0ken-xyz"
 	f := newFaultServer(t, status(401))
 	u := strings.Replace(f.URL, "http://", "http://alice:"+pass+"@", 1) + "/base?sig=" + pass
-	c, w := remoteCache(t, u, fast)
+	c, w := remoteCache(t, u, patient)
 	lookup(c, Key("x"))
 	if got := f.auth.Load(); got != "Basic "+basicAuth("alice", pass) {
 		t.Errorf("Authorization %q", got)
