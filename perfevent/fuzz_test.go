@@ -124,7 +124,11 @@ func FuzzRecord(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec, err := d.Decode(Header{Type: typ, Misc: misc, Size: uint16(8 + len(body))}, body)
+		h := Header{Type: typ, Misc: misc, Size: uint16(8 + len(body))}
+		rec, err := d.Decode(h, body)
+		if typ == RecordSample {
+			checkChain(t, &RawSample{Header: h, Body: body, dec: d}, rec, err)
+		}
 		if err != nil {
 			return
 		}

@@ -100,6 +100,10 @@ func (f *File) deliver(h Header, body []byte, fn func(Record) error) error {
 		}
 	}
 	if err := fn(rec); err != nil {
+		var de decodeError
+		if errors.As(err, &de) {
+			return de.err // a RawSample's, decoded by fn
+		}
 		return stopError{err}
 	}
 	return nil

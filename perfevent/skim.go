@@ -2,6 +2,7 @@ package perfevent
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 )
 
@@ -60,4 +61,93 @@ func (s *RawSample) KernelFrames() bool {
 		}
 	}
 	return false
+}
+
+// Decode decodes the sample as Records would have. An error from it,
+// returned by the function Skim called, ends the walk as a record that
+// cannot be decoded does under Records: naming the file and the
+// record's offset.
+func (s *RawSample) Decode() (*Sample, error) {
+	rec, err := s.dec.decodeSample(s.Header, s.Body)
+	if err != nil {
+		return nil, decodeError{fmt.Errorf("%w: %v", ErrFormat, err)}
+	}
+	return rec.(*Sample), nil
+}
+
+// decodeError is a RawSample's that could not be decoded.
+type decodeError struct{ err error }
+
+func (e decodeError) Error() string { return e.err.Error() }
+func (e decodeError) Unwrap() error { return e.err }
+
+// inPlace are the sample fields Chain reads in place: the fields of one
+// word each before the callchain, and the callchain. A sample of others
+// (read values, a stack copy, registers, anything after the callchain)
+// is decoded.
+const inPlace = beforeRead | SampleCallchain
+
+// ChainFields are a frame-pointer sample's fields, read in place: what
+// Decode gives of them, the callchain as its words lie in the record
+// (little-endian), valid as the RawSample is.
+type ChainFields struct {
+	Event               *Event
+	Pid, Tid            uint32
+	Time, IP, Period    uint64
+	Callchain           []byte
+	HasPeriod, HasChain bool
+}
+
+// Chain reads the sample's fields into out without decoding it, when
+// its event samples only the fields of inPlace and the record holds
+// them all (then Decode gives the same values, and no error); false
+// otherwise. A report reads a frame-pointer file's samples so, and
+// decodes only those whose callchain it has not seen.
+func (s *RawSample) Chain(out *ChainFields) bool {
+	e, err := s.dec.sampleEvent(s.Body)
+	if err != nil {
+		return false
+	}
+	st := e.Attr.SampleType
+	if st&^inPlace != 0 {
+		return false
+	}
+	b := s.Body
+	off := 8 * bits.OnesCount64(st&beforeRead)
+	if off > len(b) {
+		return false
+	}
+	*out = ChainFields{Event: e, HasPeriod: st&SamplePeriod != 0, HasChain: st&SampleCallchain != 0}
+	at := 0
+	word := func(flag uint64) (uint64, bool) {
+		if st&flag == 0 {
+			return 0, false
+		}
+		v := binary.LittleEndian.Uint64(b[at:])
+		at += 8
+		return v, true
+	}
+	word(SampleIdentifier)
+	out.IP, _ = word(SampleIP)
+	if v, ok := word(SampleTID); ok {
+		out.Pid, out.Tid = uint32(v), uint32(v>>32)
+	}
+	out.Time, _ = word(SampleTime)
+	word(SampleAddr)
+	word(SampleID)
+	word(SampleStreamID)
+	word(SampleCPU)
+	out.Period, _ = word(SamplePeriod)
+	if !out.HasChain {
+		return true
+	}
+	if off+8 > len(b) {
+		return false
+	}
+	n := binary.LittleEndian.Uint64(b[off:])
+	if n > uint64(len(b)-off-8)/8 {
+		return false
+	}
+	out.Callchain = b[off+8 : off+8+8*int(n)]
+	return true
 }

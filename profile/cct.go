@@ -217,6 +217,8 @@ type Profile struct {
 
 	stacks stacks            // the samples' stacks, for pprof and hpcrun's format
 	pids   map[uint32]uint32 // each thread's process
+	// lastPid is the last entry written to pids (setPid).
+	lastPid tidPid
 	// deferScopes: the scope trees are made from stacks after the pass
 	// (fileStacks), not sample by sample.
 	deferScopes bool

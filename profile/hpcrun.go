@@ -273,7 +273,7 @@ func (p *Profile) addThread(tid uint32, hp *hpcrun.Profile, mods map[uint16]*Mod
 	label := threadLabel(hp)
 	p.Comms[tid] = label
 	if pid, err := strconv.ParseUint(hp.Get("process-id"), 10, 32); err == nil {
-		p.pids[tid] = uint32(pid)
+		p.setPid(tid, uint32(pid))
 	}
 	paths := make(map[uint32]*measPath, len(hp.Nodes))
 	bad, firstBad := 0, ""

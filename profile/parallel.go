@@ -29,21 +29,35 @@ const batchBytes = 512 << 10
 // record overwrites), and their paths once a worker has unwound them.
 type batch struct {
 	samples []sample.Sample
+	// slots are the samples' memo slots (chainmemo.go), 0: none; reps
+	// the samples sent as repeats of a slot, in order among them.
+	slots   []int32
+	reps    []repeat
 	stacks  []byte   // the samples' stack copies, back to back
 	inPlace int      // the span of the stacks read where they lie
 	chains  []uint64 // their callchains, back to back
 	out     []unwound
 	frames  []Frame // the paths' frames, back to back
 	done    chan struct{}
-	// shard lists, per shard, the paths (indexes in out) it files, seq
-	// their samples' numbers; pending counts the shards not done.
+	// shard lists, per shard, what it files: a path (an index in out),
+	// or a repeat r as -1-r; seq and repSeq are their samples' numbers;
+	// pending counts the shards not done.
 	shard   [][]int32
 	seq     []uint64
+	repSeq  []uint64
 	pending atomic.Int32
 }
 
-// take copies s into the batch.
-func (b *batch) take(s *sample.Sample) {
+// repeat is a sample of a key seen before: its slot and value (its
+// thread, process and event are the slot's first sample's).
+type repeat struct {
+	at    int32 // how many samples of the batch came before it
+	slot  int32
+	value uint64
+}
+
+// take copies s, of memo slot slot, into the batch.
+func (b *batch) take(s *sample.Sample, slot int32) {
 	c := *s
 	if s.StackKept {
 		// The record's span in the file is its whole stack copy, of
@@ -58,16 +72,23 @@ func (b *batch) take(s *sample.Sample) {
 	b.chains = append(b.chains, s.Callchain...)
 	c.Callchain = b.chains[k:len(b.chains):len(b.chains)]
 	b.samples = append(b.samples, c)
+	b.slots = append(b.slots, slot)
 }
 
-// full is whether the batch is to be sent: batchLen samples, or stacks
-// spanning batchBytes.
+// repeat adds a sample as a repeat of slot, of value w.
+func (b *batch) repeat(slot int32, w uint64) {
+	b.reps = append(b.reps, repeat{at: int32(len(b.samples)), slot: slot, value: w})
+}
+
+// full is whether the batch is to be sent: batchLen samples (a repeat
+// counts half: it is not unwound), or stacks spanning batchBytes.
 func (b *batch) full() bool {
-	return len(b.samples) == batchLen || len(b.stacks)+b.inPlace >= batchBytes
+	return len(b.samples)+len(b.reps)/2 >= batchLen || len(b.stacks)+b.inPlace >= batchBytes
 }
 
 func (b *batch) reset() {
 	b.samples, b.stacks, b.chains, b.out, b.frames = b.samples[:0], b.stacks[:0], b.chains[:0], b.out[:0], b.frames[:0]
+	b.slots, b.reps = b.slots[:0], b.reps[:0]
 	b.inPlace = 0
 	for k := range b.shard {
 		b.shard[k] = b.shard[k][:0]
@@ -101,7 +122,15 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 		}()
 	}
 	filed := make(chan struct{})
-	if p.deferScopes && p.stacks.nodes.n == 0 {
+	// The memo of callchain samples needs the filing by shards, which
+	// knows repeats, and the mappings' epochs.
+	var memo *chainMemo
+	sharded := p.deferScopes && p.stacks.nodes.n == 0
+	scan := r.scan
+	if sharded && p.sp.times != nil && r.lazy != nil {
+		memo, scan = &chainMemo{}, r.lazy
+	}
+	if sharded {
 		go func() {
 			defer close(filed)
 			// A shard per two workers: on two cores the merge costs
@@ -130,27 +159,45 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 		order <- cur
 		work <- cur
 	}
-	err := r.scan(r.path, func(e sample.Entry) error {
-		if l, ok := e.(*sample.Lease); ok {
+	err := scan(r.path, func(e sample.Entry) error {
+		var s *sample.Sample
+		slot := int32(0)
+		switch v := e.(type) {
+		case *sample.Lease:
 			// The workers read the stacks in place, released once they
 			// are done.
-			if l.Keep() {
-				lease = l
+			if v.Keep() {
+				lease = v
 			}
 			return nil
-		}
-		s, ok := e.(*sample.Sample)
-		if !ok {
+		case *sample.Sample:
+			s = v
+		case *sample.PerfSample:
+			var k sample.ChainKey
+			if !memo.off && v.Chain(&k) {
+				var rep bool
+				if slot, rep = memo.slotOf(p.sp, &k); rep {
+					cur.repeat(slot, k.Period) // a perf.data sample's value
+					break
+				}
+			}
+			var err error
+			if s, err = v.Sample(); err != nil {
+				return err
+			}
+		default:
 			return nil
 		}
-		cur.take(s)
+		if s != nil {
+			cur.take(s, slot)
+		}
 		if cur.full() {
 			send()
 			cur = <-free
 		}
 		return nil
 	})
-	if len(cur.samples) > 0 {
+	if len(cur.samples) > 0 || len(cur.reps) > 0 {
 		send()
 	}
 	close(work)
@@ -162,6 +209,17 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 	}
 	return err
 }
+
+// slotFirst is what a repeat of a slot is accounted and counted as: its
+// first sample's thread, process, event and outcome.
+type slotFirst struct {
+	tid, pid uint32
+	event    int32
+	out      Outcome
+}
+
+// slotEnd is a slot's distinct stack in a shard, and its event.
+type slotEnd struct{ end, event int32 }
 
 // maxShards bounds the shards the stacks are filed in (mergeShards
 // numbers them in a byte).
@@ -181,10 +239,20 @@ func (p *Profile) fileSharded(order <-chan *batch, free chan<- *batch, n int) {
 		wg.Add(1)
 		go func(sh *stacks, in <-chan *batch) {
 			defer wg.Done()
+			var endOf slotTable[slotEnd]
 			for b := range in {
 				for _, i := range b.shard[k] {
+					if i < 0 {
+						r := &b.reps[-1-i]
+						e := endOf[r.slot]
+						sh.countAt(b.repSeq[-1-i], e.end, int(e.event), r.value)
+						continue
+					}
 					x := &b.out[i].Path
-					sh.fileAt(b.seq[i], x.Tid, x.Frames, x.Out, x.Event, x.Value)
+					end := sh.fileAt(b.seq[i], x.Tid, x.Frames, x.Out, x.Event, x.Value)
+					if slot := b.slots[i]; slot != 0 {
+						endOf.set(slot, slotEnd{end, int32(x.Event)})
+					}
 				}
 				if b.pending.Add(-1) == 0 {
 					b.reset()
@@ -194,15 +262,38 @@ func (p *Profile) fileSharded(order <-chan *batch, free chan<- *batch, n int) {
 		}(shards[k], in[k])
 	}
 	var seq uint64
+	var first slotTable[slotFirst]
 	for b := range order {
 		<-b.done
 		if len(b.shard) != n {
 			b.shard = make([][]int32, n)
 		}
 		b.seq = slices.Grow(b.seq[:0], len(b.out))[:len(b.out)]
-		for i := range b.out {
+		b.repSeq = slices.Grow(b.repSeq[:0], len(b.reps))[:len(b.reps)]
+		r := 0
+		for i := 0; i <= len(b.out); i++ {
+			for ; r < len(b.reps) && int(b.reps[r].at) == i; r++ {
+				// A repeat is accounted as its slot's first sample
+				// was: a callchain taken as perf recorded it.
+				rp := &b.reps[r]
+				f := &first[rp.slot]
+				p.setPid(f.tid, f.pid)
+				p.Chains++
+				if p.count(&Path{Tid: f.tid, Out: f.out, Event: int(f.event), Value: rp.value}) {
+					k := shardOf(f.tid, n)
+					b.shard[k] = append(b.shard[k], -1-int32(r))
+					b.repSeq[r] = seq
+					seq++
+				}
+			}
+			if i == len(b.out) {
+				break
+			}
 			x := &b.out[i]
 			p.account(x)
+			if slot := b.slots[i]; slot != 0 {
+				first.set(slot, slotFirst{x.Tid, x.pid, int32(x.Event), x.Out})
+			}
 			if p.count(&x.Path) {
 				k := shardOf(x.Tid, n)
 				b.shard[k] = append(b.shard[k], int32(i))

@@ -170,7 +170,7 @@ func TestBatchSpan(t *testing.T) {
 		var b batch
 		n := 0
 		for !b.full() && n <= batchLen {
-			b.take(&c.s)
+			b.take(&c.s, 0)
 			n++
 		}
 		if n != c.want {

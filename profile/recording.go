@@ -16,6 +16,9 @@ type recording struct {
 	// skim scans everything but the samples (most of the decoding),
 	// for prepare.
 	skim func(path string, f func(sample.Entry) error) error
+	// lazy, when the source has it, scans as scan does but passes the
+	// samples as *sample.PerfSample (pathsParallel's memo).
+	lazy func(path string, f func(sample.Entry) error) error
 }
 
 // prepare reads everything but the samples: mappings come before the
@@ -148,7 +151,7 @@ func (sp *space) unwindInto(s *sample.Sample, meta *sample.Meta, arena *[]Frame)
 
 // account keeps the unwind's figures of one sample, in sample order.
 func (p *Profile) account(x *unwound) {
-	p.pids[x.Tid] = x.pid
+	p.setPid(x.Tid, x.pid)
 	if x.chain {
 		p.Chains++
 		return
@@ -165,4 +168,21 @@ func (p *Profile) account(x *unwound) {
 	if x.reason != "" {
 		p.Reasons[x.reason]++
 	}
+}
+
+// setPid keeps thread tid's process: the last one seen of it. A map
+// write a sample was 4% of a report of a frame-pointer file whose
+// threads' samples come in long runs: the last one written is skipped.
+func (p *Profile) setPid(tid, pid uint32) {
+	if p.lastPid.set && p.lastPid.tid == tid && p.lastPid.pid == pid {
+		return
+	}
+	p.pids[tid] = pid
+	p.lastPid = tidPid{tid, pid, true}
+}
+
+// tidPid is a thread's process, set once written.
+type tidPid struct {
+	tid, pid uint32
+	set      bool
 }

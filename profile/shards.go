@@ -14,9 +14,16 @@ package profile
 func shardOf(tid uint32, shards int) int { return int(tid % uint32(shards)) }
 
 // fileAt files sample number seq's stack, as add does.
-func (s *stacks) fileAt(seq uint64, tid uint32, frames []Frame, out Outcome, ev int, w uint64) {
+func (s *stacks) fileAt(seq uint64, tid uint32, frames []Frame, out Outcome, ev int, w uint64) int32 {
 	s.seq = seq
-	s.add(tid, frames, out, ev, w)
+	return s.add(tid, frames, out, ev, w)
+}
+
+// countAt files sample number seq on distinct stack number k, as count
+// does.
+func (s *stacks) countAt(seq uint64, k int32, ev int, w uint64) {
+	s.seq = seq
+	s.count(k, ev, w)
 }
 
 // mergeShards returns the tree of stacks the shards' samples make when

@@ -33,7 +33,7 @@ func Open(path string) (Source, error) {
 		return nil, err
 	}
 	if perf {
-		return &recording{path: path, scan: sample.ScanPerf, skim: sample.SkimPerf}, nil
+		return &recording{path: path, scan: sample.ScanPerf, skim: sample.SkimPerf, lazy: sample.ScanPerfLazy}, nil
 	}
 	return &recording{path: path, scan: sample.ScanFile, skim: sample.SkimFile}, nil
 }

@@ -51,6 +51,7 @@ type space struct {
 	opt     loader.Options
 	mods    map[string]*Module
 	procs   map[uint32][]mapping // by pid, in recording order
+	times   map[uint32][]uint64  // by pid, its mappings' times in order (seal; epoch)
 	blobs   map[string][]byte
 	tmpDir  string
 	modList []*Module
@@ -263,6 +264,7 @@ func (s *space) seal() {
 			end = max(end, m.hi)
 		}
 	}
+	s.epochs()
 }
 
 // sortedModules lists the modules by path.

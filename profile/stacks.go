@@ -216,8 +216,9 @@ func (s *stacks) each(fn func(*stackNode)) {
 }
 
 // add files one sample's stack (frames innermost first, below [partial]
-// when out is not Complete) with its value w of event ev.
-func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) {
+// when out is not Complete) with its value w of event ev; the distinct
+// stack's number (from 1).
+func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) int32 {
 	ls := s.lastOf(tid)
 	n, d := ls.root, 0
 	if out != Complete {
@@ -237,7 +238,14 @@ func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) 
 	if ln.end == 0 {
 		ln.end = s.newEnd(stack{tid: tid, leaf: n, sums: s.newSums(ev), seq: s.seq})
 	}
-	e := s.end(ln.end)
+	s.count(ln.end, ev, w)
+	return ln.end
+}
+
+// count files one more sample, of value w of event ev, on distinct
+// stack number k.
+func (s *stacks) count(k int32, ev int, w uint64) {
+	e := s.end(k)
 	e.count++
 	if len(e.sums) <= 2*ev {
 		e.sums = append(e.sums, make([]int64, 2*ev+2-len(e.sums))...)

@@ -99,8 +99,30 @@ func SkimPerf(path string, f func(Entry) error) error {
 	return scanPerf(path, true, f)
 }
 
+// ScanPerfLazy calls f as ScanPerf does but passes each sample as a
+// *PerfSample, read in place or decoded as its reader asks: a report
+// that has seen a sample's callchain before needs only its key.
+func ScanPerfLazy(path string, f func(Entry) error) error {
+	return scanPerfAs(path, scanLazy, f)
+}
+
+// How scanPerf passes the samples.
+const (
+	scanFull = iota // decoded
+	scanSkim        // not at all (SkimPerf)
+	scanLazy        // as *PerfSample (ScanPerfLazy)
+)
+
 // scanPerf is ScanPerf, or SkimPerf when skim is set.
 func scanPerf(path string, skim bool, f func(Entry) error) error {
+	if skim {
+		return scanPerfAs(path, scanSkim, f)
+	}
+	return scanPerfAs(path, scanFull, f)
+}
+
+// scanPerfAs is ScanPerf, SkimPerf or ScanPerfLazy by mode.
+func scanPerfAs(path string, mode int, f func(Entry) error) error {
 	pf, err := perfevent.Open(path)
 	if err != nil {
 		return err
@@ -119,11 +141,14 @@ func scanPerf(path string, skim bool, f func(Entry) error) error {
 		}
 	}
 	conv := newPerfConverter(pf)
+	conv.lazy = mode == scanLazy
 	walk := pf.Skim
-	if !skim {
+	if mode != scanSkim {
 		if err := f(&Lease{keep: pf.Keep}); err != nil {
 			return err
 		}
+	}
+	if mode == scanFull {
 		walk = pf.Records
 	}
 	if err := walk(func(r perfevent.Record) error { return conv.record(r, f) }); err != nil {
@@ -168,6 +193,9 @@ type perfConverter struct {
 	chain  []uint64
 	// kernelSeen: a skimmed sample with kernel frames was announced.
 	kernelSeen bool
+	// lazy: samples are passed as ps (ScanPerfLazy).
+	lazy bool
+	ps   PerfSample
 }
 
 func newPerfConverter(pf *perfevent.File) *perfConverter {
@@ -184,6 +212,10 @@ func (c *perfConverter) record(r perfevent.Record, f func(Entry) error) error {
 	case *perfevent.Sample:
 		return f(c.sample(r))
 	case *perfevent.RawSample:
+		if c.lazy {
+			c.ps.raw, c.ps.conv = r, c
+			return f(&c.ps)
+		}
 		if !c.kernelSeen && r.KernelFrames() {
 			c.kernelSeen = true
 			return f(KernelFrames{})
@@ -221,11 +253,7 @@ func (c *perfConverter) sample(r *perfevent.Sample) *Sample {
 	if s.Kernel {
 		s.Callchain = c.kernelChain(r)
 	}
-	for i, e := range c.file.Events {
-		if e == r.Event {
-			s.Event = i
-		}
-	}
+	s.Event = c.eventIndex(r.Event)
 	if r.Event.Attr.SampleType&perfevent.SamplePeriod == 0 {
 		s.Period = r.Event.Attr.SamplePeriod // a fixed period (perf record -c)
 	}
@@ -240,6 +268,17 @@ func (c *perfConverter) sample(r *perfevent.Sample) *Sample {
 		s.StackKept = c.file.InFile()
 	}
 	return s
+}
+
+// eventIndex is e's index in the file's events.
+func (c *perfConverter) eventIndex(e *perfevent.Event) int {
+	k := 0
+	for i, f := range c.file.Events {
+		if f == e {
+			k = i
+		}
+	}
+	return k
 }
 
 // kernelChain returns the callchain of a sample taken in the kernel with

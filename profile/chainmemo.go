@@ -1,0 +1,191 @@
+package profile
+
+import (
+	"bytes"
+	"hash/maphash"
+	"math/bits"
+	"slices"
+	"sort"
+	"unsafe"
+
+	"bloop/sample"
+)
+
+// A frame-pointer perf.data file of a program built with frame pointers
+// repeats few stacks: 18,348 distinct callchains (thread and frames) in
+// 1,372,738 samples of testdata/prof/fpwork.cpp's. What a callchain
+// sample comes to depends only on its thread and process, the mappings
+// the process had made by its time, its callchain (its IP when it has
+// none) and its event: the reading goroutine remembers each such key
+// it sent on (a slot), and sends a sample whose key it has seen as a
+// repeat of that slot, which the workers do not unwind and the filing
+// adds to the slot's distinct stack: one look-up in place of a copy,
+// an unwind and a look-up per frame. A memo kept by each worker and
+// each filing goroutine instead cost more than it saved (1.07x the CPU):
+// two look-ups of a table the file's pages keep evicting from the
+// caches. The profile is the same bytes with the memo or without.
+
+// memoSeed seeds the memo's hashes (which decide nothing the profile
+// shows).
+var memoSeed = maphash.MakeSeed()
+
+// hashKey is k's hash, its mappings' epoch given.
+func hashKey(k *sample.ChainKey, epoch uint32) uint64 {
+	h := maphash.Bytes(memoSeed, k.Callchain)
+	h = mix(h, uint64(k.Pid)<<32|uint64(k.Tid))
+	h = mix(h, uint64(epoch)<<32|uint64(uint32(k.Event)))
+	if k.Kernel {
+		h = mix(h, 1)
+	}
+	return mix(h, k.IP)
+}
+
+// mix folds w into h: distinct keys rarely share a hash, and those that
+// do are told apart by their fields.
+func mix(h, w uint64) uint64 {
+	return bits.RotateLeft64((h^w)*0x9e3779b97f4a7c15, 31)
+}
+
+// Bounds of the memo: a profile of distinct stacks (g++ compiling: 1.75
+// million in 2.5 million samples) fills it early, and it is then
+// switched off unless half the look-ups found their key.
+const (
+	memoEntries = 1 << 16
+	memoWords   = 1 << 19 // 4 MiB of keys
+)
+
+// chainMemo numbers the keys it is given, from 1 (their slots). Each
+// key is kept as words, back to back in keys: its hash, pid and tid,
+// epoch and event, IP, the callchain's length in bytes with the kernel
+// bit and the slot, then the callchain. A look-up reads the table and
+// one key, which a Go map and entries apart from their callchains made
+// three reads from memory (the file's pages evict them from the caches).
+type chainMemo struct {
+	tab   []uint32 // open addressing by hash: 1 + a key's index in keys, 0: none
+	keys  []uint64
+	n     int32 // keys kept
+	looks int
+	hits  int
+	off   bool
+	// times are process timesPid's mappings' times (space.times), kept
+	// from the last sample: a file's samples come in runs of a process.
+	times    []uint64
+	timesPid uint32
+	timesSet bool
+}
+
+// keyHead is a key's words before its callchain.
+const keyHead = 5
+
+// slotOf is the slot of a callchain sample of key k: found (repeat
+// set), else given one (0 when the memo is full or off).
+func (m *chainMemo) slotOf(sp *space, k *sample.ChainKey) (slot int32, repeat bool) {
+	if m.off {
+		return 0, false
+	}
+	if !m.timesSet || k.Pid != m.timesPid {
+		m.times, m.timesPid, m.timesSet = sp.times[k.Pid], k.Pid, true
+	}
+	epoch := epochIn(m.times, k.Time)
+	head := [keyHead]uint64{
+		hashKey(k, epoch),
+		uint64(k.Pid) | uint64(k.Tid)<<32,
+		uint64(epoch) | uint64(uint32(k.Event))<<32,
+		k.IP,
+		uint64(len(k.Callchain)),
+	}
+	if k.Kernel {
+		head[4] |= 1 << 32
+	}
+	m.looks++
+	if m.tab == nil {
+		m.tab = make([]uint32, 1<<12)
+	}
+	mask := uint64(len(m.tab) - 1)
+	i := head[0] & mask
+	for ; m.tab[i] != 0; i = (i + 1) & mask {
+		e := m.keys[m.tab[i]-1:]
+		if e[0] == head[0] && e[1] == head[1] && e[2] == head[2] && e[3] == head[3] && e[4]&(1<<40-1) == head[4] &&
+			bytes.Equal(wordBytes(e[keyHead:keyHead+len(k.Callchain)/8]), k.Callchain) {
+			m.hits++
+			return int32(e[4] >> 40), true
+		}
+	}
+	if int(m.n) == memoEntries || len(m.keys)+keyHead+len(k.Callchain)/8 > memoWords {
+		// Full: kept while it answers at least half the look-ups.
+		m.off = 2*m.hits < m.looks
+		return 0, false
+	}
+	m.n++
+	slot = m.n
+	head[4] |= uint64(slot) << 40
+	m.tab[i] = uint32(len(m.keys) + 1)
+	m.keys = append(m.keys, head[:]...)
+	n := len(m.keys)
+	m.keys = append(m.keys, make([]uint64, len(k.Callchain)/8)...)
+	copy(wordBytes(m.keys[n:]), k.Callchain)
+	if 2*int(m.n) > len(m.tab) {
+		m.grow()
+	}
+	return slot, false
+}
+
+// grow doubles the table.
+func (m *chainMemo) grow() {
+	tab := make([]uint32, 2*len(m.tab))
+	mask := uint64(len(tab) - 1)
+	for _, o := range m.tab {
+		if o == 0 {
+			continue
+		}
+		i := m.keys[o-1] & mask
+		for tab[i] != 0 {
+			i = (i + 1) & mask
+		}
+		tab[i] = o
+	}
+	m.tab = tab
+}
+
+// wordBytes is words' memory as bytes (a callchain's words as they lie
+// in a little-endian record: perf.data files are read on such machines,
+// and a key of another order only misses).
+func wordBytes(w []uint64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), 8*len(w))
+}
+
+// epochs sorts each process's mapping times, for epoch.
+func (s *space) epochs() {
+	s.times = make(map[uint32][]uint64, len(s.procs))
+	for pid, ms := range s.procs {
+		ts := make([]uint64, len(ms))
+		for i := range ms {
+			ts[i] = ms[i].time
+		}
+		slices.Sort(ts)
+		s.times[pid] = ts
+	}
+}
+
+// epoch is how many of process pid's mappings were made by time t: the
+// mappings lookup chooses among (find), the same for two samples of the
+// process with the same epoch.
+func (s *space) epoch(pid uint32, t uint64) uint32 { return epochIn(s.times[pid], t) }
+
+// epochIn is epoch of the process whose mappings' times are ts.
+func epochIn(ts []uint64, t uint64) uint32 {
+	if n := len(ts); n == 0 || ts[n-1] <= t {
+		return uint32(n) // every mapping made: most samples after the start
+	}
+	return uint32(sort.Search(len(ts), func(i int) bool { return ts[i] > t }))
+}
+
+// slotTable keeps a value per slot.
+type slotTable[T any] []T
+
+func (t *slotTable[T]) set(slot int32, v T) {
+	if int(slot) >= len(*t) {
+		*t = append(*t, make([]T, int(slot)+1-len(*t))...)
+	}
+	(*t)[slot] = v
+}
