@@ -117,34 +117,35 @@ func (s *RawSample) Chain(out *ChainFields) bool {
 	if off > len(b) {
 		return false
 	}
-	*out = ChainFields{Event: e, HasPeriod: st&SamplePeriod != 0, HasChain: st&SampleCallchain != 0}
+	// The words in the kernel's order: identifier, IP, pid and tid,
+	// time, address, id, stream id, CPU, period.
+	le := binary.LittleEndian
 	at := 0
-	word := func(flag uint64) (uint64, bool) {
-		if st&flag == 0 {
-			return 0, false
-		}
-		v := binary.LittleEndian.Uint64(b[at:])
+	if st&SampleIdentifier != 0 {
 		at += 8
-		return v, true
 	}
-	word(SampleIdentifier)
-	out.IP, _ = word(SampleIP)
-	if v, ok := word(SampleTID); ok {
-		out.Pid, out.Tid = uint32(v), uint32(v>>32)
+	*out = ChainFields{Event: e, HasPeriod: st&SamplePeriod != 0, HasChain: st&SampleCallchain != 0}
+	if st&SampleIP != 0 {
+		out.IP = le.Uint64(b[at:])
+		at += 8
 	}
-	out.Time, _ = word(SampleTime)
-	word(SampleAddr)
-	word(SampleID)
-	word(SampleStreamID)
-	word(SampleCPU)
-	out.Period, _ = word(SamplePeriod)
+	if st&SampleTID != 0 {
+		out.Pid, out.Tid = le.Uint32(b[at:]), le.Uint32(b[at+4:])
+		at += 8
+	}
+	if st&SampleTime != 0 {
+		out.Time = le.Uint64(b[at:])
+	}
+	if out.HasPeriod {
+		out.Period = le.Uint64(b[off-8:]) // the last of them
+	}
 	if !out.HasChain {
 		return true
 	}
 	if off+8 > len(b) {
 		return false
 	}
-	n := binary.LittleEndian.Uint64(b[off:])
+	n := le.Uint64(b[off:])
 	if n > uint64(len(b)-off-8)/8 {
 		return false
 	}

@@ -193,6 +193,9 @@ type perfConverter struct {
 	chain  []uint64
 	// kernelSeen: a skimmed sample with kernel frames was announced.
 	kernelSeen bool
+	// lastEvent's index is lastIndex (eventIndex).
+	lastEvent *perfevent.Event
+	lastIndex int
 	// lazy: samples are passed as ps (ScanPerfLazy).
 	lazy bool
 	ps   PerfSample
@@ -272,12 +275,16 @@ func (c *perfConverter) sample(r *perfevent.Sample) *Sample {
 
 // eventIndex is e's index in the file's events.
 func (c *perfConverter) eventIndex(e *perfevent.Event) int {
+	if e == c.lastEvent {
+		return c.lastIndex // a file's samples come in runs of an event
+	}
 	k := 0
 	for i, f := range c.file.Events {
 		if f == e {
 			k = i
 		}
 	}
+	c.lastEvent, c.lastIndex = e, k
 	return k
 }
 
