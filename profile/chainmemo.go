@@ -72,7 +72,7 @@ type chainMemo struct {
 	n     int32 // keys kept
 	looks int
 	hits  int
-	off   bool
+	off   bool // full, and answering few look-ups
 	// times are process timesPid's mappings' times (space.times), kept
 	// from the last sample: a file's samples come in runs of a process.
 	times    []uint64
@@ -86,15 +86,26 @@ const keyHead = 5
 // slotOf is the slot of a callchain sample of key k: found (repeat
 // set), else given one (0 when the memo is full or off).
 func (m *chainMemo) slotOf(sp *space, k *sample.ChainKey) (slot int32, repeat bool) {
-	if m.off {
-		return 0, false
-	}
+	h, epoch := m.hash(sp, k)
+	return m.lookup(k, h, epoch)
+}
+
+// hash is key k's hash and its mappings' epoch.
+func (m *chainMemo) hash(sp *space, k *sample.ChainKey) (uint64, uint32) {
 	if !m.timesSet || k.Pid != m.timesPid {
 		m.times, m.timesPid, m.timesSet = sp.times[k.Pid], k.Pid, true
 	}
 	epoch := epochIn(m.times, k.Time)
+	return hashKey(k, epoch), epoch
+}
+
+// lookup is slotOf of key k of hash h and epoch.
+func (m *chainMemo) lookup(k *sample.ChainKey, h uint64, epoch uint32) (slot int32, repeat bool) {
+	if m.off {
+		return 0, false
+	}
 	head := [keyHead]uint64{
-		hashKey(k, epoch),
+		h,
 		uint64(k.Pid) | uint64(k.Tid)<<32,
 		uint64(epoch) | uint64(uint32(k.Event))<<32,
 		k.IP,

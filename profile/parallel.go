@@ -153,15 +153,10 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 			}
 		}()
 	}
+	fill := &filler{memo: memo, free: free, work: work, order: order}
+	fill.cur = <-free
 	var lease *sample.Lease
-	cur := <-free
-	send := func() {
-		order <- cur
-		work <- cur
-	}
 	err := scan(r.path, func(e sample.Entry) error {
-		var s *sample.Sample
-		slot := int32(0)
 		switch v := e.(type) {
 		case *sample.Lease:
 			// The workers read the stacks in place, released once they
@@ -169,37 +164,14 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 			if v.Keep() {
 				lease = v
 			}
-			return nil
 		case *sample.Sample:
-			s = v
+			fill.sample(v, 0)
 		case *sample.PerfSample:
-			var k sample.ChainKey
-			if !memo.off && v.Chain(&k) {
-				var rep bool
-				if slot, rep = memo.slotOf(p.sp, &k); rep {
-					cur.repeat(slot, k.Period) // a perf.data sample's value
-					break
-				}
-			}
-			var err error
-			if s, err = v.Sample(); err != nil {
-				return err
-			}
-		default:
-			return nil
-		}
-		if s != nil {
-			cur.take(s, slot)
-		}
-		if cur.full() {
-			send()
-			cur = <-free
+			return fill.perfSample(p.sp, v)
 		}
 		return nil
 	})
-	if len(cur.samples) > 0 || len(cur.reps) > 0 {
-		send()
-	}
+	fill.flush()
 	close(work)
 	close(order)
 	<-filed
@@ -220,6 +192,66 @@ type slotFirst struct {
 
 // slotEnd is a slot's distinct stack in a shard, and its event.
 type slotEnd struct{ end, event int32 }
+
+// filler fills batches with samples in the order of the file, and
+// sends each on when full.
+type filler struct {
+	memo              *chainMemo // nil: none
+	cur               *batch
+	free, work, order chan *batch
+}
+
+// sample adds s, of memo slot slot.
+func (f *filler) sample(s *sample.Sample, slot int32) {
+	f.cur.take(s, slot)
+	f.next()
+}
+
+// repeat adds a repeat of slot, of value w.
+func (f *filler) repeat(slot int32, w uint64) {
+	f.cur.repeat(slot, w)
+	f.next()
+}
+
+// perfSample adds a perf.data sample: a repeat when the memo has its
+// key, else decoded.
+func (f *filler) perfSample(sp *space, v *sample.PerfSample) error {
+	var k sample.ChainKey
+	slot := int32(0)
+	if f.memo != nil && !f.memo.off && v.Chain(&k) {
+		var rep bool
+		if slot, rep = f.memo.slotOf(sp, &k); rep {
+			f.repeat(slot, k.Period) // a perf.data sample's value
+			return nil
+		}
+	}
+	s, err := v.Sample()
+	if err != nil {
+		return err
+	}
+	f.sample(s, slot)
+	return nil
+}
+
+// next sends the batch on when it is full.
+func (f *filler) next() {
+	if f.cur.full() {
+		f.send()
+		f.cur = <-f.free
+	}
+}
+
+func (f *filler) send() {
+	f.order <- f.cur
+	f.work <- f.cur
+}
+
+// flush sends the last batch.
+func (f *filler) flush() {
+	if len(f.cur.samples) > 0 || len(f.cur.reps) > 0 {
+		f.send()
+	}
+}
 
 // maxShards bounds the shards the stacks are filed in (mergeShards
 // numbers them in a byte).
