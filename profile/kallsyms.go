@@ -1,8 +1,10 @@
 package profile
 
 import (
-	"bytes"
+	"cmp"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"bloop/cache"
@@ -25,13 +27,20 @@ func parseKallsyms(b []byte) *kernelSyms {
 		addr uint64
 		name string
 	}
-	var syms []sym
-	for _, line := range bytes.Split(b, []byte("\n")) {
+	syms := make([]sym, 0, len(b)/40) // a line is about 45 bytes
+	// The names are parts of one string, not one allocation each (a
+	// third of the parsing of 120,000 lines).
+	for text := string(b); text != ""; {
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
 		if name, a, ok := textSymbol(line); ok {
 			syms = append(syms, sym{a, name})
 		}
 	}
-	sort.SliceStable(syms, func(i, j int) bool { return syms[i].addr < syms[j].addr })
+	less := func(a, b sym) int { return cmp.Compare(a.addr, b.addr) }
+	if !slices.IsSortedFunc(syms, less) { // the kernel lists its own in order, modules after
+		slices.SortStableFunc(syms, less)
+	}
 	ks := &kernelSyms{}
 	for _, s := range syms {
 		if n := len(ks.addrs); n > 0 && ks.addrs[n-1] == s.addr {

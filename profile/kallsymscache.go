@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 
@@ -88,29 +89,73 @@ func kallsymsAnchor() (name string, addr uint64, ok bool) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for n := 0; n < 64 && sc.Scan(); n++ {
-		if s, a, ok := textSymbol(sc.Bytes()); ok {
+		if s, a, ok := textSymbol(sc.Text()); ok {
 			return s, a, true
 		}
 	}
 	return "", 0, false
 }
 
-// textSymbol parses a kallsyms line of a text symbol with an address.
-func textSymbol(line []byte) (string, uint64, bool) {
-	f := bytes.Fields(line)
-	if len(f) < 3 || len(f[1]) != 1 {
+// textSymbol parses a kallsyms line of a text symbol with an address;
+// the name is a part of line.
+func textSymbol(line string) (string, uint64, bool) {
+	addr, rest := field(line)
+	typ, rest := field(rest)
+	name, _ := field(rest)
+	if name == "" || len(typ) != 1 {
 		return "", 0, false
 	}
-	switch f[1][0] {
+	switch typ[0] {
 	case 't', 'T', 'w', 'W':
 	default:
 		return "", 0, false
 	}
-	a, err := strconv.ParseUint(string(f[0]), 16, 64)
+	a, err := strconv.ParseUint(addr, 16, 64)
 	if err != nil || a == 0 {
 		return "", 0, false
 	}
-	return string(f[2]), a, true
+	return name, a, true
+}
+
+// field splits s's first field, separated by blanks, from the rest.
+func field(s string) (string, string) {
+	i := 0
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	j := i
+	for j < len(s) && !isBlank(s[j]) {
+		j++
+	}
+	return s[i:j], s[j:]
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+
+// readKallsyms reads the kernel's symbols file into a buffer of a few
+// MiB at once: the kernel writes a page a read whatever the buffer, and
+// os.ReadFile's growing buffer of a file whose size reads as 0 was half
+// the time (93 ms against 39 ms for 5.4 MB).
+func readKallsyms() ([]byte, error) {
+	f, err := os.Open(kallsymsFile)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, 0, 8<<20)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // encodeKallsyms: the anchor's name, then each symbol's address as the
@@ -190,7 +235,7 @@ func loadKallsyms(c *cache.Cache) (*kernelSyms, error) {
 			}
 		}
 	}
-	b, err := os.ReadFile(kallsymsFile)
+	b, err := readKallsyms()
 	if err != nil {
 		return nil, fmt.Errorf("kernel symbols: %w", err)
 	}

@@ -181,3 +181,31 @@ func TestKallsymsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestTextSymbol: a kallsyms line's text symbol, its fields separated by
+// spaces or tabs (a module's name follows a tab); other symbols and
+// lines without an address are not.
+func TestTextSymbol(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		name string
+		addr uint64
+		ok   bool
+	}{
+		{"ffffffff81000000 T _text", "_text", 0xffffffff81000000, true},
+		{"ffffffffc0a01000 t nf_hook\t[nf_tables]", "nf_hook", 0xffffffffc0a01000, true},
+		{"  ffffffff81000010  W  weak_one  ", "weak_one", 0xffffffff81000010, true},
+		{"ffffffff81000020 w weak_two\r", "weak_two", 0xffffffff81000020, true},
+		{"ffffffff82000000 D some_data", "", 0, false},
+		{"ffffffff82000000 TT two_letters", "", 0, false},
+		{"0000000000000000 T hidden", "", 0, false}, // kptr_restrict
+		{"ffffffff81000000 T", "", 0, false},
+		{"zz T bad_address", "", 0, false},
+		{"", "", 0, false},
+	} {
+		name, addr, ok := textSymbol(tc.line)
+		if name != tc.name || addr != tc.addr || ok != tc.ok {
+			t.Errorf("textSymbol(%q) = %q %#x %v, want %q %#x %v", tc.line, name, addr, ok, tc.name, tc.addr, tc.ok)
+		}
+	}
+}
