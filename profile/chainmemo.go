@@ -104,25 +104,21 @@ func (m *chainMemo) lookup(k *sample.ChainKey, h uint64, epoch uint32) (slot int
 	if m.off {
 		return 0, false
 	}
-	head := [keyHead]uint64{
-		h,
-		uint64(k.Pid) | uint64(k.Tid)<<32,
-		uint64(epoch) | uint64(uint32(k.Event))<<32,
-		k.IP,
-		uint64(len(k.Callchain)),
-	}
+	w1 := uint64(k.Pid) | uint64(k.Tid)<<32
+	w2 := uint64(epoch) | uint64(uint32(k.Event))<<32
+	w4 := uint64(len(k.Callchain))
 	if k.Kernel {
-		head[4] |= 1 << 32
+		w4 |= 1 << 32
 	}
 	m.looks++
 	if m.tab == nil {
 		m.tab = make([]uint32, 1<<12)
 	}
 	mask := uint64(len(m.tab) - 1)
-	i := head[0] & mask
+	i := h & mask
 	for ; m.tab[i] != 0; i = (i + 1) & mask {
 		e := m.keys[m.tab[i]-1:]
-		if e[0] == head[0] && e[1] == head[1] && e[2] == head[2] && e[3] == head[3] && e[4]&(1<<40-1) == head[4] &&
+		if e[0] == h && e[1] == w1 && e[2] == w2 && e[3] == k.IP && e[4]&(1<<40-1) == w4 &&
 			bytes.Equal(wordBytes(e[keyHead:keyHead+len(k.Callchain)/8]), k.Callchain) {
 			m.hits++
 			return int32(e[4] >> 40), true
@@ -135,9 +131,8 @@ func (m *chainMemo) lookup(k *sample.ChainKey, h uint64, epoch uint32) (slot int
 	}
 	m.n++
 	slot = m.n
-	head[4] |= uint64(slot) << 40
 	m.tab[i] = uint32(len(m.keys) + 1)
-	m.keys = append(m.keys, head[:]...)
+	m.keys = append(m.keys, h, w1, w2, k.IP, w4|uint64(slot)<<40)
 	n := len(m.keys)
 	m.keys = append(m.keys, make([]uint64, len(k.Callchain)/8)...)
 	copy(wordBytes(m.keys[n:]), k.Callchain)

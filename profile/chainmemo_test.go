@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"bloop/loader"
+	"bloop/perfevent"
 	"bloop/sample"
 )
 
@@ -35,7 +36,7 @@ func chainKey(tid uint32, t uint64, words ...uint64) sample.ChainKey {
 	for i, w := range words {
 		binary.LittleEndian.PutUint64(b[8*i:], w)
 	}
-	return sample.ChainKey{Pid: 1, Tid: tid, Time: t, IP: words[0], Period: 7, Callchain: b}
+	return sample.ChainKey{ChainFields: perfevent.ChainFields{Pid: 1, Tid: tid, Time: t, IP: words[0], Period: 7, Callchain: b}}
 }
 
 // TestChainMemo: a key seen before is a repeat of its slot unless

@@ -8,7 +8,6 @@ import "bloop/perfevent"
 type PerfSample struct {
 	raw  *perfevent.RawSample
 	conv *perfConverter
-	f    perfevent.ChainFields
 }
 
 func (*PerfSample) entry() {}
@@ -17,26 +16,24 @@ func (*PerfSample) entry() {}
 // of, besides its time: the Sample that Sample decodes has Pid, Tid,
 // IP, Period, Event and Kernel from these, and its Callchain is a
 // function of them and of Callchain, the words as they lie in the
-// record (little-endian), valid during the call.
+// record (little-endian), valid during the call. The fields read in
+// place are perfevent's, Period the event's when the sample has none.
 type ChainKey struct {
-	Pid, Tid  uint32
-	Time, IP  uint64
-	Period    uint64
-	Event     int
-	Kernel    bool
-	Callchain []byte
+	perfevent.ChainFields
+	Event  int // the index in Meta.Events (ChainFields.Event is the event)
+	Kernel bool
 }
 
 // Chain reads the sample's key into k when the sample has no fields but
 // those perfevent's RawSample.Chain reads in place; false otherwise
 // (then Sample decodes it).
 func (p *PerfSample) Chain(k *ChainKey) bool {
-	if !p.raw.Chain(&p.f) {
+	f := &k.ChainFields
+	if !p.raw.Chain(f) {
 		return false
 	}
-	f := &p.f
-	*k = ChainKey{Pid: f.Pid, Tid: f.Tid, Time: f.Time, IP: f.IP, Period: f.Period,
-		Event: p.conv.eventIndex(f.Event), Kernel: p.raw.CPUMode() == perfevent.MiscKernel, Callchain: f.Callchain}
+	k.Event = p.conv.eventIndex(f.Event)
+	k.Kernel = p.raw.CPUMode() == perfevent.MiscKernel
 	if !f.HasPeriod {
 		k.Period = f.Event.Attr.SamplePeriod // a fixed period (perf record -c)
 	}
