@@ -37,24 +37,13 @@ func (s *RawSample) KernelFrames() bool {
 	if err != nil {
 		return true
 	}
-	a := &e.Attr
-	st := a.SampleType
-	if st&SampleCallchain == 0 {
+	if e.Attr.SampleType&SampleCallchain == 0 {
 		return false
 	}
-	off := 8 * bits.OnesCount64(st&beforeRead)
-	if off > len(s.Body) {
+	chain, ok := callchainIn(&e.Attr, s.Body)
+	if !ok {
 		return true
 	}
-	c := &cursor{b: s.Body, off: off}
-	if st&SampleRead != 0 {
-		c.bytes("read values", readSize(a.ReadFormat, c))
-	}
-	n := c.u64("callchain length")
-	if c.err != nil || n > uint64(len(s.Body)-c.off)/8 {
-		return true
-	}
-	chain := s.Body[c.off : c.off+8*int(n)]
 	for i := 0; i < len(chain); i += 8 {
 		if binary.LittleEndian.Uint64(chain[i:]) == ContextKernel {
 			return true
@@ -103,7 +92,7 @@ type ChainFields struct {
 // them all (then Decode gives the same values, and no error); false
 // otherwise. A report reads a frame-pointer file's samples so, and
 // decodes only those whose callchain it has not seen.
-func (s *RawSample) Chain(out *ChainFields) bool {
+func (s *RawSample) Chain(out *ChainFields) (ok bool) {
 	e, err := s.dec.sampleEvent(s.Body)
 	if err != nil {
 		return false
@@ -142,13 +131,26 @@ func (s *RawSample) Chain(out *ChainFields) bool {
 	if !out.HasChain {
 		return true
 	}
-	if off+8 > len(b) {
-		return false
+	out.Callchain, ok = callchainIn(&e.Attr, b)
+	return ok
+}
+
+// callchainIn finds the callchain's words in the body b of a sample of
+// an event of attribute a that has one: past the fields of one word
+// each and the read values, as decodeSample reads them; false when b
+// does not hold it.
+func callchainIn(a *Attr, b []byte) ([]byte, bool) {
+	off := 8 * bits.OnesCount64(a.SampleType&beforeRead)
+	if off > len(b) {
+		return nil, false
 	}
-	n := le.Uint64(b[off:])
-	if n > uint64(len(b)-off-8)/8 {
-		return false
+	c := &cursor{b: b, off: off}
+	if a.SampleType&SampleRead != 0 {
+		c.bytes("read values", readSize(a.ReadFormat, c))
 	}
-	out.Callchain = b[off+8 : off+8+8*int(n)]
-	return true
+	n := c.u64("callchain length")
+	if c.err != nil || n > uint64(len(b)-c.off)/8 {
+		return nil, false
+	}
+	return b[c.off : c.off+8*int(n)], true
 }

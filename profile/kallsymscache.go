@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 
 	"bloop/cache"
@@ -144,9 +145,7 @@ func readKallsyms() ([]byte, error) {
 	defer f.Close()
 	b := make([]byte, 0, 8<<20)
 	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
+		b = slices.Grow(b, 1)
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if err == io.EOF {

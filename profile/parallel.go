@@ -153,7 +153,7 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 			}
 		}()
 	}
-	fill := &filler{memo: memo, free: free, work: work, order: order}
+	fill := &filler{sp: p.sp, memo: memo, free: free, work: work, order: order}
 	fill.cur = <-free
 	var lease *sample.Lease
 	err := scan(r.path, func(e sample.Entry) error {
@@ -167,7 +167,7 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 		case *sample.Sample:
 			fill.sample(v, 0)
 		case *sample.PerfSample:
-			return fill.perfSample(p.sp, v)
+			return fill.perfSample(v)
 		}
 		return nil
 	})
@@ -196,6 +196,7 @@ type slotEnd struct{ end, event int32 }
 // filler fills batches with samples in the order of the file, and
 // sends each on when full.
 type filler struct {
+	sp                *space     // the mappings, for the memo's epochs
 	memo              *chainMemo // nil: none
 	cur               *batch
 	free, work, order chan *batch
@@ -215,12 +216,12 @@ func (f *filler) repeat(slot int32, w uint64) {
 
 // perfSample adds a perf.data sample: a repeat when the memo has its
 // key, else decoded.
-func (f *filler) perfSample(sp *space, v *sample.PerfSample) error {
+func (f *filler) perfSample(v *sample.PerfSample) error {
 	var k sample.ChainKey
 	slot := int32(0)
 	if f.memo != nil && !f.memo.off && v.Chain(&k) {
 		var rep bool
-		if slot, rep = f.memo.slotOf(sp, &k); rep {
+		if slot, rep = f.memo.slotOf(f.sp, &k); rep {
 			f.repeat(slot, k.Period) // a perf.data sample's value
 			return nil
 		}

@@ -86,7 +86,7 @@ func IsPerfFile(path string) (bool, error) {
 // Lost, and last a BuildID per module perf recorded one for. Errors
 // name the file.
 func ScanPerf(path string, f func(Entry) error) error {
-	return scanPerf(path, false, f)
+	return scanPerfAs(path, scanFull, f)
 }
 
 // SkimPerf calls f as ScanPerf does but for the samples, which are
@@ -96,7 +96,7 @@ func ScanPerf(path string, f func(Entry) error) error {
 // needs everything but the samples, reads a file so at a fraction of
 // the cost.
 func SkimPerf(path string, f func(Entry) error) error {
-	return scanPerf(path, true, f)
+	return scanPerfAs(path, scanSkim, f)
 }
 
 // ScanPerfLazy calls f as ScanPerf does but passes each sample as a
@@ -106,20 +106,12 @@ func ScanPerfLazy(path string, f func(Entry) error) error {
 	return scanPerfAs(path, scanLazy, f)
 }
 
-// How scanPerf passes the samples.
+// How scanPerfAs passes the samples.
 const (
 	scanFull = iota // decoded
 	scanSkim        // not at all (SkimPerf)
 	scanLazy        // as *PerfSample (ScanPerfLazy)
 )
-
-// scanPerf is ScanPerf, or SkimPerf when skim is set.
-func scanPerf(path string, skim bool, f func(Entry) error) error {
-	if skim {
-		return scanPerfAs(path, scanSkim, f)
-	}
-	return scanPerfAs(path, scanFull, f)
-}
 
 // scanPerfAs is ScanPerf, SkimPerf or ScanPerfLazy by mode.
 func scanPerfAs(path string, mode int, f func(Entry) error) error {
