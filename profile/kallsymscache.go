@@ -39,8 +39,8 @@ var (
 )
 
 const (
-	kallsymsKind  = "kernel symbols 1"
-	kallsymsMagic = "bloop kernel symbols 1\n"
+	kallsymsKind  = "kernel symbols 2"
+	kallsymsMagic = "bloop kernel symbols 2\n"
 )
 
 // kallsymsKey is the cache key of the running kernel's symbols, "" when
@@ -100,15 +100,21 @@ func kallsymsAnchor() (name string, addr uint64, ok bool) {
 // textSymbol parses a kallsyms line of a text symbol with an address;
 // the name is a part of line.
 func textSymbol(line string) (string, uint64, bool) {
+	// The kernel writes every line as "%px %c %s", a 64-bit address in 16
+	// digits: read straight (half the parsing), others field by field.
+	if len(line) > 19 && line[16] == ' ' && line[18] == ' ' && !isBlank(line[19]) {
+		if a, ok := hex16(line[:16]); ok {
+			if !isText(line[17]) || a == 0 {
+				return "", 0, false
+			}
+			name, _ := field(line[19:])
+			return name, a, true
+		}
+	}
 	addr, rest := field(line)
 	typ, rest := field(rest)
 	name, _ := field(rest)
-	if name == "" || len(typ) != 1 {
-		return "", 0, false
-	}
-	switch typ[0] {
-	case 't', 'T', 'w', 'W':
-	default:
+	if name == "" || len(typ) != 1 || !isText(typ[0]) {
 		return "", 0, false
 	}
 	a, err := strconv.ParseUint(addr, 16, 64)
@@ -116,6 +122,29 @@ func textSymbol(line string) (string, uint64, bool) {
 		return "", 0, false
 	}
 	return name, a, true
+}
+
+// isText tells a symbol type of text: local, global or weak.
+func isText(typ byte) bool { return typ == 't' || typ == 'T' || typ == 'w' || typ == 'W' }
+
+// hex16 reads 16 hexadecimal digits.
+func hex16(s string) (uint64, bool) {
+	var a uint64
+	for i := range 16 {
+		c := s[i]
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		a = a<<4 | uint64(c)
+	}
+	return a, true
 }
 
 // field splits s's first field, separated by blanks, from the rest.
@@ -158,8 +187,9 @@ func readKallsyms() ([]byte, error) {
 }
 
 // encodeKallsyms: the anchor's name, then each symbol's address as the
-// gap from the previous one (the first: from the anchor, zigzag), and
-// the names back to back.
+// gap from the previous one (the first: from the anchor, zigzag) and its
+// name, then the aliases: each one's address from the anchor (zigzag)
+// and name.
 func encodeKallsyms(ks *kernelSyms, anchor string, at uint64) []byte {
 	b := appendStr([]byte(kallsymsMagic), anchor)
 	b = binary.AppendUvarint(b, uint64(len(ks.addrs)))
@@ -172,6 +202,11 @@ func encodeKallsyms(ks *kernelSyms, anchor string, at uint64) []byte {
 		}
 		prev = a
 		b = appendStr(b, ks.names[i])
+	}
+	b = binary.AppendUvarint(b, uint64(len(ks.aliases)))
+	for i, name := range ks.aliases {
+		b = binary.AppendVarint(b, int64(ks.aliasAt[i]-at))
+		b = appendStr(b, name)
 	}
 	return b
 }
@@ -209,6 +244,13 @@ func decodeKallsyms(b []byte, anchor string, at uint64) (*kernelSyms, error) {
 		}
 		ks.addrs[i] = prev
 		ks.names[i] = str()
+	}
+	if n := r.Count(); n > 0 {
+		ks.aliases, ks.aliasAt = make([]string, n), make([]uint64, n)
+		for i := range ks.aliases {
+			ks.aliasAt[i] = at + uint64(r.Int())
+			ks.aliases[i] = str()
+		}
 	}
 	if err := r.End(); err != nil {
 		return nil, fmt.Errorf("stored kernel symbols: %w", err)

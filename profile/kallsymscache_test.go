@@ -196,6 +196,9 @@ func TestTextSymbol(t *testing.T) {
 		{"ffffffffc0a01000 t nf_hook\t[nf_tables]", "nf_hook", 0xffffffffc0a01000, true},
 		{"  ffffffff81000010  W  weak_one  ", "weak_one", 0xffffffff81000010, true},
 		{"ffffffff81000020 w weak_two\r", "weak_two", 0xffffffff81000020, true},
+		{"FFFFFFFF81000030 T upper_hex", "upper_hex", 0xffffffff81000030, true},
+		{"ffffffff81000040 t  two_blanks", "two_blanks", 0xffffffff81000040, true},
+		{"ffffffff8100005g T bad_digit", "", 0, false},
 		{"ffffffff82000000 D some_data", "", 0, false},
 		{"ffffffff82000000 TT two_letters", "", 0, false},
 		{"0000000000000000 T hidden", "", 0, false}, // kptr_restrict

@@ -280,11 +280,13 @@ func (p *Profile) kernelProc(m *Module, addr uint64) *Elem {
 // releaseFile is where the running kernel's release is read.
 var releaseFile = "/proc/sys/kernel/osrelease"
 
-// readKallsyms returns the running kernel's symbols when it is the
-// recording's kernel (osRelease, perf's HEADER_OSRELEASE; empty:
-// unknown, assumed).
+// readKallsyms returns the recording kernel's symbols: perf's copy of
+// them when it kept one (kcopy), else the running kernel's when it is the
+// recording's (osRelease, perf's HEADER_OSRELEASE; empty: unknown,
+// assumed); either of the recording's boot when perf said where that
+// had the kernel (ktext).
 func (s *space) readKallsyms(osRelease string) (*kernelSyms, error) {
-	if osRelease != "" {
+	if s.kcopy == "" && osRelease != "" {
 		b, err := os.ReadFile(releaseFile)
 		if err != nil {
 			return nil, fmt.Errorf("kernel symbols: %w", err)
@@ -293,5 +295,16 @@ func (s *space) readKallsyms(osRelease string) (*kernelSyms, error) {
 			return nil, fmt.Errorf("recorded on kernel %s, this is %s: kernel frames stay at their addresses", osRelease, cur)
 		}
 	}
-	return s.ksyms.wait(s.cache)
+	ks, err := s.ksyms.wait(s.cache, s.kcopy)
+	if err != nil {
+		return nil, err
+	}
+	from := s.kcopy
+	if from == "" {
+		from = kallsymsFile
+	}
+	if err := s.ktext.check(ks, from); err != nil {
+		return nil, err
+	}
+	return ks, nil
 }

@@ -3,6 +3,7 @@ package profile
 import (
 	"sort"
 
+	"bloop/perfevent"
 	"bloop/sample"
 	"bloop/unwind"
 )
@@ -36,9 +37,13 @@ func (r *recording) prepare(p *Profile) error {
 		switch v := e.(type) {
 		case sample.Meta:
 			p.Meta = v
+			sp.kcopy = perfKallsyms(v.KernelBuildID)
 		case sample.BuildID:
 			sp.buildIDs[v.Path] = v.ID
 		case sample.Mmap:
+			if sym, ok := perfevent.KernelRelocSym(v.File); ok {
+				sp.ktext = kernelText{sym, v.Pgoff}
+			}
 			mmaps = append(mmaps, v)
 		case sample.Fork:
 			forks = append(forks, sample.Task(v))
@@ -55,7 +60,7 @@ func (r *recording) prepare(p *Profile) error {
 		case sample.KernelFrames:
 			// Kernel frames need the kernel's symbols: read them while
 			// the files are.
-			sp.ksyms.start(sp.cache)
+			sp.ksyms.start(sp.cache, sp.kcopy)
 		}
 		return nil
 	})

@@ -64,6 +64,10 @@ type space struct {
 	kernel     *Module
 	kmu        sync.Mutex // guards kernel and what opening it appends to warnings
 	ksyms      kernelLoad // the kernel module's symbols
+	// kcopy is perf's copy of the recording kernel's kallsyms (perfKallsyms),
+	// "" without one; ktext is where the recording's boot had the kernel.
+	kcopy string
+	ktext kernelText
 	// files are where modules are read when not at their recorded path
 	// (a measurement directory's moved vdso copy, a module directory).
 	files map[string]string

@@ -98,11 +98,13 @@ type Meta struct {
 	StackSize  uint32
 	StartNanos uint64
 	// Perf.data files and measurement directories only (not in bloop's
-	// format): every event (metric), in the file's order (Sample.Event indexes it; Event is the first), and the
-	// kernel release perf recorded on.
-	Perf      bool
-	Events    []string
-	OSRelease string
+	// format): every event (metric), in the file's order (Sample.Event indexes it; Event is the first), the
+	// kernel release perf recorded on and the build-id it recorded for
+	// that kernel (nil when it recorded none).
+	Perf          bool
+	Events        []string
+	OSRelease     string
+	KernelBuildID []byte
 	// Clocks tells, per event of a perf.data file, whether its periods
 	// are nanoseconds (from its attribute, not its name).
 	Clocks []bool

@@ -171,6 +171,7 @@ func perfMeta(pf *perfevent.File) Meta {
 		m.StackSize = a.SampleStackUser
 	}
 	m.OSRelease = pf.Features.OSRelease
+	m.KernelBuildID = pf.Features.BuildIDs[perfevent.KernelMap]
 	return m
 }
 
