@@ -41,8 +41,8 @@ func (r *recording) prepare(p *Profile) error {
 		case sample.BuildID:
 			sp.buildIDs[v.Path] = v.ID
 		case sample.Mmap:
-			if sym, ok := perfevent.KernelRelocSym(v.File); ok {
-				sp.ktext = kernelText{sym, v.Pgoff}
+			if sym, ok := perfevent.KernelRelocSym(v.File); ok && v.Pgoff != 0 {
+				sp.ktext = kernelText{sym, v.Pgoff} // 0: perf did not know
 			}
 			mmaps = append(mmaps, v)
 		case sample.Fork:
