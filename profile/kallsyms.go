@@ -2,10 +2,6 @@ package profile
 
 import (
 	"cmp"
-	"encoding/hex"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -13,7 +9,6 @@ import (
 	"unsafe"
 
 	"bloop/cache"
-	"bloop/perfevent"
 )
 
 // kallsymsFile lists the running kernel's symbols.
@@ -81,107 +76,37 @@ func (k *kernelSyms) lookup(addr uint64) (name string, start uint64, ok bool) {
 		return "", 0, false
 	}
 	i := sort.Search(len(k.addrs), func(i int) bool { return k.addrs[i] > addr }) - 1
-	if i < 0 {
-		return "", 0, false
+	if i < 0 || k.names[i] == "" {
+		return "", 0, false // below the first, or past a moved table's text
 	}
 	return k.names[i], k.addrs[i], true
 }
 
-// kernelLoad reads the kernel's symbols (loadKernelSyms) once, in the
-// background from the first sample with kernel frames on: the unwinding
-// workers that need the kernel's module wait for it then.
+// kernelLoad reads the recording kernel's symbols (loadKernelSyms) once,
+// in the background from the first sample with kernel frames on: the
+// unwinding workers that need the kernel's module wait for it then.
 type kernelLoad struct {
 	once sync.Once
 	done chan struct{}
 	ks   *kernelSyms
+	note string
 	err  error
 }
 
-// start begins the reading, once: of the copy of kallsyms at path
-// recorded (perfKallsyms), else of the running kernel's.
-func (k *kernelLoad) start(c *cache.Cache, recorded string) {
+// start begins the reading from src, once.
+func (k *kernelLoad) start(c *cache.Cache, src kernelSource) {
 	k.once.Do(func() {
 		k.done = make(chan struct{})
 		go func() {
 			defer close(k.done)
-			k.ks, k.err = loadKernelSyms(c, recorded)
+			k.ks, k.note, k.err = loadKernelSyms(c, src)
 		}()
 	})
 }
 
 // wait starts the reading unless started, and returns its result.
-func (k *kernelLoad) wait(c *cache.Cache, recorded string) (*kernelSyms, error) {
-	k.start(c, recorded)
+func (k *kernelLoad) wait(c *cache.Cache, src kernelSource) (*kernelSyms, string, error) {
+	k.start(c, src)
 	<-k.done
-	return k.ks, k.err
-}
-
-// loadKernelSyms reads the copy of kallsyms at path recorded, else
-// (recorded "") the running kernel's symbols (loadKallsyms).
-func loadKernelSyms(c *cache.Cache, recorded string) (*kernelSyms, error) {
-	if recorded == "" {
-		return loadKallsyms(c)
-	}
-	// A file of the recording, not the running kernel's: read whole, and
-	// not kept in the cache, which holds the running kernel's table.
-	b, err := os.ReadFile(recorded)
-	if err != nil {
-		return nil, fmt.Errorf("kernel symbols: %w", err)
-	}
-	ks := parseKallsyms(b)
-	if len(ks.addrs) == 0 {
-		return nil, fmt.Errorf("kernel symbols: %s lists no text symbol with an address: kernel frames stay at their addresses", recorded)
-	}
-	return ks, nil
-}
-
-// perfBuildIDDir is perf's build-id cache: $PERF_BUILDID_DIR, else
-// ~/.debug ("" when there is no home).
-func perfBuildIDDir() string {
-	if d := os.Getenv("PERF_BUILDID_DIR"); d != "" {
-		return d
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".debug")
-	}
-	return ""
-}
-
-// perfKallsyms is the copy of /proc/kallsyms that perf record kept in
-// its build-id cache for the kernel of build-id id, "" when there is
-// none. It is the recording's boot's own (with the modules it had
-// loaded), perf report reads it rather than /proc/kallsyms, and perf
-// archive carries it to other machines; it is also a plain file, where
-// /proc/kallsyms costs the kernel 50 ms to write out.
-func perfKallsyms(id []byte) string {
-	dir := perfBuildIDDir()
-	if len(id) == 0 || dir == "" {
-		return ""
-	}
-	p := filepath.Join(dir, perfevent.KernelMap, hex.EncodeToString(id), "kallsyms")
-	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-		return ""
-	}
-	return p
-}
-
-// kernelText is where the recording's boot had the kernel: the address
-// of symbol sym, which perf gives with the kernel's mapping
-// (perfevent.KernelRelocSym); sym is "" when the file did not say.
-type kernelText struct {
-	sym  string
-	addr uint64
-}
-
-// check refuses symbols ks, read from file from, of another boot of the
-// kernel: KASLR put every symbol elsewhere, and frames would get the
-// names of others.
-func (k kernelText) check(ks *kernelSyms, from string) error {
-	if k.sym == "" {
-		return nil
-	}
-	if a, ok := ks.addrOf(k.sym); ok && a != k.addr {
-		return fmt.Errorf("kernel symbols: %s has %s at %#x, where the recording's boot had it at %#x: kernel frames stay at their addresses", from, k.sym, a, k.addr)
-	}
-	return nil
+	return k.ks, k.note, k.err
 }

@@ -119,7 +119,10 @@ func (s *space) kernelModule(osRelease string) *Module {
 	if s.kernel == nil {
 		s.kernel = &Module{Path: "[kernel]", Name: "[kernel]", kernel: &kernelSyms{}}
 		s.modList = append(s.modList, s.kernel)
-		ks, err := s.readKallsyms(osRelease)
+		ks, note, err := s.ksyms.wait(s.cache, s.kernelSource(osRelease))
+		if note != "" {
+			s.warnings = append(s.warnings, note)
+		}
 		if err != nil {
 			s.kernel.Err = err
 		} else {
@@ -275,36 +278,4 @@ func (p *Profile) kernelProc(m *Module, addr uint64) *Elem {
 	return p.elem(elemKey{mod: m, kind: ElemProc, addr: start, file: "kernel"}, func() *Elem {
 		return &Elem{Kind: ElemProc, Name: name, Module: m.Name}
 	})
-}
-
-// releaseFile is where the running kernel's release is read.
-var releaseFile = "/proc/sys/kernel/osrelease"
-
-// readKallsyms returns the recording kernel's symbols: perf's copy of
-// them when it kept one (kcopy), else the running kernel's when it is the
-// recording's (osRelease, perf's HEADER_OSRELEASE; empty: unknown,
-// assumed); either of the recording's boot when perf said where that
-// had the kernel (ktext).
-func (s *space) readKallsyms(osRelease string) (*kernelSyms, error) {
-	if s.kcopy == "" && osRelease != "" {
-		b, err := os.ReadFile(releaseFile)
-		if err != nil {
-			return nil, fmt.Errorf("kernel symbols: %w", err)
-		}
-		if cur := string(bytes.TrimSpace(b)); cur != osRelease {
-			return nil, fmt.Errorf("recorded on kernel %s, this is %s: kernel frames stay at their addresses", osRelease, cur)
-		}
-	}
-	ks, err := s.ksyms.wait(s.cache, s.kcopy)
-	if err != nil {
-		return nil, err
-	}
-	from := s.kcopy
-	if from == "" {
-		from = kallsymsFile
-	}
-	if err := s.ktext.check(ks, from); err != nil {
-		return nil, err
-	}
-	return ks, nil
 }

@@ -60,7 +60,7 @@ func (r *recording) prepare(p *Profile) error {
 		case sample.KernelFrames:
 			// Kernel frames need the kernel's symbols: read them while
 			// the files are.
-			sp.ksyms.start(sp.cache, sp.kcopy)
+			sp.ksyms.start(sp.cache, sp.kernelSource(p.Meta.OSRelease))
 		}
 		return nil
 	})
