@@ -2,13 +2,10 @@ package profile
 
 import (
 	"bytes"
-	"encoding/hex"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"bloop/cache"
-	"bloop/perfevent"
 )
 
 // The recording kernel's symbols: perf's copy of kallsyms or the running
@@ -103,36 +100,6 @@ func runsRelease(rel string) error {
 		return fmt.Errorf("recorded on kernel %s, this is %s: kernel frames stay at their addresses", rel, cur)
 	}
 	return nil
-}
-
-// perfBuildIDDir is perf's build-id cache: $PERF_BUILDID_DIR (what perf
-// tells the commands it runs), else ~/.debug ("" when there is no home).
-func perfBuildIDDir() string {
-	if d := os.Getenv("PERF_BUILDID_DIR"); d != "" {
-		return d
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".debug")
-	}
-	return ""
-}
-
-// perfKallsyms is the copy of /proc/kallsyms that perf record kept in
-// its build-id cache for the kernel of build-id id, "" when there is
-// none. perf report reads it rather than /proc/kallsyms, and perf
-// archive carries it to other machines; it is a plain file, where
-// /proc/kallsyms costs the kernel 50 ms to write out. perf copies it at
-// the first recording of that kernel: it can be of an earlier boot.
-func perfKallsyms(id []byte) string {
-	dir := perfBuildIDDir()
-	if len(id) == 0 || dir == "" {
-		return ""
-	}
-	p := filepath.Join(dir, perfevent.KernelMap, hex.EncodeToString(id), "kallsyms")
-	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-		return ""
-	}
-	return p
 }
 
 // kernelText is where the recording's boot had the kernel: the address

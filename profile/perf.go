@@ -27,9 +27,10 @@ var errBuildID = errors.New("the file on disk has another build-id than the reco
 // openChecked opens a module's file (file: path, or the stored image of
 // a module without one). When perf recorded the module's build-id and
 // the file has another, or there is no file, a file of the same name
-// and build-id in one of the module directories stands in, else one
-// fetched by build-id (last, as gdb asks debuginfod last); else the
-// module is used without its file, with one warning.
+// and build-id in one of the module directories stands in, else perf's
+// copy of it (perfCachedModule), else one fetched by build-id (last, as
+// gdb asks debuginfod last); else the module is used without its file,
+// with one warning.
 func (s *space) openChecked(path, file string) (*elf.File, string, error) {
 	want, recorded := s.buildIDs[path]
 	f, err := elf.Open(file)
@@ -52,6 +53,9 @@ func (s *space) openChecked(path, file string) (*elf.File, string, error) {
 			return err == nil
 		})
 		if alt != "" {
+			return g, alt, nil
+		}
+		if g, alt := perfCachedModule(want); g != nil {
 			return g, alt, nil
 		}
 		if g, alt := s.fetchModule(want); g != nil {
