@@ -51,7 +51,9 @@ func findDebugFile(path string, f *elf.File, opt Options) (p, from string) {
 // findLocalDebugFile locates a separate debug file the way gdb does: by build-id
 // under each debug root (.build-id/xx/rest.debug), then by .gnu_debuglink next
 // to the binary, in its .debug/ directory, and under each root + the binary's
-// directory. Extra roots from --debug-dir are searched first.
+// directory. Extra roots from --debug-dir are searched first. A binary in
+// perf's build-id cache (a file named elf) has its debug file beside it,
+// named debug, when perf found one at the recording.
 func findLocalDebugFile(path string, f *elf.File, extra []string) string {
 	roots := append(append([]string{}, extra...), defaultDebugRoot)
 	if id := buildID(f); len(id) >= 2 {
@@ -60,6 +62,11 @@ func findLocalDebugFile(path string, f *elf.File, extra []string) string {
 			if p := filepath.Join(r, ".build-id", h[:2], h[2:]+".debug"); usable(p, path) {
 				return p
 			}
+		}
+	}
+	if filepath.Base(path) == "elf" {
+		if p := filepath.Join(filepath.Dir(path), "debug"); usable(p, path) {
+			return p
 		}
 	}
 	if link := debugLink(f); link != "" {

@@ -36,8 +36,8 @@ func objcopy(t *testing.T, args ...string) {
 }
 
 // TestSeparateDebugInfo strips a corpus binary and finds its debug info
-// again through .gnu_debuglink, through build-id under --debug-dir, and in
-// zlib- and zstd-compressed sections.
+// again through .gnu_debuglink, through build-id under --debug-dir, beside
+// it in perf's build-id cache, and in zlib- and zstd-compressed sections.
 func TestSeparateDebugInfo(t *testing.T) {
 	testenv.Need(t, "objcopy")
 	src := corpus + "tmpl-gcc12-O2"
@@ -81,6 +81,22 @@ func TestSeparateDebugInfo(t *testing.T) {
 	}
 	if got := summarize(img); !reflect.DeepEqual(got, want) {
 		t.Errorf("build-id (symbols from the debug file): %+v, want %+v", got, want)
+	}
+
+	// perf's build-id cache: the binary as elf, its debug file beside it
+	perfDir := filepath.Join(dir, "perf", id)
+	os.MkdirAll(perfDir, 0o755)
+	objcopy(t, "--strip-all", src, filepath.Join(perfDir, "elf"))
+	objcopy(t, "--only-keep-debug", src, filepath.Join(perfDir, "debug"))
+	img, err = Open(filepath.Join(perfDir, "elf"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.DebugFile != filepath.Join(perfDir, "debug") {
+		t.Errorf("perf's build-id cache: debug file %q, want %q", img.DebugFile, filepath.Join(perfDir, "debug"))
+	}
+	if got := summarize(img); !reflect.DeepEqual(got, want) {
+		t.Errorf("perf's build-id cache: %+v, want %+v", got, want)
 	}
 
 	for _, c := range []string{"zlib", "zstd"} {
