@@ -64,6 +64,13 @@ type File struct {
 	// skim: the walk is Skim's, passing samples as raw, the one reused.
 	skim bool
 	raw  RawSample
+	// parts are where records begin about PartBytes apart (parts.go),
+	// the next to note at nextPart; noParts: the file is one part. part:
+	// this File reads one part of another's (SkimPart).
+	parts    []int64
+	nextPart int64
+	noParts  bool
+	part     bool
 }
 
 // section is a perf_file_section: a part of the file.

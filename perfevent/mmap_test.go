@@ -32,13 +32,13 @@ func recordsOf(t *testing.T, f *File) ([][]byte, int) {
 }
 
 // TestMappedSameRecords reads each committed file mapped (Open, pages
-// given back behind the reading every few records) and through a buffer
-// (NewFile): the records must be the same, and a kept mapping's records
+// given back behind the reading every few records) and through windows
+// of 300 bytes (NewFile): the records must be the same, and a kept mapping's records
 // are marked as lying in it, but for the decompressed ones.
 func TestMappedSameRecords(t *testing.T) {
-	old := dropWindow
-	dropWindow = 4096
-	defer func() { dropWindow = old }()
+	oldDrop, oldWin := dropWindow, windowBytes
+	dropWindow, windowBytes = 4096, 300 // windows that end mid-record
+	defer func() { dropWindow, windowBytes = oldDrop, oldWin }()
 	for _, c := range committed {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join("testdata", c.name+".data")

@@ -2,12 +2,12 @@ package perfevent
 
 import (
 	"bloop/internal/mapfile"
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 )
 
 // Records calls fn with each record of the data in file order (which is
@@ -34,13 +34,24 @@ func (f *File) walk(skim bool, fn func(Record) error) error {
 	f.skim = skim
 	defer f.endCompressed()
 	s := f.newStream()
+	defer s.release()
+	mark := skim && !f.part
+	if mark {
+		f.parts, f.nextPart, f.noParts = f.parts[:0], f.dataStart, f.Pipe
+	}
 	for {
 		h, body, off, err := s.next()
 		if err == io.EOF {
+			if mark {
+				f.parts = append(f.parts, f.dataEnd)
+			}
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Path, err)
+		}
+		if mark {
+			f.markPart(off, h.Type)
 		}
 		if err := f.record(s, h, body, off, fn); err != nil {
 			// Only here: errors.As's target escapes, an allocation per
@@ -167,6 +178,7 @@ func (f *File) addAttrRecord(body []byte) error {
 func (f *File) prescan() error {
 	f.dec, _ = NewDecoder()
 	s := f.newStream()
+	defer s.release()
 	for {
 		h, body, off, err := s.next()
 		if err == io.EOF {
@@ -248,25 +260,47 @@ func readHeader(b []byte) Header {
 	return Header{Type: le.Uint32(b), Misc: le.Uint16(b[4:]), Size: le.Uint16(b[6:])}
 }
 
-// stream reads records one after the other from a part of the file:
-// through a buffer, or in place when the file is mapped (data).
+// stream reads records one after the other from a part of the file: in
+// place when the file's mapping is kept (data), else through a window
+// of it read by ReadAt (win, of the bytes from at on). The window is
+// the faster reading of a file once, front to back: walking the records
+// of a 219 MiB file in place took 120 to 155 ms on a VM where reading
+// them through a window of 256 KiB took 28 ms (a page of the mapping
+// first touched costs a fault and a TLB fill, the copy neither), and
+// its pages are not the reader's resident memory.
 type stream struct {
-	r        *bufio.Reader
 	data     []byte
 	off, end int64
-	buf      []byte
-	hb       [headerSize]byte
 	dropped  int64 // data: the pages before this offset were given back
+	r        io.ReaderAt
+	win      []byte
+	at       int64
+	pooled   *[]byte // win's buffer, back to windows at release
 }
 
-// newStream reads the data section.
+// windowBytes is a window's size; one grows to hold a record (at most
+// 64 KiB) whole. A variable so that tests read through small ones.
+var windowBytes int64 = 256 << 10
+
+// windows are the windows of streams that ended, for the next: the
+// readers of a file's parts make one each per part.
+var windows = sync.Pool{New: func() any { b := []byte(nil); return &b }}
+
+// newStream reads the data section; release ends it.
 func (f *File) newStream() *stream {
 	start, end := f.dataStart, f.dataEnd
-	if f.mapped != nil && end <= int64(len(f.mapped)) {
+	if f.mapped != nil && f.kept && end <= int64(len(f.mapped)) {
 		return &stream{data: f.mapped, off: start, end: end, dropped: start}
 	}
-	size := int(min(end-start, 1<<20)) // bufio makes it at least 16
-	return &stream{r: bufio.NewReaderSize(io.NewSectionReader(f.r, start, end-start), size), off: start, end: end}
+	return &stream{r: f.r, off: start, end: end, at: start}
+}
+
+// release gives the window back.
+func (s *stream) release() {
+	if s.pooled != nil {
+		windows.Put(s.pooled)
+		s.pooled, s.win = nil, nil
+	}
 }
 
 // next reads the next record: its header, body and offset in the file.
@@ -279,36 +313,59 @@ func (s *stream) next() (Header, []byte, int64, error) {
 	if s.end-off < headerSize {
 		return Header{}, nil, off, fmt.Errorf("%w: %d stray bytes at offset %#x, the end of the data", ErrFormat, s.end-off, off)
 	}
-	var h Header
-	if s.data != nil {
-		h = readHeader(s.data[off:])
-	} else {
-		// The stream's own buffer: a local one would escape through
-		// io.ReadFull, an allocation per record.
-		if _, err := io.ReadFull(s.r, s.hb[:]); err != nil {
-			return Header{}, nil, off, fmt.Errorf("reading the record at offset %#x: %w", off, err)
+	b := s.data
+	if b == nil {
+		if off+headerSize > s.at+int64(len(s.win)) {
+			if err := s.fill(off, headerSize); err != nil {
+				return Header{}, nil, off, err
+			}
 		}
-		h = readHeader(s.hb[:])
+		b = s.win
+		off -= s.at // b's offsets are the window's
 	}
-	if h.Size < headerSize || int64(h.Size) > s.end-off {
-		return Header{}, nil, off, fmt.Errorf("%w: record of %d bytes (type %d) at offset %#x; the data ends at %#x", ErrFormat, h.Size, h.Type, off, s.end)
+	h := readHeader(b[off:])
+	if h.Size < headerSize || int64(h.Size) > s.end-s.off {
+		return Header{}, nil, s.off, fmt.Errorf("%w: record of %d bytes (type %d) at offset %#x; the data ends at %#x", ErrFormat, h.Size, h.Type, s.off, s.end)
 	}
 	if s.data != nil {
 		s.off += int64(h.Size)
 		if s.off-s.dropped >= 2*dropWindow { // checked here: a call per record costs
 			s.dropBehind()
 		}
-		return h, s.data[off+headerSize : s.off : s.off], off, nil
+		return h, b[off+headerSize : s.off : s.off], off, nil
 	}
-	if s.buf == nil {
-		s.buf = make([]byte, 1<<16)
+	if off+int64(h.Size) > int64(len(b)) {
+		if err := s.fill(s.off, int64(h.Size)); err != nil {
+			return Header{}, nil, s.off, err
+		}
+		b, off = s.win, 0
 	}
-	s.buf = s.buf[:h.Size-headerSize]
-	if _, err := io.ReadFull(s.r, s.buf); err != nil {
-		return Header{}, nil, off, fmt.Errorf("reading the record at offset %#x: %w", off, err)
-	}
+	at := s.off
 	s.off += int64(h.Size)
-	return h, s.buf, off, nil
+	end := off + int64(h.Size)
+	return h, b[off+headerSize : end : end], at, nil
+}
+
+// fill reads the window from off on: up to its size or the data's end,
+// at least need bytes (which the data holds).
+func (s *stream) fill(off, need int64) error {
+	if s.pooled == nil {
+		s.pooled = windows.Get().(*[]byte)
+	}
+	size := min(max(windowBytes, need), s.end-off)
+	if int64(cap(*s.pooled)) < size {
+		*s.pooled = make([]byte, size)
+	}
+	w := (*s.pooled)[:size]
+	n, err := s.r.ReadAt(w, off)
+	s.win, s.at = w[:n], off
+	if int64(n) < need {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("reading the record at offset %#x: %w", off, err)
+	}
+	return nil
 }
 
 // dropWindow is how far behind the reading a mapped file's pages are
@@ -334,11 +391,6 @@ func (s *stream) skip(n uint64) error {
 	if n > uint64(s.end-s.off) {
 		return fmt.Errorf("%w: %d bytes of data after the record run past the end of the data at %#x", ErrFormat, n, s.end)
 	}
-	if s.data == nil {
-		if _, err := s.r.Discard(int(n)); err != nil {
-			return err
-		}
-	}
-	s.off += int64(n)
+	s.off += int64(n) // a window is read again where the next record is
 	return nil
 }

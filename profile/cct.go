@@ -219,6 +219,9 @@ type Profile struct {
 	pids   map[uint32]uint32 // each thread's process
 	// lastPid is the last entry written to pids (setPid).
 	lastPid tidPid
+	// partsRead is how many parts the file's samples were read in
+	// (parts.go), 0: by one reader.
+	partsRead int
 	// deferScopes: the scope trees are made from stacks after the pass
 	// (fileStacks), not sample by sample.
 	deferScopes bool

@@ -73,6 +73,10 @@ type chainMemo struct {
 	looks int
 	hits  int
 	off   bool // full, and answering few look-ups
+	// Key n's slot is n*stride+base: readers of a file's parts, each
+	// with a memo, number their slots apart (stride readers, base the
+	// reader's index); one reader's stride is 0 or 1.
+	stride, base int32
 	// times are process timesPid's mappings' times (space.times), kept
 	// from the last sample: a file's samples come in runs of a process.
 	times    []uint64
@@ -131,6 +135,9 @@ func (m *chainMemo) lookup(k *sample.ChainKey, h uint64, epoch uint32) (slot int
 	}
 	m.n++
 	slot = m.n
+	if m.stride > 1 {
+		slot = m.n*m.stride + m.base
+	}
 	m.tab[i] = uint32(len(m.keys) + 1)
 	m.keys = append(m.keys, h, w1, w2, k.IP, w4|uint64(slot)<<40)
 	n := len(m.keys)

@@ -120,3 +120,30 @@ func TestChainMemoFull(t *testing.T) {
 		})
 	}
 }
+
+// TestChainMemoStride: the memos of a file's part readers (stride the
+// readers, base the reader) number their keys apart, each its repeats
+// with the slot it gave first.
+func TestChainMemoStride(t *testing.T) {
+	sp := newSpace(loader.Options{})
+	sp.seal()
+	const readers = 3
+	seen := map[int32]int{}
+	for base := range int32(readers) {
+		m := chainMemo{stride: readers, base: base}
+		for i := range uint64(5) {
+			k := chainKey(1, 0, 100+i) // the same keys in every memo
+			slot, rep := m.slotOf(sp, &k)
+			if rep || slot <= 0 || slot%readers != base {
+				t.Fatalf("reader %d, key %d: slot %d repeat %v, want a new slot ≡ %d mod %d", base, i, slot, rep, base, readers)
+			}
+			if r, ok := seen[slot]; ok {
+				t.Fatalf("reader %d gave slot %d, as reader %d did", base, slot, r)
+			}
+			seen[slot] = int(base)
+			if again, rep := m.slotOf(sp, &k); !rep || again != slot {
+				t.Errorf("reader %d, key %d again: slot %d repeat %v, want %d true", base, i, again, rep, slot)
+			}
+		}
+	}
+}

@@ -39,6 +39,7 @@ type batch struct {
 	out     []unwound
 	frames  []Frame // the paths' frames, back to back
 	done    chan struct{}
+	pool    chan *batch // where the batch goes back once filed
 	// shard lists, per shard, what it files: a path (an index in out),
 	// or a repeat r as -1-r; seq and repSeq are their samples' numbers;
 	// pending counts the shards not done.
@@ -102,12 +103,9 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 	jobs := p.opt.Jobs
 	// Batches circulate: read, unwound, filed, free again; their number
 	// bounds the memory whatever the file's size.
-	free := make(chan *batch, 2*jobs+2)
-	for range cap(free) {
-		free <- &batch{done: make(chan struct{}, 1)}
-	}
-	work := make(chan *batch, cap(free))
-	order := make(chan *batch, cap(free))
+	poolLen := 2*jobs + 2
+	work := make(chan *batch, poolLen*maxReaders)
+	order := make(chan *batch, poolLen)
 	var workers sync.WaitGroup
 	for range jobs {
 		workers.Add(1)
@@ -124,11 +122,11 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 	filed := make(chan struct{})
 	// The memo of callchain samples needs the filing by shards, which
 	// knows repeats, and the mappings' epochs.
-	var memo *chainMemo
+	memo := false
 	sharded := p.deferScopes && p.stacks.nodes.n == 0
 	scan := r.scan
 	if sharded && p.sp.times != nil && r.lazy != nil {
-		memo, scan = &chainMemo{}, r.lazy
+		memo, scan = true, r.lazy
 	}
 	if sharded {
 		go func() {
@@ -137,7 +135,7 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 			// more than a second filer gains (1.09x the wall time and
 			// 140 MiB more on a frame-pointer file of 2.5 million
 			// samples), the single shard is the tree itself.
-			p.fileSharded(order, free, max(1, min(jobs/2, maxShards)))
+			p.fileSharded(order, poolLen, max(1, min(jobs/2, maxShards)))
 		}()
 	} else {
 		go func() {
@@ -149,11 +147,46 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 					add(b.out[i].Path)
 				}
 				b.reset()
-				free <- b
+				b.pool <- b
 			}
 		}()
 	}
-	fill := &filler{sp: p.sp, memo: memo, free: free, work: work, order: order}
+	var err error
+	var lease *sample.Lease
+	if pr := r.partReader(p, memo); pr != nil {
+		defer pr.Close()
+		err = readParts(p, pr, min(jobs, maxReaders), poolLen, work, order)
+	} else {
+		lease, err = r.readOne(p, scan, memo, poolLen, work, order)
+	}
+	close(work)
+	close(order)
+	<-filed
+	workers.Wait()
+	if lease != nil {
+		lease.Release()
+	}
+	return err
+}
+
+// newPool is a pool of n free batches.
+func newPool(n int) chan *batch {
+	pool := make(chan *batch, n)
+	for range n {
+		pool <- &batch{done: make(chan struct{}, 1), pool: pool}
+	}
+	return pool
+}
+
+// readOne is pathsParallel's reading of the file by one goroutine, this
+// one, with the memo when memo is set; the lease, when not nil, is to be
+// released once the batches are filed.
+func (r *recording) readOne(p *Profile, scan func(string, func(sample.Entry) error) error, memo bool, poolLen int, work, order chan<- *batch) (*sample.Lease, error) {
+	free := newPool(poolLen)
+	fill := &filler{sp: p.sp, free: free, work: work, order: order}
+	if memo {
+		fill.memo = &chainMemo{stride: 1}
+	}
 	fill.cur = <-free
 	var lease *sample.Lease
 	err := scan(r.path, func(e sample.Entry) error {
@@ -172,14 +205,7 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 		return nil
 	})
 	fill.flush()
-	close(work)
-	close(order)
-	<-filed
-	workers.Wait()
-	if lease != nil {
-		lease.Release()
-	}
-	return err
+	return lease, err
 }
 
 // slotFirst is what a repeat of a slot is accounted and counted as: its
@@ -196,10 +222,11 @@ type slotEnd struct{ end, event int32 }
 // filler fills batches with samples in the order of the file, and
 // sends each on when full.
 type filler struct {
-	sp                *space     // the mappings, for the memo's epochs
-	memo              *chainMemo // nil: none
-	cur               *batch
-	free, work, order chan *batch
+	sp          *space     // the mappings, for the memo's epochs
+	memo        *chainMemo // nil: none
+	cur         *batch
+	free        chan *batch
+	work, order chan<- *batch
 }
 
 // sample adds s, of memo slot slot.
@@ -254,6 +281,16 @@ func (f *filler) flush() {
 	}
 }
 
+// flushPart sends the last batch of a part, or gives it back empty.
+func (f *filler) flushPart() {
+	if len(f.cur.samples) > 0 || len(f.cur.reps) > 0 {
+		f.send()
+	} else {
+		f.free <- f.cur
+	}
+	f.cur = nil
+}
+
 // maxShards bounds the shards the stacks are filed in (mergeShards
 // numbers them in a byte).
 const maxShards = 16
@@ -262,13 +299,13 @@ const maxShards = 16
 // their paths and has the shards file them (shards.go); a batch is free
 // again once every shard is done with it. The profile's stacks are the
 // shards' merged.
-func (p *Profile) fileSharded(order <-chan *batch, free chan<- *batch, n int) {
+func (p *Profile) fileSharded(order <-chan *batch, inLen, n int) {
 	shards := make([]*stacks, n)
 	in := make([]chan *batch, n)
 	var wg sync.WaitGroup
 	for k := range shards {
 		shards[k] = &stacks{events: p.stacks.events}
-		in[k] = make(chan *batch, cap(free))
+		in[k] = make(chan *batch, inLen)
 		wg.Add(1)
 		go func(sh *stacks, in <-chan *batch) {
 			defer wg.Done()
@@ -289,7 +326,7 @@ func (p *Profile) fileSharded(order <-chan *batch, free chan<- *batch, n int) {
 				}
 				if b.pending.Add(-1) == 0 {
 					b.reset()
-					free <- b
+					b.pool <- b
 				}
 			}
 		}(shards[k], in[k])

@@ -9,16 +9,20 @@ import (
 
 	"bloop/cache"
 	"bloop/internal/rectest"
+	"bloop/perfevent"
 	"bloop/sample"
 )
 
 // TestJobsSameProfile builds each committed perf.data file, and a
 // recording of a threaded program, with one reader and with four
-// workers unwinding batches of three samples: the trees, the unwind's
-// figures and the pprof profile must be the same bytes.
+// workers unwinding batches of three samples, the files without stack
+// copies read in parts of a few samples by four readers: the trees, the
+// unwind's figures and the pprof profile must be the same bytes.
 func TestJobsSameProfile(t *testing.T) {
 	defer func(n int) { batchLen = n }(batchLen)
 	batchLen = 3
+	defer func(n int64) { perfevent.PartBytes = n }(perfevent.PartBytes)
+	perfevent.PartBytes = 600
 	bin, files := committedRecordings(t, false)
 	type input struct {
 		path string
@@ -41,6 +45,12 @@ func TestJobsSameProfile(t *testing.T) {
 					t.Fatal(err)
 				}
 				dumps[i] = dumpProfile(t, p)
+				// The files perf record wrote without stack copies
+				// (the pipe and compressed ones are one part).
+				name := filepath.Base(in.path)
+				if parts := jobs > 1 && (name == "fp.data" || name == "plain.data"); parts != (p.partsRead > 2) {
+					t.Errorf("-j %d: read in %d parts", jobs, p.partsRead)
+				}
 			}
 			if dumps[0] != dumps[1] {
 				t.Errorf("-j 1 and -j 4 differ:\n%s\n----\n%s", dumps[0], dumps[1])

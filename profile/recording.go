@@ -20,6 +20,10 @@ type recording struct {
 	// lazy, when the source has it, scans as scan does but passes the
 	// samples as *sample.PerfSample (pathsParallel's memo).
 	lazy func(path string, f func(sample.Entry) error) error
+	// parts are where the skim saw the file can be read in parts, and
+	// openParts, when the source has it, opens it so (parts.go).
+	parts     sample.Parts
+	openParts func(path string, parts sample.Parts) (partReader, error)
 }
 
 // prepare reads everything but the samples: mappings come before the
@@ -57,6 +61,8 @@ func (r *recording) prepare(p *Profile) error {
 			p.Stats.Apply(v)
 		case sample.Blob:
 			sp.blobs[v.Name] = v.Data
+		case sample.Parts:
+			r.parts = v
 		case sample.KernelFrames:
 			// Kernel frames need the kernel's symbols: read them while
 			// the files are.

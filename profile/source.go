@@ -33,9 +33,14 @@ func Open(path string) (Source, error) {
 		return nil, err
 	}
 	if perf {
-		return &recording{path: path, scan: sample.ScanPerf, skim: sample.SkimPerf, lazy: sample.ScanPerfLazy}, nil
+		return &recording{path: path, scan: sample.ScanPerf, skim: sample.SkimPerf, lazy: sample.ScanPerfLazy, openParts: openPerfParts}, nil
 	}
 	return &recording{path: path, scan: sample.ScanFile, skim: sample.SkimFile}, nil
+}
+
+// openPerfParts opens a perf.data file to be read in parts.
+func openPerfParts(path string, parts sample.Parts) (partReader, error) {
+	return sample.OpenPerfParts(path, parts)
 }
 
 // Build reads and attributes a recording: bloop's own, a perf.data file,

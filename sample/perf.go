@@ -94,7 +94,8 @@ func ScanPerf(path string, f func(Entry) error) error {
 // KernelFrames, at the first sample with kernel frames, and no Lease
 // (nothing passed points into the file). A report's first pass, which
 // needs everything but the samples, reads a file so at a fraction of
-// the cost.
+// the cost. Last come the Parts the file can be read in, when it has
+// them.
 func SkimPerf(path string, f func(Entry) error) error {
 	return scanPerfAs(path, scanSkim, f)
 }
@@ -150,6 +151,9 @@ func scanPerfAs(path string, mode int, f func(Entry) error) error {
 		if err := f(BuildID{Path: p, ID: id}); err != nil {
 			return err
 		}
+	}
+	if parts := pf.Parts(); mode == scanSkim && parts != nil {
+		return f(Parts(parts))
 	}
 	return nil
 }

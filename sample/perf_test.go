@@ -42,11 +42,22 @@ func TestSkimPerf(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
+			var parts Parts
 			if err := SkimPerf(path, func(e Entry) error {
+				if p, ok := e.(Parts); ok {
+					parts = p
+					return nil
+				}
+				if parts != nil {
+					t.Errorf("%s after the Parts, which come last", entryLine(e))
+				}
 				got = append(got, entryLine(e))
 				return nil
 			}); err != nil {
 				t.Fatal(err)
+			}
+			if parts != nil && (len(parts) < 2 || !slices.IsSorted(parts) || parts[0] <= 0) {
+				t.Errorf("parts %v: want ascending offsets into the file, at least a start and an end", parts)
 			}
 			sortBuildIDs(want)
 			sortBuildIDs(got)

@@ -1,0 +1,107 @@
+package profile
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"bloop/sample"
+)
+
+// A frame-pointer file's samples are read in parts (perfevent's Parts)
+// by readers side by side: one reader, walking, hashing and looking up
+// every sample's callchain, was the bound of a warm report of such a
+// file (85 of its 140 ms on 1.26 million samples). The readers take the
+// parts in turn, each with its own memo of callchains and its own
+// batches, and the batches go on to the filing in the order of the
+// file, part after part: the profile is the same bytes.
+
+// partReader reads a file's samples in parts; sample.PerfParts is one.
+type partReader interface {
+	Len() int
+	// Scan passes part i's records as the lazy scan does; scans of
+	// different parts may run side by side.
+	Scan(i int, f func(sample.Entry) error) error
+	Close() error
+}
+
+// maxReaders bounds the readers of parts (the memo's slots number them
+// in a few bits).
+const maxReaders = 16
+
+// partReader is the file to read in parts, nil when it is read by one
+// reader: with no memo (the memo's repeats are what the readers save),
+// with stacks (workers read them in place from one reader's mapping,
+// and unwinding, not reading, bounds such a report), or a file of one
+// part.
+func (r *recording) partReader(p *Profile, memo bool) partReader {
+	if !memo || r.openParts == nil || len(r.parts) < 3 || p.Meta.StackSize != 0 {
+		return nil
+	}
+	pr, err := r.openParts(r.path, r.parts)
+	if err != nil {
+		return nil // read as one part, which says what is wrong
+	}
+	return pr
+}
+
+// partEnd ends a part's batches on a reader's way to the filing.
+var partEnd = &batch{}
+
+// readParts reads pr's parts on readers goroutines, part i on reader
+// i%readers, and sends their batches to work (unwinding) and, part
+// after part, to order (filing). The error is the first part's that
+// failed, the parts after it not read.
+func readParts(p *Profile, pr partReader, readers, poolLen int, work, order chan<- *batch) error {
+	n := pr.Len()
+	p.partsRead = n
+	readers = max(1, min(readers, n))
+	errs := make([]error, n)
+	var failed atomic.Int64 // the first part that failed
+	failed.Store(math.MaxInt64)
+	outs := make([]chan *batch, readers)
+	var wg sync.WaitGroup
+	for k := range readers {
+		outs[k] = make(chan *batch, poolLen+1)
+		free := newPool(poolLen)
+		fill := &filler{sp: p.sp, memo: &chainMemo{stride: int32(readers), base: int32(k)},
+			free: free, work: work, order: outs[k]}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := k; i < n; i += readers {
+				if int64(i) < failed.Load() {
+					fill.cur = <-free
+					err := pr.Scan(i, func(e sample.Entry) error {
+						if v, ok := e.(*sample.PerfSample); ok {
+							return fill.perfSample(v)
+						}
+						return nil
+					})
+					if err != nil {
+						errs[i] = err
+						for f := failed.Load(); int64(i) < f && !failed.CompareAndSwap(f, int64(i)); f = failed.Load() {
+						}
+					}
+					fill.flushPart()
+				}
+				outs[k] <- partEnd
+			}
+		}()
+	}
+	for i := range n {
+		for b := range outs[i%readers] {
+			if b == partEnd {
+				break
+			}
+			order <- b
+		}
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
