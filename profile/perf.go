@@ -30,12 +30,12 @@ var errBuildID = errors.New("the file on disk has another build-id than the reco
 // and build-id in one of the module directories stands in, else perf's
 // copy of it (perfCachedModule), else one fetched by build-id (last, as
 // gdb asks debuginfod last); else the module is used without its file,
-// with one warning.
-func (s *space) openChecked(path, file string) (*elf.File, string, error) {
-	want, recorded := s.buildIDs[path]
+// with one warning. want is the build-id perf recorded, if recorded.
+// It reads the space only (prefetch runs it beside the reading).
+func (s *space) openChecked(path, file string, want []byte, recorded bool) (*elf.File, string, string, error) {
 	f, err := elf.Open(file)
 	if err == nil && (!recorded || bytes.Equal(loader.BuildID(f), want)) {
-		return f, file, nil
+		return f, file, "", nil
 	}
 	var got []byte
 	if f != nil {
@@ -53,23 +53,24 @@ func (s *space) openChecked(path, file string) (*elf.File, string, error) {
 			return err == nil
 		})
 		if alt != "" {
-			return g, alt, nil
+			return g, alt, "", nil
 		}
 		if g, alt := perfCachedModule(want); g != nil {
-			return g, alt, nil
+			return g, alt, "", nil
 		}
 		if g, alt := s.fetchModule(want); g != nil {
-			return g, alt, nil
+			return g, alt, "", nil
 		}
 	}
 	if err != nil {
+		warn := ""
 		if recorded {
-			s.warnings = append(s.warnings, fmt.Sprintf("module %s (build-id %x): %v; its samples stay at their addresses", path, want, err))
+			warn = fmt.Sprintf("module %s (build-id %x): %v; its samples stay at their addresses", path, want, err)
 		}
-		return nil, "", err
+		return nil, "", warn, err
 	}
-	s.warnings = append(s.warnings, fmt.Sprintf("module %s: build-id %s on disk, %x recorded; its samples stay at their addresses", path, hexOrNone(got), want))
-	return nil, "", fmt.Errorf("%w (%s on disk, %x recorded)", errBuildID, hexOrNone(got), want)
+	warn := fmt.Sprintf("module %s: build-id %s on disk, %x recorded; its samples stay at their addresses", path, hexOrNone(got), want)
+	return nil, "", warn, fmt.Errorf("%w (%s on disk, %x recorded)", errBuildID, hexOrNone(got), want)
 }
 
 // fetchModule returns the module file of build-id id from the fetcher,

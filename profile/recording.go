@@ -49,6 +49,9 @@ func (r *recording) prepare(p *Profile) error {
 				sp.ktext = kernelText{sym, v.Pgoff} // 0: perf did not know
 			}
 			mmaps = append(mmaps, v)
+			if p.Meta.Perf && v.Len != 0 {
+				sp.prefetch(v.File, p.Meta.BuildIDs)
+			}
 		case sample.Fork:
 			forks = append(forks, sample.Task(v))
 		case sample.Comm:
@@ -70,6 +73,7 @@ func (r *recording) prepare(p *Profile) error {
 		}
 		return nil
 	})
+	sp.endPrefetch()
 	if err != nil {
 		return err
 	}

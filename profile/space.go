@@ -78,6 +78,10 @@ type space struct {
 	// cache keeps the modules' unwinding bounds between reports
 	// (Options.Cache), or nil.
 	cache *cache.Cache
+	// ahead are the modules being opened during the first pass, by the
+	// goroutine that runs opens (prefetch.go).
+	ahead map[string]*opening
+	opens chan func()
 }
 
 func newSpace(opt loader.Options) *space {
@@ -107,9 +111,25 @@ func (s *space) module(path string) *Module {
 	if m, ok := s.mods[path]; ok {
 		return m
 	}
-	m := &Module{Path: path, Name: filepath.Base(path)}
+	want, recorded := s.buildIDs[path]
+	m, warn := s.prefetched(path, want, recorded)
+	if m == nil {
+		m, warn = s.open(path, want, recorded)
+	}
 	s.mods[path] = m
 	s.modList = append(s.modList, m)
+	if warn != "" {
+		s.warnings = append(s.warnings, warn)
+	}
+	return m
+}
+
+// open opens the module at path, of recorded build-id want if recorded,
+// with what was found wrong of its file (a warning, or ""). It reads the
+// space only, but for a module without a file (the vdso), whose stored
+// image it writes to a temporary file.
+func (s *space) open(path string, want []byte, recorded bool) (*Module, string) {
+	m := &Module{Path: path, Name: filepath.Base(path)}
 	file := path
 	if f, ok := s.files[path]; ok {
 		file = f
@@ -122,18 +142,18 @@ func (s *space) module(path string) *Module {
 			s.tmpDir, m.Err = os.MkdirTemp("", "bloop-report-")
 		}
 		if m.Err != nil {
-			return m
+			return m, ""
 		}
 		file = filepath.Join(s.tmpDir, "vdso.so")
 		if m.Err = os.WriteFile(file, data, 0o600); m.Err != nil {
-			return m
+			return m, ""
 		}
 		m.Name = "[vdso]"
 	}
-	f, file, err := s.openChecked(path, file)
+	f, file, warn, err := s.openChecked(path, file, want, recorded)
 	if err != nil {
 		m.Err = err
-		return m
+		return m, warn
 	}
 	m.BuildID = loader.BuildID(f)
 	for _, p := range f.Progs {
@@ -145,7 +165,7 @@ func (s *space) module(path string) *Module {
 	img, err := loader.Open(file, s.opt)
 	if err != nil {
 		m.Err = err
-		return m
+		return m, warn
 	}
 	m.Img = img
 	m.Unw = unwind.NewModule(img)
@@ -153,7 +173,7 @@ func (s *space) module(path string) *Module {
 	if s.cache != nil {
 		m.Unw.SetMemo(&unwindMemo{c: s.cache, path: file, load: s.opt})
 	}
-	return m
+	return m, warn
 }
 
 // addMmap records an executable mapping.

@@ -108,6 +108,10 @@ type Meta struct {
 	// Clocks tells, per event of a perf.data file, whether its periods
 	// are nanoseconds (from its attribute, not its name).
 	Clocks []bool
+	// BuildIDs are the build-ids of a perf.data file's header, by
+	// module path, known before its records (also passed as BuildID
+	// entries, last).
+	BuildIDs map[string][]byte
 }
 
 // EventNames lists the recording's events: a bloop recording has one.

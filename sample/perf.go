@@ -176,6 +176,7 @@ func perfMeta(pf *perfevent.File) Meta {
 	}
 	m.OSRelease = pf.Features.OSRelease
 	m.KernelBuildID = pf.Features.BuildIDs[perfevent.KernelMap]
+	m.BuildIDs = pf.Features.BuildIDs
 	return m
 }
 
@@ -222,12 +223,14 @@ func (c *perfConverter) record(r perfevent.Record, f func(Entry) error) error {
 		}
 	case *perfevent.Mmap:
 		if m, ok := perfMmap(r); ok {
-			if err := f(m); err != nil {
-				return err
-			}
+			// The build-id first: a reader may open the module at its
+			// mapping.
 			if len(r.BuildID) > 0 {
-				return f(BuildID{Path: r.Filename, ID: append([]byte(nil), r.BuildID...)})
+				if err := f(BuildID{Path: r.Filename, ID: append([]byte(nil), r.BuildID...)}); err != nil {
+					return err
+				}
 			}
+			return f(m)
 		}
 	case *perfevent.Comm:
 		return f(perfComm(r))
