@@ -193,8 +193,10 @@ func (r *recording) readOne(p *Profile, scan func(string, func(sample.Entry) err
 		switch v := e.(type) {
 		case *sample.Lease:
 			// The workers read the stacks in place, released once they
-			// are done.
-			if v.Keep() {
+			// are done. A file without stack copies is read through
+			// windows, faster than its mapping, and its callchains
+			// copied into the batches.
+			if p.Meta.StackSize != 0 && v.Keep() {
 				lease = v
 			}
 		case *sample.Sample:
