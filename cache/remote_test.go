@@ -293,6 +293,10 @@ type faultServer struct {
 	auth              atomic.Value // the last Authorization header
 	release           chan struct{}
 	once              sync.Once
+	// handlers are the handlers running: Close does not wait for one
+	// whose connection it hijacked (reset), which counts its fault
+	// after closing the connection the client already gave up on.
+	handlers sync.WaitGroup
 }
 
 // finish releases stalled handlers and waits for all of them: then the
@@ -301,6 +305,7 @@ func (s *faultServer) finish() {
 	s.once.Do(func() {
 		close(s.release)
 		s.Close()
+		s.handlers.Wait()
 	})
 }
 
@@ -311,6 +316,8 @@ type fault func(w http.ResponseWriter, r *http.Request, release <-chan struct{})
 func newFaultServer(t *testing.T, f fault) *faultServer {
 	s := &faultServer{release: make(chan struct{})}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.handlers.Add(1)
+		defer s.handlers.Done()
 		s.requests.Add(1)
 		s.auth.Store(r.Header.Get("Authorization"))
 		if f(w, r, s.release) {
