@@ -54,10 +54,10 @@ type File struct {
 	applied   int64 // pipe mode: perf's own records before this offset were taken in
 	zstd      *zstdStream
 	pending   []byte // decompressed bytes of a record not yet complete
-	// mapped is the file's bytes when Open could map them: records are
-	// then read in place, not copied through a buffer. kept: Keep took
-	// over unmapping them; inFile: the record being delivered lies in
-	// them (not in a decompressed copy).
+	// mapped is the file's bytes when Open could map them. kept: Keep
+	// took over unmapping them, and records are then read in place, not
+	// through a window (records.go); inFile: the record being delivered
+	// lies in them (not in a decompressed copy).
 	mapped []byte
 	kept   bool
 	inFile bool
