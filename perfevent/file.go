@@ -47,19 +47,18 @@ type File struct {
 
 	r         io.ReaderAt
 	size      int64
-	closer    io.Closer
-	dataStart int64 // the data section, or the records after a pipe's header
+	file      *os.File // Open's, closed by Close and mapped by Keep
+	dataStart int64    // the data section, or the records after a pipe's header
 	dataEnd   int64
 	dec       *Decoder
 	applied   int64 // pipe mode: perf's own records before this offset were taken in
 	zstd      *zstdStream
 	pending   []byte // decompressed bytes of a record not yet complete
-	// mapped is the file's bytes when Open could map them. kept: Keep
-	// took over unmapping them, and records are then read in place, not
-	// through a window (records.go); inFile: the record being delivered
-	// lies in them (not in a decompressed copy).
+	// mapped is the file's bytes, mapped by Keep: records are then read
+	// in place, not through a window (records.go), and release unmaps
+	// them. inFile: the record being delivered lies in them (not in a
+	// decompressed copy).
 	mapped []byte
-	kept   bool
 	inFile bool
 	// skim: the walk is Skim's, passing samples as raw, the one reused.
 	skim bool
@@ -93,28 +92,31 @@ func Open(path string) (*File, error) {
 		fh.Close()
 		return nil, err
 	}
-	f.closer = fh
-	f.mapped = mapfile.Map(fh, st.Size(), true)
+	f.file = fh
 	return f, nil
 }
 
 // Keep makes the bytes of the records Records delivers from the file
 // itself (InFile) outlive the call and Close, until release is called:
 // a reader that hands samples to other goroutines then need not copy
-// their stacks. ok is false when the file is not mapped (nothing is
-// kept; records are valid during the call only).
+// their stacks. ok is false when the file cannot be mapped (not Open's,
+// or not on Linux) or is kept already: then nothing is kept, and
+// records are valid during the call only.
 func (f *File) Keep() (release func(), ok bool) {
-	if f.mapped == nil || f.kept {
+	if f.file == nil || f.mapped != nil {
 		return nil, false
 	}
-	f.kept = true
-	b := f.mapped
+	b := mapfile.Map(f.file, f.size, true)
+	if b == nil {
+		return nil, false
+	}
+	f.mapped = b
 	return func() { mapfile.Unmap(b) }, true
 }
 
 // InFile reports, during Records' call, whether the record's bytes lie
 // in the file's kept mapping (see Keep), so they stay valid after it.
-func (f *File) InFile() bool { return f.kept && f.inFile }
+func (f *File) InFile() bool { return f.inFile }
 
 // NewFile reads perf data of size bytes from r as Open does; name is
 // used in errors.
@@ -132,12 +134,9 @@ func (f *File) UnknownTypes() map[uint32]int { return f.dec.UnknownTypes() }
 
 // Close closes the file Open opened.
 func (f *File) Close() error {
-	if f.mapped != nil && !f.kept {
-		mapfile.Unmap(f.mapped)
-	}
-	f.mapped = nil
-	if f.closer != nil {
-		return f.closer.Close()
+	f.mapped = nil // release unmaps it
+	if f.file != nil {
+		return f.file.Close()
 	}
 	return nil
 }

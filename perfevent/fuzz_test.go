@@ -42,7 +42,7 @@ func FuzzFile(f *testing.F) {
 		defer pf.Close()
 		read, readErr := formatUpTo(pf, errStop)
 		checkSkim(t, pf, errStop)
-		// Read in place (Open maps the file; kept, its records are read
+		// Read in place (Keep maps the file and its records are read
 		// where they lie), the same records and the same end.
 		path := filepath.Join(dir, "fuzz.data")
 		if err := os.WriteFile(path, data, 0o600); err != nil {
