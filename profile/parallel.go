@@ -185,7 +185,7 @@ func (r *recording) readOne(p *Profile, scan func(string, func(sample.Entry) err
 	free := newPool(poolLen)
 	fill := &filler{sp: p.sp, free: free, work: work, order: order}
 	if memo {
-		fill.memo = &chainMemo{stride: 1}
+		fill.memo = &chainMemo{}
 	}
 	fill.cur = <-free
 	var lease *sample.Lease
@@ -193,10 +193,8 @@ func (r *recording) readOne(p *Profile, scan func(string, func(sample.Entry) err
 		switch v := e.(type) {
 		case *sample.Lease:
 			// The workers read the stacks in place, released once they
-			// are done. A file without stack copies is read through
-			// windows, faster than its mapping, and its callchains
-			// copied into the batches.
-			if p.Meta.StackSize != 0 && v.Keep() {
+			// are done.
+			if v.Keep() {
 				lease = v
 			}
 		case *sample.Sample:

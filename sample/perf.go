@@ -136,7 +136,7 @@ func scanPerfAs(path string, mode int, f func(Entry) error) error {
 	conv := newPerfConverter(pf)
 	conv.lazy = mode == scanLazy
 	walk := pf.Skim
-	if mode != scanSkim {
+	if mode != scanSkim && copiesStacks(pf) {
 		if err := f(&Lease{keep: pf.Keep}); err != nil {
 			return err
 		}
@@ -156,6 +156,18 @@ func scanPerfAs(path string, mode int, f func(Entry) error) error {
 		return f(Parts(parts))
 	}
 	return nil
+}
+
+// copiesStacks is whether an event of the file samples user stacks: what
+// a Lease keeps (the rest of a sample is copied out of its record). A
+// file without them is read faster through windows than kept mapped.
+func copiesStacks(pf *perfevent.File) bool {
+	for _, e := range pf.Events {
+		if e.Attr.SampleType&perfevent.SampleStackUser != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // perfMeta describes a perf.data file: perf's command line, its events

@@ -29,10 +29,11 @@ func (KernelFrames) entry() {}
 type KernelFrames struct{}
 
 // Lease comes first from a scan whose samples' stacks can outlive the
-// call that passes them (a mapped perf.data file): a reader that hands
-// samples to other goroutines calls Keep, then Release once they are
-// done, and needs not copy the stacks of samples marked StackKept. A
-// reader that ignores it gets stacks valid during the call only.
+// call that passes them (a perf.data file with stack copies, mapped):
+// a reader that hands samples to other goroutines calls Keep, then
+// Release once they are done, and needs not copy the stacks of samples
+// marked StackKept. A reader that ignores it gets stacks valid during
+// the call only.
 type Lease struct {
 	keep    func() (release func(), ok bool)
 	release func()
