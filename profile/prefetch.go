@@ -41,8 +41,10 @@ func (s *space) prefetch(path string, meta map[string][]byte) {
 		want, recorded = s.buildIDs[path]
 	}
 	o := &opening{want: want, recorded: recorded, done: make(chan struct{})}
-	if s.opens == nil {
+	if s.ahead == nil {
 		s.ahead = map[string]*opening{}
+	}
+	if s.opens == nil {
 		s.opens = make(chan func(), prefetchQueue)
 		go func(opens <-chan func()) { // not s.opens: endPrefetch clears it
 			for open := range opens {
