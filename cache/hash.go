@@ -30,7 +30,7 @@ func (c *Cache) FileHash(name string) (string, error) {
 	if !st.Mode().IsRegular() {
 		return "", fmt.Errorf("%s: not a regular file", name)
 	}
-	id := identity(st)
+	id := Identity(st)
 	memo := filepath.Join(c.dir, "hash", Key(abs))
 	if b, err := os.ReadFile(memo); err == nil {
 		if got, sum, ok := strings.Cut(string(b), "\n"); ok && got == id && len(sum) == 64 {
@@ -48,8 +48,10 @@ func (c *Cache) FileHash(name string) (string, error) {
 	return sum, nil
 }
 
-// identity is what changes whenever the file's content may have.
-func identity(st os.FileInfo) string {
+// Identity is what changes whenever the content of the file st
+// describes may have: its device and inode, size, modification and
+// change times.
+func Identity(st os.FileInfo) string {
 	s, ok := st.Sys().(*syscall.Stat_t)
 	if !ok {
 		return fmt.Sprintf("size=%d mtime=%d", st.Size(), st.ModTime().UnixNano())

@@ -17,6 +17,8 @@ type recording struct {
 	// skim scans everything but the samples (most of the decoding),
 	// for prepare.
 	skim func(path string, f func(sample.Entry) error) error
+	// skimKept is set when the skim can be kept in the cache (skimCached).
+	skimKept bool
 	// lazy, when the source has it, scans as scan does but passes the
 	// samples as *sample.PerfSample (pathsParallel's memo).
 	lazy func(path string, f func(sample.Entry) error) error
@@ -37,7 +39,11 @@ func (r *recording) prepare(p *Profile) error {
 	sp := p.sp
 	var mmaps []sample.Mmap
 	var forks []sample.Task
-	err = r.skim(r.path, func(e sample.Entry) error {
+	skim := r.skim
+	if r.skimKept {
+		skim = func(path string, f func(sample.Entry) error) error { return skimCached(sp.cache, path, f) }
+	}
+	err = skim(r.path, func(e sample.Entry) error {
 		switch v := e.(type) {
 		case sample.Meta:
 			p.Meta = v

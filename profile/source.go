@@ -33,7 +33,7 @@ func Open(path string) (Source, error) {
 		return nil, err
 	}
 	if perf {
-		return &recording{path: path, scan: sample.ScanPerf, skim: sample.SkimPerf, lazy: sample.ScanPerfLazy, openParts: openPerfParts}, nil
+		return &recording{path: path, scan: sample.ScanPerf, skim: sample.SkimPerf, skimKept: true, lazy: sample.ScanPerfLazy, openParts: openPerfParts}, nil
 	}
 	return &recording{path: path, scan: sample.ScanFile, skim: sample.SkimFile}, nil
 }

@@ -86,7 +86,7 @@ func IsPerfFile(path string) (bool, error) {
 // Lost, and last a BuildID per module perf recorded one for. Errors
 // name the file.
 func ScanPerf(path string, f func(Entry) error) error {
-	return scanPerfAs(path, scanFull, f)
+	return scanPerfAs(path, false, f)
 }
 
 // SkimPerf calls f as ScanPerf does but for the samples, which are
@@ -97,65 +97,41 @@ func ScanPerf(path string, f func(Entry) error) error {
 // the cost. Last come the Parts the file can be read in, when it has
 // them.
 func SkimPerf(path string, f func(Entry) error) error {
-	return scanPerfAs(path, scanSkim, f)
+	return SkimPerfKept(path, nil, nil, f)
 }
 
 // ScanPerfLazy calls f as ScanPerf does but passes each sample as a
 // *PerfSample, read in place or decoded as its reader asks: a report
 // that has seen a sample's callchain before needs only its key.
 func ScanPerfLazy(path string, f func(Entry) error) error {
-	return scanPerfAs(path, scanLazy, f)
+	return scanPerfAs(path, true, f)
 }
 
-// How scanPerfAs passes the samples.
-const (
-	scanFull = iota // decoded
-	scanSkim        // not at all (SkimPerf)
-	scanLazy        // as *PerfSample (ScanPerfLazy)
-)
-
-// scanPerfAs is ScanPerf, SkimPerf or ScanPerfLazy by mode.
-func scanPerfAs(path string, mode int, f func(Entry) error) error {
+// scanPerfAs is ScanPerf, or ScanPerfLazy when lazy is set.
+func scanPerfAs(path string, lazy bool, f func(Entry) error) error {
 	pf, err := perfevent.Open(path)
 	if err != nil {
 		return err
 	}
 	defer pf.Close()
-	if err := f(perfMeta(pf)); err != nil {
+	if err := perfHead(pf, f); err != nil {
 		return err
 	}
-	if _, ok := pf.Features.BuildIDs["[vdso]"]; ok {
-		// The vdso has no file: this machine's stands in (the report
-		// checks its build-id against the one perf recorded).
-		if data, err := ownVDSO(); err == nil {
-			if err := f(Blob{Name: "[vdso]", Data: data}); err != nil {
-				return err
-			}
-		}
-	}
 	conv := newPerfConverter(pf)
-	conv.lazy = mode == scanLazy
-	walk := pf.Skim
-	if mode != scanSkim && copiesStacks(pf) {
+	conv.lazy = lazy
+	if copiesStacks(pf) {
 		if err := f(&Lease{keep: pf.Keep}); err != nil {
 			return err
 		}
 	}
-	if mode == scanFull {
-		walk = pf.Records
+	walk := pf.Records
+	if lazy {
+		walk = pf.Skim
 	}
 	if err := walk(func(r perfevent.Record) error { return conv.record(r, f) }); err != nil {
 		return err
 	}
-	for p, id := range pf.Features.BuildIDs {
-		if err := f(BuildID{Path: p, ID: id}); err != nil {
-			return err
-		}
-	}
-	if parts := pf.Parts(); mode == scanSkim && parts != nil {
-		return f(Parts(parts))
-	}
-	return nil
+	return perfTail(pf, nil, f)
 }
 
 // copiesStacks is whether an event of the file samples user stacks: what
