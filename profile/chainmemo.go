@@ -68,7 +68,8 @@ const (
 // chainMemo numbers the keys it is given, from 1 (their slots). Each
 // key is kept as words, back to back in keys' chunks: its hash, pid and tid,
 // epoch and event, IP, the callchain's length in bytes with the kernel
-// bit and the slot, then the callchain. A look-up reads the table and
+// bit and the slot, the word of its repeats (filler.repeat), then the
+// callchain. A look-up reads the table and
 // one key, which a Go map and entries apart from their callchains made
 // three reads from memory (the file's pages evict them from the caches).
 type chainMemo struct {
@@ -88,10 +89,13 @@ type chainMemo struct {
 	times    []uint64
 	timesPid uint32
 	timesSet bool
+	// agg is the repeats word of the key last found: in the chunks,
+	// which never move.
+	agg *uint64
 }
 
 // keyHead is a key's words before its callchain.
-const keyHead = 5
+const keyHead = 6
 
 // slotOf is the slot of a callchain sample of key k: found (repeat
 // set), else given one (0 when the memo is full or off).
@@ -131,6 +135,7 @@ func (m *chainMemo) lookup(k *sample.ChainKey, h uint64, epoch uint32) (slot int
 		if e[0] == h && e[1] == w1 && e[2] == w2 && e[3] == k.IP && e[4]&(1<<40-1) == w4 &&
 			bytes.Equal(wordBytes(e[keyHead:keyHead+len(k.Callchain)/8]), k.Callchain) {
 			m.hits++
+			m.agg = &e[5]
 			return int32(e[4] >> 40), true
 		}
 	}
@@ -155,7 +160,7 @@ func (m *chainMemo) lookup(k *sample.ChainKey, h uint64, epoch uint32) (slot int
 	}
 	c := m.keys[last]
 	m.tab[i] = uint32(last<<keyChunkBits|len(c)) + 1
-	c = append(c, h, w1, w2, k.IP, w4|uint64(slot)<<40)
+	c = append(c, h, w1, w2, k.IP, w4|uint64(slot)<<40, 0)
 	c = c[:len(c)+len(k.Callchain)/8]
 	copy(wordBytes(c[len(c)-len(k.Callchain)/8:]), k.Callchain)
 	m.keys[last] = c

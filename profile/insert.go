@@ -48,13 +48,17 @@ func (p *Profile) insert(x Path) {
 
 // count adds a path to the profile's totals; false if its event is not
 // one the profile has, and the path is not filed.
-func (p *Profile) count(x *Path) bool {
-	p.Samples++
+func (p *Profile) count(x *Path) bool { return p.countN(x, 1) }
+
+// countN is count of n samples of x's thread, outcome and event, whose
+// values sum to x.Value.
+func (p *Profile) countN(x *Path, n uint64) bool {
+	p.Samples += n
 	ev, w := x.Event, x.Value
 	if ev < 0 || ev >= len(p.EventTotals) {
 		return false
 	}
-	p.EventSamples[ev]++
+	p.EventSamples[ev] += n
 	p.EventTotals[ev] += w
 	if p.Meas != nil && x.Out != Complete {
 		p.Meas.Partial[ev] += w

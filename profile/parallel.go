@@ -33,6 +33,7 @@ type batch struct {
 	// the samples sent as repeats of a slot, in order among them.
 	slots   []int32
 	reps    []repeat
+	nreps   int      // the samples reps sum up
 	stacks  []byte   // the samples' stack copies, back to back
 	inPlace int      // the span of the stacks read where they lie
 	chains  []uint64 // their callchains, back to back
@@ -49,11 +50,15 @@ type batch struct {
 	pending atomic.Int32
 }
 
-// repeat is a sample of a key seen before: its slot and value (its
-// thread, process and event are the slot's first sample's).
+// repeat is n samples of a key seen before: its slot and their values
+// summed (their thread, process and event are the slot's first
+// sample's). A batch has one per slot, made at the slot's first repeat
+// in it: a repeat adds to its slot's distinct stack only, so where
+// among the batch's samples the others are counted changes nothing.
 type repeat struct {
-	at    int32 // how many samples of the batch came before it
+	at    int32 // how many samples of the batch came before the first
 	slot  int32
+	n     uint32
 	value uint64
 }
 
@@ -77,20 +82,36 @@ func (b *batch) take(s *sample.Sample, slot int32) {
 }
 
 // repeat adds a sample as a repeat of slot, of value w.
-func (b *batch) repeat(slot int32, w uint64) {
-	b.reps = append(b.reps, repeat{at: int32(len(b.samples)), slot: slot, value: w})
+// repeat adds a sample of slot slot, value w: to the slot's repeat when
+// the batch has one, which *agg (the slot's word, 0 at first) tells:
+// the batch's generation gen and the repeat's index.
+func (b *batch) repeat(slot int32, w uint64, agg *uint64, gen uint32) {
+	b.nreps++
+	if a := *agg; uint32(a>>32) == gen {
+		r := &b.reps[uint32(a)]
+		r.n++
+		r.value += w
+		return
+	}
+	*agg = uint64(gen)<<32 | uint64(len(b.reps))
+	b.reps = append(b.reps, repeat{at: int32(len(b.samples)), slot: slot, n: 1, value: w})
 }
 
-// full is whether the batch is to be sent: batchLen samples (a repeat
-// counts half: it is not unwound), or stacks spanning batchBytes.
+// full is whether the batch is to be sent: batchLen samples (a slot's
+// repeats count half: they are not unwound), repeatsLen repeats, or
+// stacks spanning batchBytes.
 func (b *batch) full() bool {
-	return len(b.samples)+len(b.reps)/2 >= batchLen || len(b.stacks)+b.inPlace >= batchBytes
+	return len(b.samples)+len(b.reps)/2 >= batchLen || b.nreps >= repeatsLen || len(b.stacks)+b.inPlace >= batchBytes
 }
+
+// repeatsLen bounds the repeats of a batch, which the filing counts in
+// one go.
+const repeatsLen = 1 << 16
 
 func (b *batch) reset() {
 	b.samples, b.stacks, b.chains, b.out, b.frames = b.samples[:0], b.stacks[:0], b.chains[:0], b.out[:0], b.frames[:0]
 	b.slots, b.reps = b.slots[:0], b.reps[:0]
-	b.inPlace = 0
+	b.inPlace, b.nreps = 0, 0
 	for k := range b.shard {
 		b.shard[k] = b.shard[k][:0]
 	}
@@ -187,7 +208,7 @@ func (r *recording) readOne(p *Profile, scan func(string, func(sample.Entry) err
 	if memo {
 		fill.memo = &chainMemo{}
 	}
-	fill.cur = <-free
+	fill.fresh()
 	var lease *sample.Lease
 	err := scan(r.path, func(e sample.Entry) error {
 		switch v := e.(type) {
@@ -225,6 +246,7 @@ type filler struct {
 	sp          *space     // the mappings, for the memo's epochs
 	memo        *chainMemo // nil: none
 	cur         *batch
+	gen         uint32 // numbers the batches filled, from 1: cur's
 	free        chan *batch
 	work, order chan<- *batch
 }
@@ -235,9 +257,9 @@ func (f *filler) sample(s *sample.Sample, slot int32) {
 	f.next()
 }
 
-// repeat adds a repeat of slot, of value w.
+// repeat adds a repeat of slot, of value w, the memo's key last found.
 func (f *filler) repeat(slot int32, w uint64) {
-	f.cur.repeat(slot, w)
+	f.cur.repeat(slot, w, f.memo.agg, f.gen)
 	f.next()
 }
 
@@ -261,11 +283,17 @@ func (f *filler) perfSample(v *sample.PerfSample) error {
 	return nil
 }
 
+// fresh takes a free batch to fill, of the next generation.
+func (f *filler) fresh() {
+	f.cur = <-f.free
+	f.gen++
+}
+
 // next sends the batch on when it is full.
 func (f *filler) next() {
 	if f.cur.full() {
 		f.send()
-		f.cur = <-f.free
+		f.fresh()
 	}
 }
 
@@ -315,7 +343,7 @@ func (p *Profile) fileSharded(order <-chan *batch, inLen, n int) {
 					if i < 0 {
 						r := &b.reps[-1-i]
 						e := endOf[r.slot]
-						sh.countAt(b.repSeq[-1-i], e.end, int(e.event), r.value)
+						sh.countAt(b.repSeq[-1-i], e.end, int(e.event), r.value, uint64(r.n))
 						continue
 					}
 					x := &b.out[i].Path
@@ -348,8 +376,8 @@ func (p *Profile) fileSharded(order <-chan *batch, inLen, n int) {
 				rp := &b.reps[r]
 				f := &first[rp.slot]
 				p.setPid(f.tid, f.pid)
-				p.Chains++
-				if p.count(&Path{Tid: f.tid, Out: f.out, Event: int(f.event), Value: rp.value}) {
+				p.Chains += uint64(rp.n)
+				if p.countN(&Path{Tid: f.tid, Out: f.out, Event: int(f.event), Value: rp.value}, uint64(rp.n)) {
 					k := shardOf(f.tid, n)
 					b.shard[k] = append(b.shard[k], -1-int32(r))
 					b.repSeq[r] = seq

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
@@ -186,5 +187,39 @@ func TestBatchSpan(t *testing.T) {
 		if n != c.want {
 			t.Errorf("%s: full after %d samples, want %d", c.name, n, c.want)
 		}
+	}
+}
+
+// TestBatchRepeats: a batch keeps one repeat per slot, at the slot's
+// first repeat in it, with the count and the sum of its samples; a
+// batch of the next generation starts the slot's repeat anew, and a
+// batch is full at repeatsLen repeats, however few slots.
+func TestBatchRepeats(t *testing.T) {
+	var b batch
+	var w1, w2 uint64 // the slots' words in the memo
+	b.take(&sample.Sample{Callchain: []uint64{1}}, 1)
+	b.repeat(1, 10, &w1, 1)
+	b.take(&sample.Sample{Callchain: []uint64{2}}, 2)
+	b.repeat(2, 5, &w2, 1)
+	b.repeat(1, 7, &w1, 1)
+	want := []repeat{{at: 1, slot: 1, n: 2, value: 17}, {at: 2, slot: 2, n: 1, value: 5}}
+	if !slices.Equal(b.reps, want) || b.nreps != 3 {
+		t.Fatalf("repeats %+v (%d samples), want %+v (3)", b.reps, b.nreps, want)
+	}
+	b.reset()
+	b.repeat(2, 4, &w2, 2)
+	b.repeat(1, 3, &w1, 2)
+	b.repeat(2, 4, &w2, 2)
+	want = []repeat{{at: 0, slot: 2, n: 2, value: 8}, {at: 0, slot: 1, n: 1, value: 3}}
+	if !slices.Equal(b.reps, want) || b.nreps != 3 {
+		t.Fatalf("next generation: repeats %+v (%d samples), want %+v (3)", b.reps, b.nreps, want)
+	}
+	b.reset()
+	n := 0
+	for ; !b.full() && n <= repeatsLen; n++ {
+		b.repeat(1, 1, &w1, 3)
+	}
+	if n != repeatsLen || len(b.reps) != 1 {
+		t.Fatalf("full after %d repeats of one slot (%d kept), want %d (1)", n, len(b.reps), repeatsLen)
 	}
 }

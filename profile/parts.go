@@ -71,7 +71,7 @@ func readParts(p *Profile, pr partReader, readers, poolLen int, work, order chan
 			defer wg.Done()
 			for i := k; i < n; i += readers {
 				if int64(i) < failed.Load() {
-					fill.cur = <-free
+					fill.fresh()
 					err := pr.Scan(i, func(e sample.Entry) error {
 						if v, ok := e.(*sample.PerfSample); ok {
 							return fill.perfSample(v)

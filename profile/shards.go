@@ -21,9 +21,9 @@ func (s *stacks) fileAt(seq uint64, tid uint32, frames []Frame, out Outcome, ev 
 
 // countAt files sample number seq on distinct stack number k, as count
 // does.
-func (s *stacks) countAt(seq uint64, k int32, ev int, w uint64) {
+func (s *stacks) countAt(seq uint64, k int32, ev int, w, n uint64) {
 	s.seq = seq
-	s.count(k, ev, w)
+	s.count(k, ev, w, n)
 }
 
 // mergeShards returns the tree of stacks the shards' samples make when

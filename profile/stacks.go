@@ -238,20 +238,20 @@ func (s *stacks) add(tid uint32, frames []Frame, out Outcome, ev int, w uint64) 
 	if ln.end == 0 {
 		ln.end = s.newEnd(stack{tid: tid, leaf: n, sums: s.newSums(ev), seq: s.seq})
 	}
-	s.count(ln.end, ev, w)
+	s.count(ln.end, ev, w, 1)
 	return ln.end
 }
 
 // count files one more sample, of value w of event ev, on distinct
 // stack number k.
-func (s *stacks) count(k int32, ev int, w uint64) {
+func (s *stacks) count(k int32, ev int, w, n uint64) {
 	e := s.end(k)
-	e.count++
+	e.count += int64(n)
 	if len(e.sums) <= 2*ev {
 		e.sums = append(e.sums, make([]int64, 2*ev+2-len(e.sums))...)
 	}
 	e.sums[2*ev] += int64(w)
-	e.sums[2*ev+1]++
+	e.sums[2*ev+1] += int64(n)
 	s.seq++
 }
 
