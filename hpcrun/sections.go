@@ -256,12 +256,24 @@ func parseValues(b []byte) ([]IDTuple, []Value, error) {
 		vals[i].Metric = r.u16()
 	}
 	nn = r.count(uint64(nn)+1, 12) - 1
+	if r.err != nil {
+		return nil, nil, r.err // count is not bounded then
+	}
 	prev := uint64(0)
 	var node uint32
+	// A node's values are together: listed twice, they would not be,
+	// and hpcprof would take one of the two runs.
+	listed := make(map[uint32]bool, nn)
 	for i := 0; i <= nn && r.err == nil; i++ {
 		id, start := r.u32(), r.u64()
 		if start < prev || start > uint64(nv) {
 			return nil, nil, fmt.Errorf("node %d's values start at %d, after %d of %d", id, start, prev, nv)
+		}
+		if i < nn {
+			if listed[id] {
+				return nil, nil, fmt.Errorf("node %d listed twice in the index of metric values", id)
+			}
+			listed[id] = true
 		}
 		for j := prev; j < start; j++ {
 			vals[j].Node = node
