@@ -133,9 +133,7 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 		go func() {
 			defer workers.Done()
 			for b := range work {
-				for i := range b.samples {
-					b.out = append(b.out, p.sp.unwindSample(&b.samples[i], &p.Meta, &b.frames))
-				}
+				p.unwindBatch(b)
 				b.done <- struct{}{}
 			}
 		}()
@@ -188,6 +186,13 @@ func (r *recording) pathsParallel(p *Profile, add func(Path)) error {
 		lease.Release()
 	}
 	return err
+}
+
+// unwindBatch unwinds b's samples into b.out.
+func (p *Profile) unwindBatch(b *batch) {
+	for i := range b.samples {
+		b.out = append(b.out, p.sp.unwindSample(&b.samples[i], &p.Meta, &b.frames))
+	}
 }
 
 // newPool is a pool of n free batches.
@@ -243,10 +248,13 @@ type slotEnd struct{ end, event int32 }
 // filler fills batches with samples in the order of the file, and
 // sends each on when full.
 type filler struct {
-	sp          *space     // the mappings, for the memo's epochs
-	memo        *chainMemo // nil: none
-	cur         *batch
-	gen         uint32 // numbers the batches filled, from 1: cur's
+	sp   *space     // the mappings, for the memo's epochs
+	memo *chainMemo // nil: none
+	cur  *batch
+	gen  uint32 // numbers the batches filled, from 1: cur's
+	// unwind, when set, unwinds a full batch here, not on a worker
+	// (readParts).
+	unwind      func(*batch)
 	free        chan *batch
 	work, order chan<- *batch
 }
@@ -298,6 +306,12 @@ func (f *filler) next() {
 }
 
 func (f *filler) send() {
+	if f.unwind != nil {
+		f.unwind(f.cur)
+		f.cur.done <- struct{}{}
+		f.order <- f.cur
+		return
+	}
 	f.order <- f.cur
 	f.work <- f.cur
 }

@@ -14,7 +14,11 @@ import (
 // file (85 of its 140 ms on 1.26 million samples). The readers take the
 // parts in turn, each with its own memo of callchains and its own
 // batches, and the batches go on to the filing in the order of the
-// file, part after part: the profile is the same bytes.
+// file, part after part: the profile is the same bytes. A reader takes
+// its callchains to frames itself (a file read in parts has no stack
+// copies to unwind): handed to a worker, each sample's record was read
+// on the other core, a transfer between the cores' caches per sample
+// (84 ns of a warm report of g++'s file).
 
 // partReader reads a file's samples in parts; sample.PerfParts is one.
 type partReader interface {
@@ -65,7 +69,7 @@ func readParts(p *Profile, pr partReader, readers, poolLen int, work, order chan
 		outs[k] = make(chan *batch, poolLen+1)
 		free := newPool(poolLen)
 		fill := &filler{sp: p.sp, memo: &chainMemo{stride: int32(readers), base: int32(k)},
-			free: free, work: work, order: outs[k]}
+			free: free, work: work, order: outs[k], unwind: p.unwindBatch}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
