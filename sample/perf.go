@@ -109,14 +109,11 @@ func ScanPerfLazy(path string, f func(Entry) error) error {
 
 // scanPerfAs is ScanPerf, or ScanPerfLazy when lazy is set.
 func scanPerfAs(path string, lazy bool, f func(Entry) error) error {
-	pf, err := perfevent.Open(path)
+	pf, err := openPerf(path, f)
 	if err != nil {
 		return err
 	}
 	defer pf.Close()
-	if err := perfHead(pf, f); err != nil {
-		return err
-	}
 	conv := newPerfConverter(pf)
 	conv.lazy = lazy
 	if copiesStacks(pf) {

@@ -25,14 +25,11 @@ import (
 // encoded, once the walk has passed them all without error. A kept form
 // that cannot be read is not an error: the file is walked.
 func SkimPerfKept(path string, kept []byte, keep func([]byte), f func(Entry) error) error {
-	pf, err := perfevent.Open(path)
+	pf, err := openPerf(path, f)
 	if err != nil {
 		return err
 	}
 	defer pf.Close()
-	if err := perfHead(pf, f); err != nil {
-		return err
-	}
 	if es, parts, err := decodeKept(kept, pf); err == nil {
 		for _, e := range es {
 			if err := f(e); err != nil {
@@ -65,6 +62,20 @@ func SkimPerfKept(path string, kept []byte, keep func([]byte), f func(Entry) err
 		keep(encodeKept(buf.Bytes(), kernelAt, parts))
 	}
 	return perfTail(pf, parts, f)
+}
+
+// openPerf opens the perf.data file at path and passes its head
+// (perfHead); the caller closes it.
+func openPerf(path string, f func(Entry) error) (*perfevent.File, error) {
+	pf, err := perfevent.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := perfHead(pf, f); err != nil {
+		pf.Close()
+		return nil, err
+	}
+	return pf, nil
 }
 
 // perfHead passes what comes before a perf.data file's records: its
