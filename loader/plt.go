@@ -20,8 +20,8 @@ import (
 // With dyninstNames, stubs are named as Dyninst 12.3 names them: those it
 // does not name are targ<addr>@plt, all of aarch64's .plt (every aarch64
 // reference file), and x86-64's get dyninstLinkage's names.
-func (img *Image) pltStubs(f *elf.File, dyninstNames bool) []*Func {
-	slots := gotRelocs(f, jumpSlot)
+func (img *Image) pltStubs(f *elf.File, dyn []elf.Symbol, dyninstNames bool) []*Func {
+	slots := gotRelocs(f, dyn, jumpSlot)
 	var globDat map[uint64]string
 	var out []*Func
 	ar := isa.ForTOC(f.Machine, img.TOC)
@@ -29,7 +29,7 @@ func (img *Image) pltStubs(f *elf.File, dyninstNames bool) []*Func {
 		return nil
 	}
 	if sf, ok := ar.(isa.StubFinder); ok {
-		return img.codeStubs(f, sf) // call stubs in the code; .plt is data
+		return img.codeStubs(f, dyn, sf) // call stubs in the code; .plt is data
 	}
 	layout, ok := ar.(isa.PLTLayouter)
 	if !ok {
@@ -38,7 +38,7 @@ func (img *Image) pltStubs(f *elf.File, dyninstNames bool) []*Func {
 	pl := layout.PLTLayout()
 	var linkage map[uint64]string // Dyninst's names by stub address (x86-64)
 	if dyninstNames && img.Arch == AMD64 {
-		linkage = dyninstLinkage(f, img.Sections, ar)
+		linkage = dyninstLinkage(f, dyn, img.Sections, ar)
 	}
 	for _, s := range img.Sections {
 		var entSize, first uint64
@@ -61,7 +61,7 @@ func (img *Image) pltStubs(f *elf.File, dyninstNames bool) []*Func {
 			names = nil
 			if uint64(len(s.Data)) > entSize {
 				if globDat == nil {
-					globDat = gotRelocs(f, globData)
+					globDat = gotRelocs(f, dyn, globData)
 				}
 				names = globDat
 			}
@@ -146,9 +146,8 @@ var gotRelocTypes = map[elf.Machine][2]uint32{
 // gotRelocs maps GOT slot addresses to the symbol that the dynamic
 // relocations of kind k name: JUMP_SLOT in .rela.plt, GLOB_DAT in
 // .rela.dyn (see gotRelocTypes).
-func gotRelocs(f *elf.File, k int) map[uint64]string {
+func gotRelocs(f *elf.File, dyn []elf.Symbol, k int) map[uint64]string {
 	out := map[uint64]string{}
-	dyn, _ := f.DynamicSymbols()
 	for _, sec := range f.Sections {
 		// Dynamic relocations are loaded (SHF_ALLOC); the static ones a
 		// kernel keeps (vmlinux: hundreds of MB of .rela.text) name no

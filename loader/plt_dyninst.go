@@ -33,9 +33,8 @@ const x86PLTEntry = 16
 //     relocation of its slot.
 //
 // An address in the map with an empty name is a stub Dyninst names "".
-func dyninstLinkage(f *elf.File, secs []*Section, ar isa.Arch) map[uint64]string {
+func dyninstLinkage(f *elf.File, dyn []elf.Symbol, secs []*Section, ar isa.Arch) map[uint64]string {
 	out := map[uint64]string{}
-	dyn, _ := f.DynamicSymbols()
 	relaPLT := relocsOf(jmprelSection(f))
 	if plt := sectionNamed(secs, ".plt"); plt != nil && len(relaPLT) > 0 {
 		fbtNames(out, plt.Addr, relaPLT, dyn)

@@ -16,8 +16,8 @@ import (
 
 // codeStubs names the PLT call stubs an instruction set finds in the code
 // (isa.StubFinder), each a procedure from its entry to its bctr.
-func (img *Image) codeStubs(f *elf.File, sf isa.StubFinder) []*Func {
-	slots := gotRelocs(f, jumpSlot)
+func (img *Image) codeStubs(f *elf.File, dyn []elf.Symbol, sf isa.StubFinder) []*Func {
+	slots := gotRelocs(f, dyn, jumpSlot)
 	var out []*Func
 	for _, s := range img.Sections {
 		for _, st := range sf.CodeStubs(img, s.Data, s.Addr, func(slot uint64) bool { return slots[slot] != "" }) {
@@ -99,14 +99,13 @@ func stubSymbolNames(f *elf.File) map[uint64]string {
 	if err != nil {
 		return out
 	}
+	ds, _ := f.DynamicSymbols()
 	dyn := map[string]bool{}
-	if ds, err := f.DynamicSymbols(); err == nil {
-		for _, s := range ds {
-			dyn[s.Name] = true
-		}
+	for _, s := range ds {
+		dyn[s.Name] = true
 	}
 	relocated := map[string]bool{}
-	for _, name := range gotRelocs(f, jumpSlot) {
+	for _, name := range gotRelocs(f, ds, jumpSlot) {
 		relocated[name] = true
 	}
 	count := map[string]int{}

@@ -80,8 +80,12 @@ func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool, bad *tally) {
 	if syms, err := f.Symbols(); err == nil {
 		add(syms, ".symtab", "")
 	}
-	if syms, err := f.DynamicSymbols(); err == nil {
-		add(syms, ".dynsym", "")
+	// .dynsym is read once, here, for the PLT stubs' names too: each
+	// reading decodes every symbol anew (a fifth of libstdc++'s opening,
+	// read three times).
+	dyn, err := f.DynamicSymbols()
+	if err == nil {
+		add(dyn, ".dynsym", "")
 	}
 	if dbg != nil {
 		if syms, err := dbg.Symbols(); err == nil {
@@ -98,7 +102,7 @@ func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool, bad *tally) {
 		funcs = append(funcs, fn)
 	}
 	img.TOC = tocBase(f, sa, toc)
-	for _, stub := range img.pltStubs(f, dyninstPLT) {
+	for _, stub := range img.pltStubs(f, dyn, dyninstPLT) {
 		if _, dup := byAddr[stub.Addr]; !dup {
 			funcs = append(funcs, stub)
 		}
