@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"bloop/cache"
 	"bloop/loader"
@@ -62,8 +63,9 @@ type space struct {
 	moduleDirs []string
 	warnings   []string
 	kernel     *Module
-	kmu        sync.Mutex // guards kernel and what opening it appends to warnings
-	ksyms      kernelLoad // the kernel module's symbols
+	kmu        sync.Mutex             // guards kernel and what opening it appends to warnings
+	kready     atomic.Pointer[Module] // kernel, once made
+	ksyms      kernelLoad             // the kernel module's symbols
 	// kcopy is perf's copy of the recording kernel's kallsyms (perfKallsyms),
 	// "" without one; ktext is where the recording's boot had the kernel.
 	kcopy string
