@@ -3,9 +3,12 @@ package profile
 import (
 	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"bloop/sample"
 )
 
 // BenchmarkBuild reports committed perf.data files with their pprof
@@ -51,4 +54,73 @@ func BenchmarkSortAddrs(b *testing.B) {
 			slices.Sort(work)
 		}
 	})
+}
+
+// BenchmarkReadStages times the reading of a perf.data file's samples
+// one stage more at a time, on one goroutine: the records walked, their
+// callchain keys read in place, hashed, looked up in the memo. The
+// differences are each stage's cost (docs/benchmarks.md). The file is
+// $BLOOP_BENCH_PERFDATA (a large frame-pointer recording), else the
+// committed fp.data.
+func BenchmarkReadStages(b *testing.B) {
+	path := os.Getenv("BLOOP_BENCH_PERFDATA")
+	if path == "" {
+		path = "../perfevent/testdata/fp.data"
+	}
+	src, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, ok := src.(*recording)
+	if !ok || r.lazy == nil {
+		b.Skipf("%s: not a perf.data file read lazily", path)
+	}
+	p := newProfile(Options{Jobs: 1})
+	p.sp = newSpaceFor(Options{})
+	if err := r.prepare(p); err != nil {
+		b.Fatal(err)
+	}
+	var sink uint64
+	run := func(b *testing.B, f func(v *sample.PerfSample)) {
+		for b.Loop() {
+			err := r.lazy(path, func(e sample.Entry) error {
+				if v, ok := e.(*sample.PerfSample); ok {
+					f(v)
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("walk", func(b *testing.B) { run(b, func(*sample.PerfSample) { sink++ }) })
+	b.Run("key", func(b *testing.B) {
+		run(b, func(v *sample.PerfSample) {
+			var k sample.ChainKey
+			v.Chain(&k)
+			sink += k.IP
+		})
+	})
+	b.Run("hash", func(b *testing.B) {
+		m := &chainMemo{}
+		run(b, func(v *sample.PerfSample) {
+			var k sample.ChainKey
+			v.Chain(&k)
+			h, _ := m.hash(p.sp, &k)
+			sink += h
+		})
+	})
+	b.Run("lookup", func(b *testing.B) {
+		m := &chainMemo{}
+		run(b, func(v *sample.PerfSample) {
+			var k sample.ChainKey
+			v.Chain(&k)
+			slot, _ := m.slotOf(p.sp, &k)
+			sink += uint64(slot)
+		})
+	})
+	if sink == 0 {
+		b.Fatal("no sample read")
+	}
 }

@@ -2,8 +2,10 @@ package profile
 
 import (
 	"os"
+	"strconv"
 
 	"bloop/cache"
+	"bloop/perfevent"
 	"bloop/sample"
 )
 
@@ -22,7 +24,7 @@ func skimCached(c *cache.Cache, path string, f func(sample.Entry) error) error {
 	key := ""
 	if c != nil {
 		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-			key = cache.Key(skimKind, cache.Identity(st))
+			key = skimKey(st)
 		}
 	}
 	if key == "" {
@@ -30,8 +32,15 @@ func skimCached(c *cache.Cache, path string, f func(sample.Entry) error) error {
 	}
 	return sample.SkimPerfKept(path, readEntry(c, key), func(b []byte) {
 		// The file changed during the walk: its identity is not the key's.
-		if st, err := os.Stat(path); err == nil && cache.Key(skimKind, cache.Identity(st)) == key {
+		if st, err := os.Stat(path); err == nil && skimKey(st) == key {
 			writeLocalEntry(c, key, b)
 		}
 	}, f)
+}
+
+// skimKey is the kept skim's key of a file of status st: its identity,
+// and the size of the parts the skim notes (perfevent.PartBytes), which
+// the replay gives the readers as they were kept.
+func skimKey(st os.FileInfo) string {
+	return cache.Key(skimKind, cache.Identity(st), strconv.FormatInt(perfevent.PartBytes, 10))
 }

@@ -13,7 +13,8 @@ import (
 // TestSkimCache: a report of a perf.data file with a cache keeps the
 // file's skim, and a report of it again replays the skim: the same
 // profile as without a cache, at -j 1 and in parts. A file changed since
-// (its modification time) is walked again, and its skim kept anew.
+// (its modification time) is walked again, and its skim kept anew; so is
+// one read in parts of another size.
 func TestSkimCache(t *testing.T) {
 	defer func(n int64) { perfevent.PartBytes = n }(perfevent.PartBytes)
 	perfevent.PartBytes = 600
@@ -49,7 +50,7 @@ func TestSkimCache(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				return readEntry(c, cache.Key(skimKind, cache.Identity(st))) != nil
+				return readEntry(c, skimKey(st)) != nil
 			}
 			// Files read in parts are kept (not the pipe or compressed ones).
 			parts := name == "fp.data" || name == "plain.data" || name == "dwarf.data"
@@ -74,6 +75,19 @@ func TestSkimCache(t *testing.T) {
 			if kept() != parts {
 				t.Fatalf("changed file: skim kept %v, want %v", kept(), parts)
 			}
+			// The parts kept are of the size they were noted at: a skim of
+			// other parts is another entry.
+			perfevent.PartBytes = 900
+			if parts && kept() {
+				t.Fatal("a skim of 600-byte parts kept for 900-byte ones")
+			}
+			if got := build(c, 4); got != want {
+				t.Fatalf("report in parts of 900 bytes:\n%s\nwant\n%s", got, want)
+			}
+			if kept() != parts {
+				t.Fatalf("parts of 900 bytes: skim kept %v, want %v", kept(), parts)
+			}
+			perfevent.PartBytes = 600
 		})
 	}
 }
