@@ -68,7 +68,7 @@ const (
 // chainMemo numbers the keys it is given, from 1 (their slots). Each
 // key is kept as words, back to back in keys' chunks: its hash, pid and tid,
 // epoch and event, IP, the callchain's length in bytes with the kernel
-// bit and the slot, the word of its repeats (filler.repeat), then the
+// bit and the slot, the word of its repeats (carried.add), then the
 // callchain. A look-up reads the table and
 // one key, which a Go map and entries apart from their callchains made
 // three reads from memory (the file's pages evict them from the caches).
@@ -89,8 +89,8 @@ type chainMemo struct {
 	times    []uint64
 	timesPid uint32
 	timesSet bool
-	// agg is the repeats word of the key last found: in the chunks,
-	// which never move.
+	// agg is the repeats word of the key last found (carried.add): in
+	// the chunks, which never move.
 	agg *uint64
 }
 

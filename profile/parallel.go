@@ -33,7 +33,6 @@ type batch struct {
 	// the samples sent as repeats of a slot, in order among them.
 	slots   []int32
 	reps    []repeat
-	nreps   int      // the samples reps sum up
 	stacks  []byte   // the samples' stack copies, back to back
 	inPlace int      // the span of the stacks read where they lie
 	chains  []uint64 // their callchains, back to back
@@ -52,9 +51,10 @@ type batch struct {
 
 // repeat is n samples of a key seen before: its slot and their values
 // summed (their thread, process and event are the slot's first
-// sample's). A batch has one per slot, made at the slot's first repeat
-// in it: a repeat adds to its slot's distinct stack only, so where
-// among the batch's samples the others are counted changes nothing.
+// sample's). A repeat adds to its slot's distinct stack and to the
+// profile's sums only, so where among the samples it is counted changes
+// nothing once the slot's first sample is filed: a reader sums each
+// slot's repeats over all it reads (carried) and sends them at its end.
 type repeat struct {
 	at    int32 // how many samples of the batch came before the first
 	slot  int32
@@ -81,37 +81,46 @@ func (b *batch) take(s *sample.Sample, slot int32) {
 	b.slots = append(b.slots, slot)
 }
 
-// repeat adds a sample as a repeat of slot, of value w.
-// repeat adds a sample of slot slot, value w: to the slot's repeat when
-// the batch has one, which *agg (the slot's word, 0 at first) tells:
-// the batch's generation gen and the repeat's index.
-func (b *batch) repeat(slot int32, w uint64, agg *uint64, gen uint32) {
-	b.nreps++
-	if a := *agg; uint32(a>>32) == gen {
-		r := &b.reps[uint32(a)]
+// carried are a reader's repeats, one per slot, in the order of the
+// slots' first repeats. Filed with the batches, a repeat per slot per
+// batch, they were 575,000 repeats for 2 million samples of a
+// frame-pointer file (a batch ends with each part of the file), a sixth
+// of a warm report's CPU; carried to the reader's end, one per slot.
+type carried []repeat
+
+// add adds a sample of slot slot, value w: to the slot's repeat when
+// there is one, which *agg (the slot's word in the memo, 0 at first)
+// tells: 1 + its index.
+func (c *carried) add(slot int32, w uint64, agg *uint64) {
+	if a := *agg; a != 0 {
+		r := &(*c)[a-1]
 		r.n++
 		r.value += w
 		return
 	}
-	*agg = uint64(gen)<<32 | uint64(len(b.reps))
-	b.reps = append(b.reps, repeat{at: int32(len(b.samples)), slot: slot, n: 1, value: w})
+	*c = append(*c, repeat{slot: slot, n: 1, value: w})
+	*agg = uint64(len(*c))
 }
 
-// full is whether the batch is to be sent: batchLen samples (a slot's
-// repeats count half: they are not unwound), repeatsLen repeats, or
-// stacks spanning batchBytes.
+// into appends the repeats to b, after its samples, and forgets them.
+func (c *carried) into(b *batch) {
+	for _, r := range *c {
+		r.at = int32(len(b.samples))
+		b.reps = append(b.reps, r)
+	}
+	*c = (*c)[:0]
+}
+
+// full is whether the batch is to be sent: batchLen samples, or stacks
+// spanning batchBytes.
 func (b *batch) full() bool {
-	return len(b.samples)+len(b.reps)/2 >= batchLen || b.nreps >= repeatsLen || len(b.stacks)+b.inPlace >= batchBytes
+	return len(b.samples) >= batchLen || len(b.stacks)+b.inPlace >= batchBytes
 }
-
-// repeatsLen bounds the repeats of a batch, which the filing counts in
-// one go.
-const repeatsLen = 1 << 16
 
 func (b *batch) reset() {
 	b.samples, b.stacks, b.chains, b.out, b.frames = b.samples[:0], b.stacks[:0], b.chains[:0], b.out[:0], b.frames[:0]
 	b.slots, b.reps = b.slots[:0], b.reps[:0]
-	b.inPlace, b.nreps = 0, 0
+	b.inPlace = 0
 	for k := range b.shard {
 		b.shard[k] = b.shard[k][:0]
 	}
@@ -230,16 +239,17 @@ func (r *recording) readOne(p *Profile, scan func(string, func(sample.Entry) err
 		}
 		return nil
 	})
+	fill.endCarry()
 	fill.flush()
 	return lease, err
 }
 
 // slotFirst is what a repeat of a slot is accounted and counted as: its
-// first sample's thread, process, event and outcome.
+// first sample's thread, event and outcome.
 type slotFirst struct {
-	tid, pid uint32
-	event    int32
-	out      Outcome
+	tid   uint32
+	event int32
+	out   Outcome
 }
 
 // slotEnd is a slot's distinct stack in a shard, and its event.
@@ -251,7 +261,9 @@ type filler struct {
 	sp   *space     // the mappings, for the memo's epochs
 	memo *chainMemo // nil: none
 	cur  *batch
-	gen  uint32 // numbers the batches filled, from 1: cur's
+	// carry sums the repeats of the memo's slots until the reader's
+	// end (endCarry).
+	carry carried
 	// unwind, when set, unwinds a full batch here, not on a worker
 	// (readParts).
 	unwind      func(*batch)
@@ -267,8 +279,13 @@ func (f *filler) sample(s *sample.Sample, slot int32) {
 
 // repeat adds a repeat of slot, of value w, the memo's key last found.
 func (f *filler) repeat(slot int32, w uint64) {
-	f.cur.repeat(slot, w, f.memo.agg, f.gen)
-	f.next()
+	f.carry.add(slot, w, f.memo.agg)
+}
+
+// endCarry puts the repeats carried into the batch being filled: the
+// reader's last, after every first sample of its slots.
+func (f *filler) endCarry() {
+	f.carry.into(f.cur)
 }
 
 // perfSample adds a perf.data sample: a repeat when the memo has its
@@ -291,10 +308,9 @@ func (f *filler) perfSample(v *sample.PerfSample) error {
 	return nil
 }
 
-// fresh takes a free batch to fill, of the next generation.
+// fresh takes a free batch to fill.
 func (f *filler) fresh() {
 	f.cur = <-f.free
-	f.gen++
 }
 
 // next sends the batch on when it is full.
@@ -386,10 +402,12 @@ func (p *Profile) fileSharded(order <-chan *batch, inLen, n int) {
 		for i := 0; i <= len(b.out); i++ {
 			for ; r < len(b.reps) && int(b.reps[r].at) == i; r++ {
 				// A repeat is accounted as its slot's first sample
-				// was: a callchain taken as perf recorded it.
+				// was: a callchain taken as perf recorded it. Its
+				// thread's process is its first sample's, which that
+				// sample set in its place in the file (a repeat comes
+				// at its reader's end).
 				rp := &b.reps[r]
 				f := &first[rp.slot]
-				p.setPid(f.tid, f.pid)
 				p.Chains += uint64(rp.n)
 				if p.countN(&Path{Tid: f.tid, Out: f.out, Event: int(f.event), Value: rp.value}, uint64(rp.n)) {
 					k := shardOf(f.tid, n)
@@ -404,7 +422,7 @@ func (p *Profile) fileSharded(order <-chan *batch, inLen, n int) {
 			x := &b.out[i]
 			p.account(x)
 			if slot := b.slots[i]; slot != 0 {
-				first.set(slot, slotFirst{x.Tid, x.pid, int32(x.Event), x.Out})
+				first.set(slot, slotFirst{x.Tid, int32(x.Event), x.Out})
 			}
 			if p.count(&x.Path) {
 				k := shardOf(x.Tid, n)

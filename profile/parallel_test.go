@@ -190,36 +190,31 @@ func TestBatchSpan(t *testing.T) {
 	}
 }
 
-// TestBatchRepeats: a batch keeps one repeat per slot, at the slot's
-// first repeat in it, with the count and the sum of its samples; a
-// batch of the next generation starts the slot's repeat anew, and a
-// batch is full at repeatsLen repeats, however few slots.
-func TestBatchRepeats(t *testing.T) {
-	var b batch
+// TestCarriedRepeats: a reader keeps one repeat per slot, in the order
+// of the slots' first repeats, with the count and the sum of its
+// samples, whatever batches come between; they go into a batch after its
+// samples, and the next repeats start anew.
+func TestCarriedRepeats(t *testing.T) {
+	var c carried
 	var w1, w2 uint64 // the slots' words in the memo
-	b.take(&sample.Sample{Callchain: []uint64{1}}, 1)
-	b.repeat(1, 10, &w1, 1)
-	b.take(&sample.Sample{Callchain: []uint64{2}}, 2)
-	b.repeat(2, 5, &w2, 1)
-	b.repeat(1, 7, &w1, 1)
-	want := []repeat{{at: 1, slot: 1, n: 2, value: 17}, {at: 2, slot: 2, n: 1, value: 5}}
-	if !slices.Equal(b.reps, want) || b.nreps != 3 {
-		t.Fatalf("repeats %+v (%d samples), want %+v (3)", b.reps, b.nreps, want)
+	c.add(1, 10, &w1)
+	c.add(2, 5, &w2)
+	c.add(1, 7, &w1)
+	want := carried{{slot: 1, n: 2, value: 17}, {slot: 2, n: 1, value: 5}}
+	if !slices.Equal(c, want) || w1 != 1 || w2 != 2 {
+		t.Fatalf("carried %+v (words %d, %d), want %+v (1, 2)", c, w1, w2, want)
 	}
-	b.reset()
-	b.repeat(2, 4, &w2, 2)
-	b.repeat(1, 3, &w1, 2)
-	b.repeat(2, 4, &w2, 2)
-	want = []repeat{{at: 0, slot: 2, n: 2, value: 8}, {at: 0, slot: 1, n: 1, value: 3}}
-	if !slices.Equal(b.reps, want) || b.nreps != 3 {
-		t.Fatalf("next generation: repeats %+v (%d samples), want %+v (3)", b.reps, b.nreps, want)
+	var b batch
+	b.take(&sample.Sample{Callchain: []uint64{1}}, 3)
+	b.take(&sample.Sample{Callchain: []uint64{2}}, 4)
+	c.into(&b)
+	wantReps := []repeat{{at: 2, slot: 1, n: 2, value: 17}, {at: 2, slot: 2, n: 1, value: 5}}
+	if !slices.Equal(b.reps, wantReps) || len(c) != 0 {
+		t.Fatalf("batch's repeats %+v (%d left), want %+v (0)", b.reps, len(c), wantReps)
 	}
-	b.reset()
-	n := 0
-	for ; !b.full() && n <= repeatsLen; n++ {
-		b.repeat(1, 1, &w1, 3)
-	}
-	if n != repeatsLen || len(b.reps) != 1 {
-		t.Fatalf("full after %d repeats of one slot (%d kept), want %d (1)", n, len(b.reps), repeatsLen)
+	var w3 uint64
+	c.add(3, 4, &w3)
+	if want := (carried{{slot: 3, n: 1, value: 4}}); !slices.Equal(c, want) || w3 != 1 {
+		t.Fatalf("after into: carried %+v (word %d), want %+v (1)", c, w3, want)
 	}
 }

@@ -87,6 +87,9 @@ func readParts(p *Profile, pr partReader, readers, poolLen int, work, order chan
 						for f := failed.Load(); int64(i) < f && !failed.CompareAndSwap(f, int64(i)); f = failed.Load() {
 						}
 					}
+					if i+readers >= n {
+						fill.endCarry() // the reader's last part
+					}
 					fill.flushPart()
 				}
 				outs[k] <- partEnd
