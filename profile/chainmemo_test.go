@@ -2,6 +2,7 @@ package profile
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 
 	"bloop/loader"
@@ -145,5 +146,41 @@ func TestChainMemoStride(t *testing.T) {
 				t.Errorf("reader %d, key %d again: slot %d repeat %v, want %d true", base, i, again, rep, slot)
 			}
 		}
+	}
+}
+
+// TestMemoRepeats: the memo counts the samples it finds, per slot, with
+// the sum of their values, whatever comes between; repeatsInto puts them
+// in a batch after its samples, in the order of the slots, and the next
+// repeats count anew.
+func TestMemoRepeats(t *testing.T) {
+	sp := newSpace(loader.Options{})
+	m := &chainMemo{}
+	k1, k2, k3 := chainKey(1, 0, 10, 11), chainKey(1, 0, 20), chainKey(2, 0, 10, 11)
+	for _, k := range []*sample.ChainKey{&k1, &k2, &k3} {
+		if _, rep := m.slotOf(sp, k); rep {
+			t.Fatal("a first sample found")
+		}
+	}
+	k2.Period = 5
+	for _, k := range []*sample.ChainKey{&k2, &k1, &k2, &k1, &k1} {
+		if _, rep := m.slotOf(sp, k); !rep {
+			t.Fatalf("repeat of %v not found", k.Callchain)
+		}
+	}
+	var b batch
+	b.take(&sample.Sample{Callchain: []uint64{1}}, 0)
+	m.repeatsInto(&b)
+	want := []repeat{{at: 1, slot: 1, n: 3, value: 21}, {at: 1, slot: 2, n: 2, value: 10}}
+	if !slices.Equal(b.reps, want) {
+		t.Fatalf("repeats %+v, want %+v", b.reps, want)
+	}
+	b.reset()
+	if _, rep := m.slotOf(sp, &k3); !rep {
+		t.Fatal("repeat of thread 2's key not found")
+	}
+	m.repeatsInto(&b)
+	if want := []repeat{{at: 0, slot: 3, n: 1, value: 7}}; !slices.Equal(b.reps, want) {
+		t.Fatalf("next repeats %+v, want %+v", b.reps, want)
 	}
 }

@@ -51,10 +51,7 @@ type batch struct {
 
 // repeat is n samples of a key seen before: its slot and their values
 // summed (their thread, process and event are the slot's first
-// sample's). A repeat adds to its slot's distinct stack and to the
-// profile's sums only, so where among the samples it is counted changes
-// nothing once the slot's first sample is filed: a reader sums each
-// slot's repeats over all it reads (carried) and sends them at its end.
+// sample's); a reader sends them at its end (chainMemo.repeatsInto).
 type repeat struct {
 	at    int32 // how many samples of the batch came before the first
 	slot  int32
@@ -79,36 +76,6 @@ func (b *batch) take(s *sample.Sample, slot int32) {
 	c.Callchain = b.chains[k:len(b.chains):len(b.chains)]
 	b.samples = append(b.samples, c)
 	b.slots = append(b.slots, slot)
-}
-
-// carried are a reader's repeats, one per slot, in the order of the
-// slots' first repeats. Filed with the batches, a repeat per slot per
-// batch, they were 575,000 repeats for 2 million samples of a
-// frame-pointer file (a batch ends with each part of the file), a sixth
-// of a warm report's CPU; carried to the reader's end, one per slot.
-type carried []repeat
-
-// add adds a sample of slot slot, value w: to the slot's repeat when
-// there is one, which *agg (the slot's word in the memo, 0 at first)
-// tells: 1 + its index.
-func (c *carried) add(slot int32, w uint64, agg *uint64) {
-	if a := *agg; a != 0 {
-		r := &(*c)[a-1]
-		r.n++
-		r.value += w
-		return
-	}
-	*c = append(*c, repeat{slot: slot, n: 1, value: w})
-	*agg = uint64(len(*c))
-}
-
-// into appends the repeats to b, after its samples, and forgets them.
-func (c *carried) into(b *batch) {
-	for _, r := range *c {
-		r.at = int32(len(b.samples))
-		b.reps = append(b.reps, r)
-	}
-	*c = (*c)[:0]
 }
 
 // full is whether the batch is to be sent: batchLen samples, or stacks
@@ -239,7 +206,7 @@ func (r *recording) readOne(p *Profile, scan func(string, func(sample.Entry) err
 		}
 		return nil
 	})
-	fill.endCarry()
+	fill.endRepeats()
 	fill.flush()
 	return lease, err
 }
@@ -261,9 +228,6 @@ type filler struct {
 	sp   *space     // the mappings, for the memo's epochs
 	memo *chainMemo // nil: none
 	cur  *batch
-	// carry sums the repeats of the memo's slots until the reader's
-	// end (endCarry).
-	carry carried
 	// unwind, when set, unwinds a full batch here, not on a worker
 	// (readParts).
 	unwind      func(*batch)
@@ -277,15 +241,12 @@ func (f *filler) sample(s *sample.Sample, slot int32) {
 	f.next()
 }
 
-// repeat adds a repeat of slot, of value w, the memo's key last found.
-func (f *filler) repeat(slot int32, w uint64) {
-	f.carry.add(slot, w, f.memo.agg)
-}
-
-// endCarry puts the repeats carried into the batch being filled: the
+// endRepeats puts the memo's repeats into the batch being filled: the
 // reader's last, after every first sample of its slots.
-func (f *filler) endCarry() {
-	f.carry.into(f.cur)
+func (f *filler) endRepeats() {
+	if f.memo != nil {
+		f.memo.repeatsInto(f.cur)
+	}
 }
 
 // perfSample adds a perf.data sample: a repeat when the memo has its
@@ -296,8 +257,7 @@ func (f *filler) perfSample(v *sample.PerfSample) error {
 	if f.memo != nil && !f.memo.off && v.Chain(&k) {
 		var rep bool
 		if slot, rep = f.memo.slotOf(f.sp, &k); rep {
-			f.repeat(slot, k.Period) // a perf.data sample's value
-			return nil
+			return nil // counted by the memo (repeatsInto)
 		}
 	}
 	s, err := v.Sample()

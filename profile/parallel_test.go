@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sort"
 	"testing"
 
@@ -187,34 +186,5 @@ func TestBatchSpan(t *testing.T) {
 		if n != c.want {
 			t.Errorf("%s: full after %d samples, want %d", c.name, n, c.want)
 		}
-	}
-}
-
-// TestCarriedRepeats: a reader keeps one repeat per slot, in the order
-// of the slots' first repeats, with the count and the sum of its
-// samples, whatever batches come between; they go into a batch after its
-// samples, and the next repeats start anew.
-func TestCarriedRepeats(t *testing.T) {
-	var c carried
-	var w1, w2 uint64 // the slots' words in the memo
-	c.add(1, 10, &w1)
-	c.add(2, 5, &w2)
-	c.add(1, 7, &w1)
-	want := carried{{slot: 1, n: 2, value: 17}, {slot: 2, n: 1, value: 5}}
-	if !slices.Equal(c, want) || w1 != 1 || w2 != 2 {
-		t.Fatalf("carried %+v (words %d, %d), want %+v (1, 2)", c, w1, w2, want)
-	}
-	var b batch
-	b.take(&sample.Sample{Callchain: []uint64{1}}, 3)
-	b.take(&sample.Sample{Callchain: []uint64{2}}, 4)
-	c.into(&b)
-	wantReps := []repeat{{at: 2, slot: 1, n: 2, value: 17}, {at: 2, slot: 2, n: 1, value: 5}}
-	if !slices.Equal(b.reps, wantReps) || len(c) != 0 {
-		t.Fatalf("batch's repeats %+v (%d left), want %+v (0)", b.reps, len(c), wantReps)
-	}
-	var w3 uint64
-	c.add(3, 4, &w3)
-	if want := (carried{{slot: 3, n: 1, value: 4}}); !slices.Equal(c, want) || w3 != 1 {
-		t.Fatalf("after into: carried %+v (word %d), want %+v (1)", c, w3, want)
 	}
 }

@@ -88,7 +88,7 @@ func readParts(p *Profile, pr partReader, readers, poolLen int, work, order chan
 						}
 					}
 					if i+readers >= n {
-						fill.endCarry() // the reader's last part
+						fill.endRepeats() // the reader's last part
 					}
 					fill.flushPart()
 				}
