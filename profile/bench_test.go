@@ -80,46 +80,38 @@ func BenchmarkReadStages(b *testing.B) {
 	if err := r.prepare(p); err != nil {
 		b.Fatal(err)
 	}
-	var sink uint64
-	run := func(b *testing.B, f func(v *sample.PerfSample)) {
-		for b.Loop() {
-			err := r.lazy(path, func(e sample.Entry) error {
-				if v, ok := e.(*sample.PerfSample); ok {
-					f(v)
-				}
-				return nil
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
+	// Each stage's last step, on the sample's key k when keyed.
+	stages := []struct {
+		name  string
+		keyed bool
+		f     func(m *chainMemo, k *sample.ChainKey) uint64
+	}{
+		{"walk", false, func(*chainMemo, *sample.ChainKey) uint64 { return 1 }},
+		{"key", true, func(_ *chainMemo, k *sample.ChainKey) uint64 { return k.IP }},
+		{"hash", true, func(m *chainMemo, k *sample.ChainKey) uint64 { h, _ := m.hash(p.sp, k); return h }},
+		{"lookup", true, func(m *chainMemo, k *sample.ChainKey) uint64 { slot, _ := m.slotOf(p.sp, k); return uint64(slot) }},
 	}
-	b.Run("walk", func(b *testing.B) { run(b, func(*sample.PerfSample) { sink++ }) })
-	b.Run("key", func(b *testing.B) {
-		run(b, func(v *sample.PerfSample) {
-			var k sample.ChainKey
-			v.Chain(&k)
-			sink += k.IP
+	var sink uint64
+	for _, st := range stages {
+		b.Run(st.name, func(b *testing.B) {
+			m := &chainMemo{}
+			for b.Loop() {
+				err := r.lazy(path, func(e sample.Entry) error {
+					if v, ok := e.(*sample.PerfSample); ok {
+						var k sample.ChainKey
+						if st.keyed {
+							v.Chain(&k)
+						}
+						sink += st.f(m, &k)
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
-	})
-	b.Run("hash", func(b *testing.B) {
-		m := &chainMemo{}
-		run(b, func(v *sample.PerfSample) {
-			var k sample.ChainKey
-			v.Chain(&k)
-			h, _ := m.hash(p.sp, &k)
-			sink += h
-		})
-	})
-	b.Run("lookup", func(b *testing.B) {
-		m := &chainMemo{}
-		run(b, func(v *sample.PerfSample) {
-			var k sample.ChainKey
-			v.Chain(&k)
-			slot, _ := m.slotOf(p.sp, &k)
-			sink += uint64(slot)
-		})
-	})
+	}
 	if sink == 0 {
 		b.Fatal("no sample read")
 	}

@@ -3,7 +3,6 @@ package profile
 import (
 	"bytes"
 	"encoding/binary"
-	"math"
 	"math/bits"
 	"slices"
 	"sort"
@@ -188,19 +187,10 @@ func (m *chainMemo) repeatsInto(b *batch) {
 		for len(c) > 0 {
 			e := c
 			c = c[keyHead+int(uint32(e[4]))/8:]
-			slot := int32(e[4] >> 40)
-			for n := e[5]; n > 0; {
-				// A count beyond a repeat's in parts, the last with the
-				// values: they go to the same stack.
-				k := min(n, math.MaxUint32)
-				n -= k
-				value := uint64(0)
-				if n == 0 {
-					value = e[6]
-				}
-				b.reps = append(b.reps, repeat{at: int32(len(b.samples)), slot: slot, n: uint32(k), value: value})
+			if e[5] > 0 {
+				b.reps = append(b.reps, repeat{at: int32(len(b.samples)), slot: int32(e[4] >> 40), n: e[5], value: e[6]})
+				e[5], e[6] = 0, 0
 			}
-			e[5], e[6] = 0, 0
 		}
 	}
 }

@@ -55,7 +55,7 @@ type batch struct {
 type repeat struct {
 	at    int32 // how many samples of the batch came before the first
 	slot  int32
-	n     uint32
+	n     uint64
 	value uint64
 }
 
@@ -368,8 +368,8 @@ func (p *Profile) fileSharded(order <-chan *batch, inLen, n int) {
 				// at its reader's end).
 				rp := &b.reps[r]
 				f := &first[rp.slot]
-				p.Chains += uint64(rp.n)
-				if p.countN(&Path{Tid: f.tid, Out: f.out, Event: int(f.event), Value: rp.value}, uint64(rp.n)) {
+				p.Chains += rp.n
+				if p.countN(&Path{Tid: f.tid, Out: f.out, Event: int(f.event), Value: rp.value}, rp.n) {
 					k := shardOf(f.tid, n)
 					b.shard[k] = append(b.shard[k], -1-int32(r))
 					b.repSeq[r] = seq

@@ -121,28 +121,29 @@ func (s *space) kernelModule(osRelease string) *Module {
 	// Once made, the module is read without the lock, which every sample
 	// with kernel frames took (2% of a report's CPU on g++'s perf.data,
 	// where the readers meet kernel frames side by side).
-	if k := s.kready.Load(); k != nil {
+	if k := s.kernel.Load(); k != nil {
 		return k
 	}
 	// Unwinding workers meet kernel frames side by side.
 	s.kmu.Lock()
 	defer s.kmu.Unlock()
-	if s.kernel == nil {
-		s.kernel = &Module{Path: "[kernel]", Name: "[kernel]", kernel: &kernelSyms{}}
-		s.modList = append(s.modList, s.kernel)
-		ks, note, err := s.ksyms.wait(s.cache, s.kernelSource(osRelease))
-		if note != "" {
-			s.warnings = append(s.warnings, note)
-		}
-		if err != nil {
-			s.kernel.Err = err
-		} else {
-			s.kernel.kernel = ks
-			s.openVmlinux(s.kernel, osRelease)
-		}
-		s.kready.Store(s.kernel)
+	if k := s.kernel.Load(); k != nil {
+		return k
 	}
-	return s.kernel
+	k := &Module{Path: "[kernel]", Name: "[kernel]", kernel: &kernelSyms{}}
+	s.modList = append(s.modList, k)
+	ks, note, err := s.ksyms.wait(s.cache, s.kernelSource(osRelease))
+	if note != "" {
+		s.warnings = append(s.warnings, note)
+	}
+	if err != nil {
+		k.Err = err
+	} else {
+		k.kernel = ks
+		s.openVmlinux(k, osRelease)
+	}
+	s.kernel.Store(k)
+	return k
 }
 
 // vmlinuxDir holds Debian's kernel debug images (linux-image-*-dbg).

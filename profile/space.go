@@ -62,9 +62,8 @@ type space struct {
 	buildIDs   map[string][]byte
 	moduleDirs []string
 	warnings   []string
-	kernel     *Module
-	kmu        sync.Mutex             // guards kernel and what opening it appends to warnings
-	kready     atomic.Pointer[Module] // kernel, once made
+	kernel     atomic.Pointer[Module] // the kernel's module, once made (kernelModule)
+	kmu        sync.Mutex             // guards making it and what that appends to warnings
 	ksyms      kernelLoad             // the kernel module's symbols
 	// kcopy is perf's copy of the recording kernel's kallsyms (perfKallsyms),
 	// "" without one; ktext is where the recording's boot had the kernel.

@@ -144,19 +144,17 @@ for i in $(seq "$RUNS"); do
   # first command after a large one ran up to a quarter slower (with
   # three times the system time), which took sides when now always came
   # first.
-  if [ -n "${BEFORE:-}" ] && [ $((i % 2)) = 0 ]; then
-    timed bcold "${bcold[@]}"
-    timed bwarm "${bwarm[@]}"
-    timed cold "${cold[@]}"
-    timed warm "${warm[@]}"
-  else
-    timed cold "${cold[@]}"
-    timed warm "${warm[@]}"
-    if [ -n "${BEFORE:-}" ]; then
+  order=(now before)
+  [ $((i % 2)) = 0 ] && order=(before now)
+  for who in "${order[@]}"; do
+    if [ "$who" = now ]; then
+      timed cold "${cold[@]}"
+      timed warm "${warm[@]}"
+    elif [ -n "${BEFORE:-}" ]; then
       timed bcold "${bcold[@]}"
       timed bwarm "${bwarm[@]}"
     fi
-  fi
+  done
   for nd in "${measdirs[@]}"; do
     n=${nd%% *} d=${nd#* }
     timed "$n" "$tmp/bloop" report -c "$tmp/cache" --no-debuginfod "${md[@]}" "$d"
