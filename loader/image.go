@@ -256,9 +256,9 @@ func Open(path string, opt Options) (img *Image, err error) {
 	var symBad tally // the symbols' and .eh_frame's, apart from the DWARF's: no lock
 	go func() {
 		defer func() { symbols <- recover() }()
-		img.readFuncs(ef, dbgSyms, opt.DyninstPLTNames, &symBad)
+		tabs := img.readFuncs(ef, dbgSyms, opt.DyninstPLTNames, &symBad)
 		if opt.DyninstStubs {
-			img.dyninstStubs(ef)
+			img.dyninstStubs(ef, tabs)
 		}
 		img.CallSites, img.Frames = readEHFrame(ef, img, &symBad)
 		img.InitFuncs = img.initFuncs(ef, self)

@@ -43,7 +43,7 @@ func (img *Image) codeStubs(f *elf.File, dyn []elf.Symbol, sf isa.StubFinder) []
 //     ctrl-ppc64le-gcc12-O2, __cxa_finalize in nest-ppc64le-gfortran12-O2).
 //
 // It also lists the local entries calls reach (Image.DyninstEntries).
-func (img *Image) dyninstStubs(f *elf.File) {
+func (img *Image) dyninstStubs(f *elf.File, tabs symTables) {
 	ar := isa.ForTOC(f.Machine, img.TOC)
 	if _, ok := ar.(isa.StubFinder); !ok {
 		return
@@ -61,7 +61,7 @@ func (img *Image) dyninstStubs(f *elf.File) {
 			img.DyninstEntries = append(img.DyninstEntries, fn.LocalEntry)
 		}
 	}
-	names := stubSymbolNames(f)
+	names := stubSymbolNames(f, tabs)
 	funcs := img.Funcs[:0]
 	for _, fn := range img.Funcs {
 		if !fn.PLT || called[fn.Addr] {
@@ -93,19 +93,18 @@ func (img *Image) dyninstStubs(f *elf.File) {
 // [+addend]` (and the .plt_branch., .long_branch. forms), kept when name
 // is a dynamic symbol with a .rela.plt relocation and the stub symbol
 // name is unique.
-func stubSymbolNames(f *elf.File) map[uint64]string {
+func stubSymbolNames(f *elf.File, tabs symTables) map[uint64]string {
 	out := map[uint64]string{}
-	syms, err := f.Symbols()
-	if err != nil {
+	syms := tabs.symtab
+	if syms == nil {
 		return out
 	}
-	ds, _ := f.DynamicSymbols()
 	dyn := map[string]bool{}
-	for _, s := range ds {
+	for _, s := range tabs.dynsym {
 		dyn[s.Name] = true
 	}
 	relocated := map[string]bool{}
-	for _, name := range gotRelocs(f, ds, jumpSlot) {
+	for _, name := range gotRelocs(f, tabs.dynsym, jumpSlot) {
 		relocated[name] = true
 	}
 	count := map[string]int{}

@@ -32,13 +32,22 @@ type symInfo struct {
 	local uint64 // local entry (ppc64), 0: none
 }
 
+// symTables are the symbol tables of an ELF file, each decoded once
+// (decoding .dynsym again for each use was a fifth of libstdc++'s
+// opening): nil when the file has none.
+type symTables struct {
+	symtab, dynsym []elf.Symbol
+}
+
 // readFuncs collects function symbols from .symtab and .dynsym plus PLT stubs,
 // one Func per entry address, and bounds each by its size or by the next entry.
 // Stripped binaries keep their full .symtab in the separate debug file, so
 // dbg (when not nil) contributes its symbols too. dyninstPLT names PLT
 // stubs as Dyninst does (pltStubs). Sizes that run past their section
-// are counted in bad.
-func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool, bad *tally) {
+// are counted in bad. It returns the file's symbol tables, for
+// dyninstStubs.
+func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool, bad *tally) symTables {
+	var tabs symTables
 	byAddr := map[uint64]*symInfo{}
 	var toc uint64
 	sa := symbolABI(f.Machine)
@@ -78,14 +87,12 @@ func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool, bad *tally) {
 		}
 	}
 	if syms, err := f.Symbols(); err == nil {
+		tabs.symtab = syms
 		add(syms, ".symtab", "")
 	}
-	// .dynsym is read once, here, for the PLT stubs' names too: each
-	// reading decodes every symbol anew (a fifth of libstdc++'s opening,
-	// read three times).
-	dyn, err := f.DynamicSymbols()
-	if err == nil {
-		add(dyn, ".dynsym", "")
+	if syms, err := f.DynamicSymbols(); err == nil {
+		tabs.dynsym = syms
+		add(syms, ".dynsym", "")
 	}
 	if dbg != nil {
 		if syms, err := dbg.Symbols(); err == nil {
@@ -102,7 +109,7 @@ func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool, bad *tally) {
 		funcs = append(funcs, fn)
 	}
 	img.TOC = tocBase(f, sa, toc)
-	for _, stub := range img.pltStubs(f, dyn, dyninstPLT) {
+	for _, stub := range img.pltStubs(f, tabs.dynsym, dyninstPLT) {
 		if _, dup := byAddr[stub.Addr]; !dup {
 			funcs = append(funcs, stub)
 		}
@@ -118,6 +125,7 @@ func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool, bad *tally) {
 		}
 	}
 	img.Funcs = funcs
+	return tabs
 }
 
 func uniqSorted(s []string) []string {
