@@ -212,3 +212,55 @@ func TestTextSymbol(t *testing.T) {
 		}
 	}
 }
+
+// TestKallsymsCopyKept: a copy of kallsyms (perf's) is parsed once and
+// then read from the cache, giving the same table; a copy written anew
+// (another boot's addresses) is parsed again; without a cache nothing is
+// kept.
+func TestKallsymsCopyKept(t *testing.T) {
+	const base = 0xffffffff81000000
+	path := filepath.Join(t.TempDir(), "kallsyms")
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyOf := func() string {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cache.Key(kallsymsCopyKind, path, cache.Identity(st))
+	}
+	for i, b := range []uint64{base, base + 0x2e00000} {
+		write(kallsymsText(b, true, "copy_fn"))
+		want := parseKallsyms([]byte(kallsymsText(b, true, "copy_fn")))
+		if readEntry(c, keyOf()) != nil {
+			t.Fatalf("copy %d: kept before it was read", i)
+		}
+		for _, from := range []string{"the copy", "the cache"} {
+			got, err := readKallsymsCopy(c, path)
+			if err != nil {
+				t.Fatalf("copy %d, from %s: %v", i, from, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("copy %d, from %s: %+v, want %+v", i, from, got, want)
+			}
+			if readEntry(c, keyOf()) == nil {
+				t.Fatalf("copy %d: not kept after reading %s", i, from)
+			}
+		}
+		if got, _ := readKallsymsCopy(nil, path); !reflect.DeepEqual(got, want) {
+			t.Errorf("copy %d without a cache: %+v, want %+v", i, got, want)
+		}
+	}
+	write("0000000000000000 T _text\n0000000000000000 t do_one\n") // kernel.kptr_restrict
+	if _, err := readKallsymsCopy(c, path); err == nil || !strings.Contains(err.Error(), "no text symbol") {
+		t.Errorf("copy without addresses: %v, want an error", err)
+	}
+}

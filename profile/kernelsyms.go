@@ -45,7 +45,7 @@ func loadKernelSyms(c *cache.Cache, src kernelSource) (ks *kernelSyms, note stri
 		return false
 	}
 	if src.copy != "" {
-		ks, err := readKallsymsCopy(src.copy)
+		ks, err := readKallsymsCopy(c, src.copy)
 		if try(ks, src.copy, err) {
 			return ks, "", nil
 		}
@@ -69,14 +69,13 @@ func loadKernelSyms(c *cache.Cache, src kernelSource) (ks *kernelSyms, note stri
 	return nil, "", first
 }
 
-// readKallsymsCopy reads a copy of kallsyms: read whole, and not kept in
-// the cache, which holds the running kernel's table.
-func readKallsymsCopy(path string) (*kernelSyms, error) {
-	b, err := os.ReadFile(path)
+// readKallsymsCopy reads a copy of kallsyms (perf's, of the recording's
+// boot): from the cache when it was read before (readKallsymsKept).
+func readKallsymsCopy(c *cache.Cache, path string) (*kernelSyms, error) {
+	ks, err := readKallsymsKept(c, path)
 	if err != nil {
 		return nil, fmt.Errorf("kernel symbols: %w", err)
 	}
-	ks := parseKallsyms(b)
 	if len(ks.addrs) == 0 {
 		return nil, fmt.Errorf("kernel symbols: %s lists no text symbol with an address: kernel frames stay at their addresses", path)
 	}
