@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"bloop/internal/heapfloor"
 	"bloop/internal/hugeheap"
 )
 
@@ -44,6 +45,7 @@ func main() {
 	// Huge pages for the heap: page faults were a third of a large
 	// report's time (internal/hugeheap).
 	hugeheap.Advise()
+	heapfloor.Set(64 << 20)
 	os.Exit(dispatch(os.Args[1:]))
 }
 

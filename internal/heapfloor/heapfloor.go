@@ -1,0 +1,96 @@
+// Package heapfloor keeps the Go collector from running while the heap
+// is small. The runtime starts collecting at 4 MiB and doubles from what
+// each cycle keeps, so a warm report, whose heap grows to 60 MiB, ran
+// eight cycles in its first 50 ms, each stopping its goroutines and
+// marking a heap that was nearly all live. With a floor the heap grows
+// to it uncollected; past it the collector paces as GOGC says.
+//
+// The floor is kept by setting the GC percentage after each cycle (a
+// finalizer of an object dropped at once runs after the cycle that finds
+// it unreachable): high enough that the next goal is the floor while the
+// live heap is below it, the base percentage once it is not. The peak of
+// a program is then at most the floor, or what it was without one.
+package heapfloor
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// defaultHeapMinimum is the runtime's first goal at GOGC=100: the goal
+// is never below it scaled by the percentage.
+const defaultHeapMinimum = 4 << 20
+
+var (
+	once  sync.Once
+	floor uint64
+	base  int
+)
+
+// Set keeps the collector from running before the heap reaches min
+// bytes, once per process. It does nothing when GOGC is set (the user's
+// own pacing) or the collector is off.
+func Set(min uint64) {
+	once.Do(func() {
+		if os.Getenv("GOGC") != "" {
+			return
+		}
+		base = debug.SetGCPercent(100)
+		if base < 0 {
+			debug.SetGCPercent(base)
+			return
+		}
+		floor = min
+		if adjust() {
+			arm()
+		}
+	})
+}
+
+// sentinel is dropped as soon as made: its finalizer runs after the
+// next cycle. Not tiny (16 bytes or more), so it is an object of its own:
+// a block of the tiny allocator is kept alive by any of its objects.
+type sentinel struct {
+	_ [16]byte
+}
+
+func arm() {
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
+		if adjust() {
+			arm()
+		}
+	})
+}
+
+// adjust sets the percentage for the live heap the last cycle kept; it
+// reports whether the floor still holds the goal up (the live heap is
+// below it), after which no cycle needs watching.
+func adjust() bool {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	live := uint64(0)
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		live = s[0].Value.Uint64()
+	}
+	pct := percent(live, floor, base)
+	debug.SetGCPercent(pct)
+	return pct != base
+}
+
+// percent is the GC percentage that puts the next goal at the floor
+// when the base percentage would put it below: the goal is the larger
+// of live*(1+pct/100) and the runtime's minimum scaled by pct, so both
+// are kept at most at the floor.
+func percent(live, floor uint64, base int) int {
+	if live*uint64(100+base)/100 >= floor {
+		return base
+	}
+	p := int(floor * 100 / defaultHeapMinimum)
+	if live > 0 {
+		p = min(p, int(floor*100/live)-100)
+	}
+	return max(base, p)
+}
