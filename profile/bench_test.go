@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"bloop/cache"
 	"bloop/sample"
 )
 
@@ -114,5 +115,36 @@ func BenchmarkReadStages(b *testing.B) {
 	}
 	if sink == 0 {
 		b.Fatal("no sample read")
+	}
+}
+
+// BenchmarkPlace times the placing of a report's stacks in the merged
+// tree (Profile.fileTrees), what runs on one core after the reading:
+// of $BLOOP_BENCH_PERFDATA with the structure cache ($BLOOP_BENCH_CACHE,
+// filled by a report before), else of the committed fp.data with its
+// modules' symbols only.
+func BenchmarkPlace(b *testing.B) {
+	path, opt := os.Getenv("BLOOP_BENCH_PERFDATA"), Options{}
+	if path == "" {
+		bin, _ := filepath.Abs("../testdata/prof/bin")
+		path, opt = "../perfevent/testdata/fp.data", Options{ModuleDirs: []string{bin}, Analyze: func(string) bool { return false }}
+	} else if dir := os.Getenv("BLOOP_BENCH_CACHE"); dir != "" {
+		c, err := cache.Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opt.Cache = c
+	}
+	p, err := Build(path, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	total := p.Total
+	for b.Loop() {
+		p.Root, p.Total = &Node{Label: p.Root.Label}, 0
+		p.fileTrees(false)
+	}
+	if p.Total != total {
+		b.Fatalf("placed %d samples, the report %d", p.Total, total)
 	}
 }
