@@ -86,16 +86,16 @@ func (img *Image) readFuncs(f, dbg *elf.File, dyninstPLT bool, bad *tally) symTa
 			}
 		}
 	}
-	if syms, err := f.Symbols(); err == nil {
+	if syms, err := symbolTable(f, elf.SHT_SYMTAB); err == nil {
 		tabs.symtab = syms
 		add(syms, ".symtab", "")
 	}
-	if syms, err := f.DynamicSymbols(); err == nil {
+	if syms, err := symbolTable(f, elf.SHT_DYNSYM); err == nil {
 		tabs.dynsym = syms
 		add(syms, ".dynsym", "")
 	}
 	if dbg != nil {
-		if syms, err := dbg.Symbols(); err == nil {
+		if syms, err := symbolTable(dbg, elf.SHT_SYMTAB); err == nil {
 			add(syms, ".symtab", img.DebugFile)
 		}
 	}
