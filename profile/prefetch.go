@@ -18,6 +18,9 @@ import (
 // rest are opened as before, after the pass.
 const prefetchQueue = 256
 
+// openers are the goroutines opening modules ahead.
+const openers = 2
+
 // opening is a module opened, or being opened, ahead.
 type opening struct {
 	want     []byte
@@ -46,11 +49,13 @@ func (s *space) prefetch(path string, meta map[string][]byte) {
 	}
 	if s.opens == nil {
 		s.opens = make(chan func(), prefetchQueue)
-		go func(opens <-chan func()) { // not s.opens: endPrefetch clears it
-			for open := range opens {
-				open()
-			}
-		}(s.opens)
+		for range openers {
+			go func(opens <-chan func()) { // not s.opens: endPrefetch clears it
+				for open := range opens {
+					open()
+				}
+			}(s.opens)
+		}
 	}
 	select {
 	case s.opens <- func() {
