@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"bloop/hpcrun"
 	"bloop/meas"
@@ -378,7 +379,9 @@ func orDash(s string) string {
 	return s
 }
 
-var logSummary = regexp.MustCompile(`SUMMARY: samples: (\d+) \(recorded: (\d+), blocked: (\d+), errant: (\d+)`)
+var logSummary = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`SUMMARY: samples: (\d+) \(recorded: (\d+), blocked: (\d+), errant: (\d+)`)
+})
 
 // readLogs adds up hpcrun's own account of its samples, from the .log
 // file beside each profile.
@@ -390,7 +393,7 @@ func (p *Profile) readLogs(dir string) {
 		if err != nil {
 			continue
 		}
-		m := logSummary.FindSubmatch(b)
+		m := logSummary().FindSubmatch(b)
 		if m == nil {
 			continue
 		}

@@ -147,8 +147,10 @@ func (f *Finder) Probed() []string {
 }
 
 var (
-	fortranDo = regexp.MustCompile(`(?i)^\s*(\d+\s+)?([a-z_]\w*\s*:\s*)?do(\s+(while\b|concurrent\b|\d|[a-z_]\w*\s*=)|\s*$)`)
-	cToken    = regexp.MustCompile(`\b(for|while|do)\b|[{}]`)
+	fortranDo = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*(\d+\s+)?([a-z_]\w*\s*:\s*)?do(\s+(while\b|concurrent\b|\d|[a-z_]\w*\s*=)|\s*$)`)
+	})
+	cToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(for|while|do)\b|[{}]`) })
 )
 
 // scan finds loop statements lexically: DO statements in Fortran; for,
@@ -201,7 +203,7 @@ func cLoops(r io.Reader) *loops {
 			macro = strings.HasSuffix(strings.TrimRight(line, " \t"), "\\")
 			continue
 		}
-		for _, tok := range cToken.FindAllString(line, -1) {
+		for _, tok := range cToken().FindAllString(line, -1) {
 			switch tok {
 			case "{":
 				depth++
@@ -240,7 +242,7 @@ func FortranLoops(r io.Reader) ([]int, error) {
 		if i := strings.IndexByte(line, '!'); i >= 0 {
 			line = line[:i] // comments and OpenMP directives
 		}
-		if fortranDo.MatchString(line) {
+		if fortranDo().MatchString(line) {
 			out = append(out, n)
 		}
 	}
