@@ -24,9 +24,10 @@ type placer struct {
 	// frames of one scope share its path (the g++ profile's 320 thousand
 	// misses of memo are 140 thousand paths below their nodes).
 	paths placeMemo
-	// labels are the scopes' labels, each formatted once: a scope is
-	// placed below many nodes (formatting each new node's label was a
-	// third of placing the nodes of a frame-pointer profile).
+	// labels are the labels of scopes other than procedures (whose
+	// label is their name), each formatted once: a scope is placed below
+	// many nodes (formatting each new node's label was a third of placing
+	// the nodes of a frame-pointer profile).
 	labels map[*Elem]string
 }
 
@@ -88,13 +89,16 @@ func (pl *placer) child(n *Node, e *Elem) *Node {
 	if c := n.kid(e); c != nil {
 		return c
 	}
-	label, ok := pl.labels[e]
-	if !ok {
-		if pl.labels == nil {
-			pl.labels = map[*Elem]string{}
+	label := e.Name // a procedure's (Label)
+	if e.Kind != ElemProc {
+		var ok bool
+		if label, ok = pl.labels[e]; !ok {
+			if pl.labels == nil {
+				pl.labels = map[*Elem]string{}
+			}
+			label = e.Label()
+			pl.labels[e] = label
 		}
-		label = e.Label()
-		pl.labels[e] = label
 	}
 	c := &Node{Elem: e, Label: label}
 	n.attach(c)
