@@ -131,8 +131,17 @@ func (s *RawSample) Chain(out *ChainFields) (ok bool) {
 	if !out.HasChain {
 		return true
 	}
-	out.Callchain, ok = callchainIn(&e.Attr, b)
-	return ok
+	// callchainIn without read values (not in inPlace): the length,
+	// then the words.
+	if off+8 > len(b) {
+		return false
+	}
+	n := le.Uint64(b[off:])
+	if n > uint64(len(b)-off-8)/8 {
+		return false
+	}
+	out.Callchain = b[off+8 : off+8+8*int(n)]
+	return true
 }
 
 // callchainIn finds the callchain's words in the body b of a sample of
