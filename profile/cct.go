@@ -265,18 +265,12 @@ func newProfile(opt Options) *Profile {
 // structure when it has one, else the procedure from the symbol table (or
 // the module and offset) and the line from the line table.
 func (p *Profile) scopesOf(f Frame) []*Elem {
+	if path := p.indexedScopes(f); path != nil {
+		return path
+	}
 	m := f.Mod
 	if m.kernel != nil {
-		if m.Img != nil {
-			if path := p.structure(m).lookup(f.Addr - m.kbias); path != nil {
-				return path
-			}
-		}
 		return p.elemPath(p.kernelProc(m, f.Addr), nil)
-	}
-	if path := p.structure(m).lookup(f.Addr); path != nil {
-		p.noteAliases(m, f.Addr, path[0])
-		return path
 	}
 	proc := p.elem(elemKey{mod: m, kind: ElemProc, addr: f.Addr}, func() *Elem {
 		name := fmt.Sprintf("%s+%#x", m.Name, f.Addr)
@@ -299,6 +293,23 @@ func (p *Profile) scopesOf(f Frame) []*Elem {
 		return p.elemPath(proc, st)
 	}
 	return p.elemPath(proc, nil)
+}
+
+// indexedScopes is scopesOf of a frame its module's scope index holds,
+// nil for one it does not: a look-up, with nothing made.
+func (p *Profile) indexedScopes(f Frame) []*Elem {
+	m := f.Mod
+	if m.kernel != nil {
+		if m.Img == nil {
+			return nil
+		}
+		return p.structure(m).lookup(f.Addr - m.kbias)
+	}
+	path := p.structure(m).lookup(f.Addr)
+	if path != nil {
+		p.noteAliases(m, f.Addr, path[0])
+	}
+	return path
 }
 
 // elemPath is the path of procedure proc and, unless nil, line st.
@@ -380,9 +391,10 @@ func (p *Profile) structureOf(m *Module, only []uint64) *scopeIndex {
 // noteAliases keeps the symbol names at the procedure holding addr for
 // its scope e, the first time e is met.
 func (p *Profile) noteAliases(m *Module, addr uint64, e *Elem) {
-	if _, ok := p.aliases[e]; ok || m.Img == nil {
+	if e.noted || m.Img == nil {
 		return
 	}
+	e.noted = true
 	if p.aliases == nil {
 		p.aliases = map[*Elem][]string{}
 	}

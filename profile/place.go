@@ -17,8 +17,8 @@ type placer struct {
 	// of 1.7 million in a frame-pointer profile of g++), and scoping an
 	// address is a search of its module's scopes.
 	memo placeMemo
-	// scopes are the frames' scopes (half the memo's misses are frames
-	// placed before below another node): keyed as memo.
+	// scopes are the scopes of frames outside their module's index
+	// (made by Profile.scopesOf, which keeps them): keyed as memo.
 	scopes map[uint64][]*Elem
 	// paths is the place of each path of scopes below each scope node:
 	// frames of one scope share its path (the g++ profile's 320 thousand
@@ -149,6 +149,11 @@ func (p *Profile) threadPlaces() []*Node {
 func (pl *placer) scopesOf(s *stackNode, k uint64, keyed bool) []*Elem {
 	if s.mod == 0 {
 		return partialPath
+	}
+	// A frame its module's index holds is a look-up of the index, cheaper
+	// than of the memo below (a map of every frame scoped).
+	if sc := pl.p.indexedScopes(pl.p.stacks.frame(s)); sc != nil {
+		return sc
 	}
 	if keyed {
 		if sc, ok := pl.scopes[k]; ok {

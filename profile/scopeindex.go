@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"bloop/structure"
 )
@@ -29,6 +30,10 @@ type Elem struct {
 	CallFile string // ElemInline: the call site
 	CallLine int
 	Addr     uint64 // ElemLoop: the loop's entry (two loops may share a line)
+	// noted: the profile has kept its aliases (Profile.noteAliases), a
+	// flag where a look-up of a map per frame placed was a tenth of
+	// placing the g++ profile's stacks.
+	noted bool
 }
 
 // Label is how the views print the scope.
@@ -63,6 +68,10 @@ type scopeIndex struct {
 	// addresses, the line-table row of each of them outside every
 	// entry: what scopesOf would read the module's DWARF for.
 	outside map[uint64]lineRow
+	// pages index the entries by 4 KiB page of address (pageIndex),
+	// made on the first lookup.
+	pagesOnce sync.Once
+	pages     pageIndex
 }
 
 // lineRow is a line table's answer for an address; ok is false when the
@@ -92,12 +101,68 @@ func (x *scopeIndex) lookup(addr uint64) []*Elem {
 	if x == nil {
 		return nil
 	}
+	x.pagesOnce.Do(func() { x.pages = makePageIndex(x.entries) })
 	es := x.entries
-	i := sort.Search(len(es), func(i int) bool { return es[i].lo > addr }) - 1
+	i := x.pages.count(es, addr) - 1
 	if i >= 0 && addr < es[i].hi {
 		return es[i].path
 	}
 	return nil
+}
+
+// pageIndex counts, for each 4 KiB page from base on, the entries that
+// start below it: an address's entry is then searched among those that
+// start in its page. A binary search of all of a large program's
+// entries (cc1plus: one per line range) missed the caches at each of its
+// 20 steps, 15% of placing the g++ profile's stacks.
+type pageIndex struct {
+	base  uint64
+	below []int32 // below[p]: entries starting below base + p<<12
+}
+
+// pageBits is a page's size; maxPages bounds the index (4 GiB of
+// addresses), past which entries are searched whole.
+const (
+	pageBits = 12
+	maxPages = 1 << 20
+)
+
+// makePageIndex indexes entries, sorted by start.
+func makePageIndex(es []indexEntry) pageIndex {
+	if len(es) == 0 || len(es) > 1<<31-1 {
+		return pageIndex{}
+	}
+	base := es[0].lo &^ (1<<pageBits - 1)
+	n := (es[len(es)-1].lo-base)>>pageBits + 1
+	if n > maxPages {
+		return pageIndex{}
+	}
+	below := make([]int32, n+1)
+	i := 0
+	for p := range below {
+		start := base + uint64(p)<<pageBits
+		for i < len(es) && es[i].lo < start {
+			i++
+		}
+		below[p] = int32(i)
+	}
+	return pageIndex{base: base, below: below}
+}
+
+// count is the number of entries of es starting at or below addr.
+func (x pageIndex) count(es []indexEntry, addr uint64) int {
+	lo, hi := 0, len(es)
+	if x.below != nil {
+		if addr < x.base {
+			return 0
+		}
+		p := (addr - x.base) >> pageBits
+		if p+1 >= uint64(len(x.below)) {
+			return len(es) // past the last entry's start
+		}
+		lo, hi = int(x.below[p]), int(x.below[p+1])
+	}
+	return lo + sort.Search(hi-lo, func(i int) bool { return es[lo+i].lo > addr })
 }
 
 func (x *scopeIndex) sort() {
