@@ -131,17 +131,9 @@ func (s *RawSample) Chain(out *ChainFields) (ok bool) {
 	if !out.HasChain {
 		return true
 	}
-	// callchainIn without read values (not in inPlace): the length,
-	// then the words.
-	if off+8 > len(b) {
-		return false
-	}
-	n := le.Uint64(b[off:])
-	if n > uint64(len(b)-off-8)/8 {
-		return false
-	}
-	out.Callchain = b[off+8 : off+8+8*int(n)]
-	return true
+	// No read values (not in inPlace): the callchain follows the words.
+	out.Callchain, ok = chainAt(b, off)
+	return ok
 }
 
 // callchainIn finds the callchain's words in the body b of a sample of
@@ -153,13 +145,26 @@ func callchainIn(a *Attr, b []byte) ([]byte, bool) {
 	if off > len(b) {
 		return nil, false
 	}
-	c := &cursor{b: b, off: off}
 	if a.SampleType&SampleRead != 0 {
+		c := &cursor{b: b, off: off}
 		c.bytes("read values", readSize(a.ReadFormat, c))
+		if c.err != nil {
+			return nil, false
+		}
+		off = c.off
 	}
-	n := c.u64("callchain length")
-	if c.err != nil || n > uint64(len(b)-c.off)/8 {
+	return chainAt(b, off)
+}
+
+// chainAt is the callchain whose length is the word at off of b, and
+// its words after it; false when b does not hold them.
+func chainAt(b []byte, off int) ([]byte, bool) {
+	if off < 0 || off+8 > len(b) {
 		return nil, false
 	}
-	return b[c.off : c.off+8*int(n)], true
+	n := binary.LittleEndian.Uint64(b[off:])
+	if n > uint64(len(b)-off-8)/8 {
+		return nil, false
+	}
+	return b[off+8 : off+8+8*int(n)], true
 }
