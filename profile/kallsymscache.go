@@ -268,67 +268,52 @@ func decodeKallsyms(b []byte, anchor string, at uint64) (*kernelSyms, error) {
 // (nil: none) when it holds this boot's, else read from /proc/kallsyms
 // and kept there.
 func loadKallsyms(c *cache.Cache) (*kernelSyms, error) {
-	key := ""
-	name, at, anchored := "", uint64(0), false
-	if c != nil {
-		if key = kallsymsKey(); key != "" {
-			name, at, anchored = kallsymsAnchor(kallsymsFile)
-		}
-	}
-	if anchored {
-		if b := readEntry(c, key); b != nil {
-			if ks, err := decodeKallsyms(b, name, at); err == nil {
-				return ks, nil
-			}
-		}
-	}
-	b, err := readKallsyms()
+	ks, err := keptKallsyms(c, kallsymsFile, kallsymsKey, readKallsyms)
 	if err != nil {
 		return nil, fmt.Errorf("kernel symbols: %w", err)
 	}
-	ks := parseKallsyms(b)
 	if len(ks.addrs) == 0 {
 		return nil, fmt.Errorf("kernel symbols: %s shows no addresses (kernel.kptr_restrict): kernel frames stay at their addresses", kallsymsFile)
-	}
-	// Kept only when the key is the same after the reading (no module
-	// loaded meanwhile); the anchor is read again for the same reason.
-	if c != nil && key != "" && kallsymsKey() == key {
-		if name, at, ok := kallsymsAnchor(kallsymsFile); ok {
-			writeLocalEntry(c, key, encodeKallsyms(ks, name, at))
-		}
 	}
 	return ks, nil
 }
 
-// readKallsymsKept parses the kallsyms copy at path, or takes its table
-// from c when kept there (nil c: not kept). The table is kept when the
-// copy's identity is the same after the reading.
-func readKallsymsKept(c *cache.Cache, path string) (*kernelSyms, error) {
+// copyKey is the cache key of the kallsyms copy at path: its identity,
+// "" when it is not a regular file.
+func copyKey(path string) string {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	return cache.Key(kallsymsCopyKind, path, cache.Identity(st))
+}
+
+// keptKallsyms is the table of the kallsyms file (read whole by read),
+// taken from c when kept there under the key keyOf gives ("", or a nil
+// c: not kept). A table read is kept when the key is the same after the
+// reading (no module loaded meanwhile, the copy not rewritten), relative
+// to the file's anchor, read again for the same reason.
+func keptKallsyms(c *cache.Cache, file string, keyOf func() string, read func() ([]byte, error)) (*kernelSyms, error) {
 	key := ""
 	if c != nil {
-		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-			key = cache.Key(kallsymsCopyKind, path, cache.Identity(st))
-		}
+		key = keyOf()
 	}
 	if key != "" {
-		if b := readEntry(c, key); b != nil {
-			if name, at, ok := kallsymsAnchor(path); ok {
+		if name, at, ok := kallsymsAnchor(file); ok {
+			if b := readEntry(c, key); b != nil {
 				if ks, err := decodeKallsyms(b, name, at); err == nil {
 					return ks, nil
 				}
 			}
 		}
 	}
-	b, err := os.ReadFile(path)
+	b, err := read()
 	if err != nil {
 		return nil, err
 	}
 	ks := parseKallsyms(b)
-	if key == "" || len(ks.addrs) == 0 {
-		return ks, nil
-	}
-	if st, err := os.Stat(path); err == nil && cache.Key(kallsymsCopyKind, path, cache.Identity(st)) == key {
-		if name, at, ok := kallsymsAnchor(path); ok {
+	if key != "" && len(ks.addrs) > 0 && keyOf() == key {
+		if name, at, ok := kallsymsAnchor(file); ok {
 			writeLocalEntry(c, key, encodeKallsyms(ks, name, at))
 		}
 	}

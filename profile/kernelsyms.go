@@ -70,9 +70,9 @@ func loadKernelSyms(c *cache.Cache, src kernelSource) (ks *kernelSyms, note stri
 }
 
 // readKallsymsCopy reads a copy of kallsyms (perf's, of the recording's
-// boot): from the cache when it was read before (readKallsymsKept).
+// boot): from the cache when it was read before (keptKallsyms).
 func readKallsymsCopy(c *cache.Cache, path string) (*kernelSyms, error) {
-	ks, err := readKallsymsKept(c, path)
+	ks, err := keptKallsyms(c, path, func() string { return copyKey(path) }, func() ([]byte, error) { return os.ReadFile(path) })
 	if err != nil {
 		return nil, fmt.Errorf("kernel symbols: %w", err)
 	}
