@@ -63,11 +63,14 @@ func addVec(a, b []uint64) []uint64 {
 	return a
 }
 
-func (n *Node) child(e *Elem) *Node {
+func (n *Node) child(e *Elem) *Node { return n.childLabeled(e, (*Elem).Label) }
+
+// childLabeled is child, a new child labeled by label.
+func (n *Node) childLabeled(e *Elem, label func(*Elem) string) *Node {
 	if c := n.kid(e); c != nil {
 		return c
 	}
-	c := &Node{Elem: e, Label: e.Label()}
+	c := &Node{Elem: e, Label: label(e)}
 	n.attach(c)
 	return c
 }
@@ -268,6 +271,13 @@ func (p *Profile) scopesOf(f Frame) []*Elem {
 	if path := p.indexedScopes(f); path != nil {
 		return path
 	}
+	return p.madeScopes(f)
+}
+
+// madeScopes is scopesOf of a frame outside its module's scope index:
+// the procedure and line made from the symbols and the line table, each
+// scope once.
+func (p *Profile) madeScopes(f Frame) []*Elem {
 	m := f.Mod
 	if m.kernel != nil {
 		return p.elemPath(p.kernelProc(m, f.Addr), nil)

@@ -18,16 +18,13 @@ type placer struct {
 	// address is a search of its module's scopes.
 	memo placeMemo
 	// scopes are the scopes of frames outside their module's index
-	// (made by Profile.scopesOf, which keeps them): keyed as memo.
+	// (Profile.madeScopes, which keeps them): keyed as memo.
 	scopes map[uint64][]*Elem
 	// paths is the place of each path of scopes below each scope node:
 	// frames of one scope share its path (the g++ profile's 320 thousand
 	// misses of memo are 140 thousand paths below their nodes).
 	paths placeMemo
-	// labels are the labels of scopes other than procedures (whose
-	// label is their name), each formatted once: a scope is placed below
-	// many nodes (formatting each new node's label was a third of placing
-	// the nodes of a frame-pointer profile).
+	// labels are the labels of scopes other than procedures (label).
 	labels map[*Elem]string
 }
 
@@ -72,7 +69,7 @@ func (pl *placer) place(s *stackNode) *Node {
 	if n == nil {
 		n = parent
 		for _, e := range sc {
-			n = pl.child(n, e)
+			n = n.childLabeled(e, pl.label)
 		}
 		if pkeyed {
 			pl.paths.put(parent, pk, n)
@@ -84,25 +81,22 @@ func (pl *placer) place(s *stackNode) *Node {
 	return n
 }
 
-// child is n's child of scope e, made if new.
-func (pl *placer) child(n *Node, e *Elem) *Node {
-	if c := n.kid(e); c != nil {
-		return c
+// label is e's label, each formatted once: a scope is placed below many
+// nodes (formatting each new node's label was a third of placing the
+// nodes of a frame-pointer profile); a procedure's is its name.
+func (pl *placer) label(e *Elem) string {
+	if e.Kind == ElemProc {
+		return e.Name
 	}
-	label := e.Name // a procedure's (Label)
-	if e.Kind != ElemProc {
-		var ok bool
-		if label, ok = pl.labels[e]; !ok {
-			if pl.labels == nil {
-				pl.labels = map[*Elem]string{}
-			}
-			label = e.Label()
-			pl.labels[e] = label
+	label, ok := pl.labels[e]
+	if !ok {
+		if pl.labels == nil {
+			pl.labels = map[*Elem]string{}
 		}
+		label = e.Label()
+		pl.labels[e] = label
 	}
-	c := &Node{Elem: e, Label: label}
-	n.attach(c)
-	return c
+	return label
 }
 
 // threadPlaces places every node of the tree of stacks in its thread's
@@ -152,7 +146,8 @@ func (pl *placer) scopesOf(s *stackNode, k uint64, keyed bool) []*Elem {
 	}
 	// A frame its module's index holds is a look-up of the index, cheaper
 	// than of the memo below (a map of every frame scoped).
-	if sc := pl.p.indexedScopes(pl.p.stacks.frame(s)); sc != nil {
+	f := pl.p.stacks.frame(s)
+	if sc := pl.p.indexedScopes(f); sc != nil {
 		return sc
 	}
 	if keyed {
@@ -160,7 +155,7 @@ func (pl *placer) scopesOf(s *stackNode, k uint64, keyed bool) []*Elem {
 			return sc
 		}
 	}
-	sc := pl.p.scopesOf(pl.p.stacks.frame(s))
+	sc := pl.p.madeScopes(f)
 	if keyed {
 		if pl.scopes == nil {
 			pl.scopes = map[uint64][]*Elem{}
