@@ -3,7 +3,7 @@
 // each cycle keeps, so a warm report, whose heap grows to 60 MiB, ran
 // eight cycles in its first 50 ms, each stopping its goroutines and
 // marking a heap that was nearly all live. With a floor the heap grows
-// to it uncollected; past it the collector paces as GOGC says.
+// to it uncollected; past it the collector paces as its caller says.
 //
 // The floor is kept by setting the GC percentage after each cycle (a
 // finalizer of an object dropped at once runs after the cycle that finds
@@ -26,23 +26,25 @@ const defaultHeapMinimum = 4 << 20
 var (
 	once  sync.Once
 	floor uint64
-	base  int
+	base  int // the percentage past the floor
+	cur   int // the percentage in effect
 )
 
 // Set keeps the collector from running before the heap reaches min
-// bytes, once per process. It does nothing when GOGC is set (the user's
-// own pacing) or the collector is off.
-func Set(min uint64) {
+// bytes, once per process; past it a cycle runs when the heap has grown
+// by pct percent over what the last one kept (GOGC's meaning). It does
+// nothing when GOGC is set (the user's own pacing) or the collector is
+// off.
+func Set(min uint64, pct int) {
 	once.Do(func() {
 		if os.Getenv("GOGC") != "" {
 			return
 		}
-		base = debug.SetGCPercent(100)
-		if base < 0 {
-			debug.SetGCPercent(base)
+		if old := debug.SetGCPercent(pct); old < 0 {
+			debug.SetGCPercent(old)
 			return
 		}
-		floor = min
+		base, cur, floor = pct, pct, min
 		if adjust() {
 			arm()
 		}
@@ -68,15 +70,26 @@ func arm() {
 // reports whether the floor still holds the goal up (the live heap is
 // below it), after which no cycle needs watching.
 func adjust() bool {
-	// The heap allocated just after a cycle: what it kept, and what is
-	// not swept yet (so at most a goal lower than the floor's). Not
-	// runtime/metrics' live heap: its package's start took 0.6 ms of
-	// every bloop command's.
+	// The live heap from the goal the last cycle set with the percentage
+	// then in effect. Not HeapAlloc: the finalizer runs when the
+	// goroutines let it, by when the heap has grown past what the cycle
+	// kept; read as live, it put the goal below the floor and stopped
+	// the watch (a cold report ran seven cycles below the floor). Not
+	// runtime/metrics' live heap either: its package's start took 0.6 ms
+	// of every bloop command's.
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	pct := percent(ms.HeapAlloc, floor, base)
+	pct := percent(liveFrom(ms.NextGC, cur), floor, base)
 	debug.SetGCPercent(pct)
+	cur = pct
 	return pct != base
+}
+
+// liveFrom is the live heap a cycle kept when it set goal at pct percent
+// (the runtime's minimum goal, for a smaller heap, gives at most that
+// minimum).
+func liveFrom(goal uint64, pct int) uint64 {
+	return goal * 100 / uint64(100+pct)
 }
 
 // percent is the GC percentage that puts the next goal at the floor
