@@ -40,6 +40,15 @@ func (l *chunked[T]) release(k uint32) {
 	}
 }
 
+// flat is the elements in order, in one slice.
+func (l *chunked[T]) flat() []T {
+	out := make([]T, 0, l.n)
+	for _, c := range l.chunks {
+		out = append(out, c...)
+	}
+	return out
+}
+
 // all calls yield with each element in order, until it returns false.
 func (l *chunked[T]) all(yield func(*T) bool) {
 	for _, c := range l.chunks {
