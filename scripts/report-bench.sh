@@ -113,11 +113,16 @@ CEOF
 fi
 
 # timed NAME CMD...: one run; appends "wall_s peak_kib cpu_s" to $tmp/NAME.
+# timed runs a command: its wall time from the clock in nanoseconds
+# (time's %e has centiseconds: a 0.17 s report against 1.70 s read as
+# 0.10x whether it was 0.096x or 0.104x), its peak and CPU from time.
 timed() {
-  local name=$1; shift
-  /usr/bin/time -f '%e %M %U %S' -o "$tmp/t" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" \
+  local name=$1 t0 t1; shift
+  t0=$(date +%s%N)
+  /usr/bin/time -f '%M %U %S' -o "$tmp/t" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" \
     || { echo "report-bench: $name failed:" >&2; cat "$tmp/$name.err" >&2; exit 1; }
-  cat "$tmp/t" >>"$tmp/$name"
+  t1=$(date +%s%N)
+  echo "$(((t1 - t0) / 1000))e-6 $(cat "$tmp/t")" >>"$tmp/$name"
 }
 perfcmd=(perf report -i "$data" --stdio --no-children --sort dso,sym)
 cold=("$tmp/bloop" report --nocache --no-debuginfod "$data")
@@ -187,12 +192,12 @@ def line(label, r, base=perf):
     m = statistics.median(x[1] for x in r) / 1024
     c = statistics.median(x[2] for x in r)
     if base is None:
-        print(f"{label:34} {w:7.2f} {m:7.0f} {c:7.2f}")
+        print(f"{label:34} {w:7.3f} {m:7.0f} {c:7.2f}")
         return
     rw = statistics.median(a[0] / b[0] for a, b in zip(r, base))
     rm = statistics.median(a[1] / b[1] for a, b in zip(r, base))
     rc = statistics.median(a[2] / max(b[2], 0.01) for a, b in zip(r, base))
-    print(f"{label:34} {w:7.2f} {m:7.0f} {c:7.2f} {rw:12.2f} {rm:12.2f} {rc:11.2f}")
+    print(f"{label:34} {w:7.3f} {m:7.0f} {c:7.2f} {rw:12.3f} {rm:12.2f} {rc:11.2f}")
 line("perf report --no-children", perf)
 for key, label in [("cold", "bloop report --nocache"), ("warm", "bloop report (cache warm)"),
                    ("bcold", "before: bloop report --nocache"), ("bwarm", "before: bloop report (warm)")]:
