@@ -24,11 +24,20 @@ import (
 const defaultHeapMinimum = 4 << 20
 
 var (
-	once  sync.Once
+	once sync.Once
+	// mu orders the adjustments; current is the watch Set started, and
+	// a finalizer of another (a test that sets again) stops.
+	mu      sync.Mutex
+	current *watch
+)
+
+// watch is the floor kept: the finalizer's goroutine adjusts it after
+// each cycle.
+type watch struct {
 	floor uint64
 	base  int // the percentage past the floor
 	cur   int // the percentage in effect
-)
+}
 
 // Set keeps the collector from running before the heap reaches min
 // bytes, once per process; past it a cycle runs when the heap has grown
@@ -40,13 +49,18 @@ func Set(min uint64, pct int) {
 		if os.Getenv("GOGC") != "" {
 			return
 		}
+		// Under mu, so that the percentage is set by no other watch
+		// between this one's setting and its reading.
+		mu.Lock()
+		defer mu.Unlock()
 		if old := debug.SetGCPercent(pct); old < 0 {
 			debug.SetGCPercent(old)
 			return
 		}
-		base, cur, floor = pct, pct, min
-		if adjust() {
-			arm()
+		w := &watch{floor: min, base: pct, cur: pct}
+		current = w
+		if w.adjust() {
+			w.arm()
 		}
 	})
 }
@@ -58,18 +72,21 @@ type sentinel struct {
 	_ [16]byte
 }
 
-func arm() {
+func (w *watch) arm() {
 	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
-		if adjust() {
-			arm()
+		mu.Lock()
+		more := current == w && w.adjust()
+		mu.Unlock()
+		if more {
+			w.arm()
 		}
 	})
 }
 
 // adjust sets the percentage for the heap the last cycle kept; it
 // reports whether the floor still holds the goal up (the live heap is
-// below it), after which no cycle needs watching.
-func adjust() bool {
+// below it), after which no cycle needs watching. mu is held.
+func (w *watch) adjust() bool {
 	// The live heap from the goal the last cycle set with the percentage
 	// then in effect. Not HeapAlloc: the finalizer runs when the
 	// goroutines let it, by when the heap has grown past what the cycle
@@ -79,10 +96,10 @@ func adjust() bool {
 	// of every bloop command's.
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	pct := percent(liveFrom(ms.NextGC, cur), floor, base)
+	pct := percent(liveFrom(ms.NextGC, w.cur), w.floor, w.base)
 	debug.SetGCPercent(pct)
-	cur = pct
-	return pct != base
+	w.cur = pct
+	return pct != w.base
 }
 
 // liveFrom is the live heap a cycle kept when it set goal at pct percent
