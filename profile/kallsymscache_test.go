@@ -230,13 +230,7 @@ func TestKallsymsCopyKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyOf := func() string {
-		st, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cache.Key(kallsymsCopyKind, path, cache.Identity(st))
-	}
+	keyOf := func() string { return copyKey(path) }
 	for i, b := range []uint64{base, base + 0x2e00000} {
 		write(kallsymsText(b, true, "copy_fn"))
 		want := parseKallsyms([]byte(kallsymsText(b, true, "copy_fn")))
