@@ -2,6 +2,7 @@ package profile
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 	"sort"
 	"strings"
@@ -14,58 +15,124 @@ import (
 // kallsymsFile lists the running kernel's symbols.
 var kallsymsFile = "/proc/kallsyms"
 
-// kernelSyms are the kernel's text symbols by address.
+// kernelSyms are the kernel's text symbols by address. They are held in
+// the form the cache stores them in (kallsymscache.go), so that a stored
+// table is used where it was read, not decoded: 121,000 symbols decoded
+// into slices of addresses and names took 2 to 10 ms of a warm report's
+// opening, beside the modules' (and 3 MB of pointers for the collector
+// to scan).
 type kernelSyms struct {
-	addrs []uint64
-	names []string
-	// aliases are the other names listed at an address of addrs, at
-	// aliasAt: _text and _stext are one address, either first.
-	aliases []string
-	aliasAt []uint64
+	syms symList
+	// aliases are the other names listed at an address of syms: _text
+	// and _stext are one address, either first.
+	aliases symList
+}
+
+// symList is symbols in ascending order of address: symbol i is at base
+// plus the i-th little-endian word of addrs (modulo 2^64), and is named
+// by the i-th pair of little-endian 32-bit words of refs, an offset and
+// a length in text.
+type symList struct {
+	base  uint64
+	addrs []byte
+	refs  []byte
+	text  string
+}
+
+func (l *symList) len() int { return len(l.addrs) / 8 }
+
+func (l *symList) addr(i int) uint64 { return l.base + binary.LittleEndian.Uint64(l.addrs[8*i:]) }
+
+func (l *symList) name(i int) string {
+	r := l.refs[8*i : 8*i+8]
+	off, n := binary.LittleEndian.Uint32(r), binary.LittleEndian.Uint32(r[4:])
+	return l.text[off : off+n]
+}
+
+// add appends a symbol at addr named by the n bytes at off in text.
+func (l *symList) add(addr uint64, off, n int) {
+	l.addrs = binary.LittleEndian.AppendUint64(l.addrs, addr-l.base)
+	l.refs = binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(l.refs, uint32(off)), uint32(n))
+}
+
+// index is the index of the symbol named name, -1 if none.
+func (l *symList) index(name string) int {
+	for i := range l.len() {
+		if l.name(i) == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// symbol is a symbol's address and name, for building and comparing
+// tables.
+type symbol struct {
+	addr uint64
+	name string
+}
+
+// list is l's symbols.
+func (l *symList) list() []symbol {
+	out := make([]symbol, l.len())
+	for i := range out {
+		out[i] = symbol{l.addr(i), l.name(i)}
+	}
+	return out
+}
+
+// newKernelSyms makes the table of syms, sorted by address (stably: the
+// first listed at an address names it, the others are its aliases),
+// their names copied into one text.
+func newKernelSyms(syms []symbol) *kernelSyms {
+	less := func(a, b symbol) int { return cmp.Compare(a.addr, b.addr) }
+	if !slices.IsSortedFunc(syms, less) { // the kernel lists its own in order, modules after
+		slices.SortStableFunc(syms, less)
+	}
+	size := 0
+	for _, s := range syms {
+		size += len(s.name)
+	}
+	text := make([]byte, 0, size)
+	ks := &kernelSyms{}
+	ks.syms.addrs, ks.syms.refs = make([]byte, 0, 8*len(syms)), make([]byte, 0, 8*len(syms))
+	for i, s := range syms {
+		l := &ks.syms
+		if i > 0 && syms[i-1].addr == s.addr {
+			l = &ks.aliases
+		}
+		l.add(s.addr, len(text), len(s.name))
+		text = append(text, s.name...)
+	}
+	t := unsafe.String(unsafe.SliceData(text), len(text)) // not written again
+	ks.syms.text, ks.aliases.text = t, t
+	return ks
 }
 
 // parseKallsyms reads /proc/kallsyms lines ("address type name
 // [module]"), keeping text symbols with an address: all are zero when
-// kernel.kptr_restrict hides them. b must not change afterwards: the
-// names are parts of it, not copies (a copy per name was a third of the
-// parsing of 120,000 lines, and one of the whole 5 MB a fifth).
+// kernel.kptr_restrict hides them.
 func parseKallsyms(b []byte) *kernelSyms {
-	type sym struct {
-		addr uint64
-		name string
-	}
-	syms := make([]sym, 0, len(b)/40) // a line is about 45 bytes
+	syms := make([]symbol, 0, len(b)/40) // a line is about 45 bytes
+	// The names are parts of b until copied into the table: a string
+	// each was a third of the parsing of 120,000 lines.
 	for text := unsafe.String(unsafe.SliceData(b), len(b)); text != ""; {
 		var line string
 		line, text, _ = strings.Cut(text, "\n")
 		if name, a, ok := textSymbol(line); ok {
-			syms = append(syms, sym{a, name})
+			syms = append(syms, symbol{a, name})
 		}
 	}
-	less := func(a, b sym) int { return cmp.Compare(a.addr, b.addr) }
-	if !slices.IsSortedFunc(syms, less) { // the kernel lists its own in order, modules after
-		slices.SortStableFunc(syms, less)
-	}
-	ks := &kernelSyms{addrs: make([]uint64, 0, len(syms)), names: make([]string, 0, len(syms))}
-	for _, s := range syms {
-		if n := len(ks.addrs); n > 0 && ks.addrs[n-1] == s.addr {
-			// Aliases: frames get the first name listed.
-			ks.aliases, ks.aliasAt = append(ks.aliases, s.name), append(ks.aliasAt, s.addr)
-			continue
-		}
-		ks.addrs = append(ks.addrs, s.addr)
-		ks.names = append(ks.names, s.name)
-	}
-	return ks
+	return newKernelSyms(syms)
 }
 
 // addrOf returns the address of the symbol name.
 func (k *kernelSyms) addrOf(name string) (uint64, bool) {
-	if i := slices.Index(k.names, name); i >= 0 {
-		return k.addrs[i], true
+	if i := k.syms.index(name); i >= 0 {
+		return k.syms.addr(i), true
 	}
-	if i := slices.Index(k.aliases, name); i >= 0 {
-		return k.aliasAt[i], true
+	if i := k.aliases.index(name); i >= 0 {
+		return k.aliases.addr(i), true
 	}
 	return 0, false
 }
@@ -75,11 +142,15 @@ func (k *kernelSyms) lookup(addr uint64) (name string, start uint64, ok bool) {
 	if k == nil {
 		return "", 0, false
 	}
-	i := sort.Search(len(k.addrs), func(i int) bool { return k.addrs[i] > addr }) - 1
-	if i < 0 || k.names[i] == "" {
-		return "", 0, false // below the first, or past a moved table's text
+	l := &k.syms
+	i := sort.Search(l.len(), func(i int) bool { return l.addr(i) > addr }) - 1
+	if i < 0 {
+		return "", 0, false // below the first
 	}
-	return k.names[i], k.addrs[i], true
+	if name = l.name(i); name == "" {
+		return "", 0, false // past a moved table's text
+	}
+	return name, l.addr(i), true
 }
 
 // kernelLoad reads the recording kernel's symbols (loadKernelSyms) once,

@@ -8,12 +8,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"bloop/cache"
-	"bloop/internal/varint"
 )
 
 // Reading /proc/kallsyms (5 MB the kernel writes out symbol by symbol)
@@ -39,14 +40,15 @@ var (
 )
 
 const (
-	kallsymsKind  = "kernel symbols 2"
-	kallsymsMagic = "bloop kernel symbols 2\n"
+	kallsymsKind  = "kernel symbols 3"
+	kallsymsMagic = "bloop kernel symbols 3\n"
 	// A copy of kallsyms (perf's, in its build-id cache) is kept by the
 	// copy's identity: read and parsed, 5 MB were 10 ms of CPU and 11 MB
 	// of garbage in each report of a recording with kernel frames, where
-	// the stored table takes 2.5 ms. Its addresses are kept relative to
-	// the copy's first text symbol, as the running kernel's are.
-	kallsymsCopyKind = "kernel symbols copy 1"
+	// the stored table, mapped where it lies, takes under 1 ms. Its
+	// addresses are kept relative to the copy's first text symbol, as
+	// the running kernel's are.
+	kallsymsCopyKind = "kernel symbols copy 2"
 )
 
 // kallsymsKey is the cache key of the running kernel's symbols, "" when
@@ -192,74 +194,81 @@ func readKallsyms() ([]byte, error) {
 	}
 }
 
-// encodeKallsyms: the anchor's name, then each symbol's address as the
-// gap from the previous one (the first: from the anchor, zigzag) and its
-// name, then the aliases: each one's address from the anchor (zigzag)
-// and name.
+// encodeKallsyms stores ks as its table is held (symList), the
+// addresses less the anchor's: the anchor's name (a length and the
+// bytes), the number of symbols, of aliases and the length of the text
+// (8 bytes each), then the symbols' address words and name references,
+// the aliases' and the text (the names only).
 func encodeKallsyms(ks *kernelSyms, anchor string, at uint64) []byte {
-	b := appendStr([]byte(kallsymsMagic), anchor)
-	b = binary.AppendUvarint(b, uint64(len(ks.addrs)))
-	prev := at
-	for i, a := range ks.addrs {
-		if i == 0 {
-			b = binary.AppendVarint(b, int64(a-at))
-		} else {
-			b = binary.AppendUvarint(b, a-prev)
+	le := binary.LittleEndian
+	b := le.AppendUint32([]byte(kallsymsMagic), uint32(len(anchor)))
+	b = append(b, anchor...)
+	size := 0
+	for _, l := range []*symList{&ks.syms, &ks.aliases} {
+		for i := range l.len() {
+			size += len(l.name(i))
 		}
-		prev = a
-		b = appendStr(b, ks.names[i])
 	}
-	b = binary.AppendUvarint(b, uint64(len(ks.aliases)))
-	for i, name := range ks.aliases {
-		b = binary.AppendVarint(b, int64(ks.aliasAt[i]-at))
-		b = appendStr(b, name)
+	b = le.AppendUint64(le.AppendUint64(le.AppendUint64(b, uint64(ks.syms.len())), uint64(ks.aliases.len())), uint64(size))
+	text := make([]byte, 0, size)
+	for _, l := range []*symList{&ks.syms, &ks.aliases} {
+		for i := range l.len() {
+			b = le.AppendUint64(b, l.addr(i)-at)
+		}
+		for i := range l.len() {
+			name := l.name(i)
+			b = le.AppendUint32(le.AppendUint32(b, uint32(len(text))), uint32(len(name)))
+			text = append(text, name...)
+		}
 	}
-	return b
+	return append(b, text...)
 }
 
-func appendStr(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
-
-// decodeKallsyms reads a stored table whose anchor is at address at
-// now; an error when it is damaged or has another anchor.
+// decodeKallsyms takes a stored table whose anchor is at address at now,
+// read in place (b must not change afterwards); an error when it is
+// damaged or has another anchor.
 func decodeKallsyms(b []byte, anchor string, at uint64) (*kernelSyms, error) {
+	le := binary.LittleEndian
 	rest, ok := bytes.CutPrefix(b, []byte(kallsymsMagic))
 	if !ok {
 		return nil, fmt.Errorf("not stored kernel symbols")
 	}
-	// One string holds every name; each symbol's is a slice of it.
-	all := string(rest)
-	r := &varint.Reader{B: rest}
-	str := func() string {
-		b := r.Bytes()
-		off := len(rest) - len(r.B) - len(b)
-		return all[off : off+len(b)]
+	if len(rest) < 4 || uint64(len(rest)-4) < uint64(le.Uint32(rest)) {
+		return nil, fmt.Errorf("stored kernel symbols: truncated")
 	}
-	if name := str(); r.Err != nil || name != anchor {
+	n := le.Uint32(rest)
+	if string(rest[4:4+n]) != anchor {
 		return nil, fmt.Errorf("stored kernel symbols of another anchor")
 	}
-	n := r.Count()
-	ks := &kernelSyms{addrs: make([]uint64, n), names: make([]string, n)}
-	prev := at
-	for i := range ks.addrs {
-		if i == 0 {
-			prev = at + uint64(r.Int())
-		} else {
-			prev += r.Uint()
-		}
-		ks.addrs[i] = prev
-		ks.names[i] = str()
+	rest = rest[4+n:]
+	if len(rest) < 24 {
+		return nil, fmt.Errorf("stored kernel symbols: truncated")
 	}
-	if n := r.Count(); n > 0 {
-		ks.aliases, ks.aliasAt = make([]string, n), make([]uint64, n)
-		for i := range ks.aliases {
-			ks.aliasAt[i] = at + uint64(r.Int())
-			ks.aliases[i] = str()
+	nsyms, naliases, size := le.Uint64(rest), le.Uint64(rest[8:]), le.Uint64(rest[16:])
+	rest = rest[24:]
+	if nsyms > uint64(len(rest))/16 || naliases > uint64(len(rest))/16 || size > math.MaxUint32 ||
+		16*(nsyms+naliases)+size != uint64(len(rest)) {
+		return nil, fmt.Errorf("stored kernel symbols: %d bytes for %d symbols, %d aliases and %d of names", len(rest), nsyms, naliases, size)
+	}
+	text := unsafe.String(unsafe.SliceData(rest[16*(nsyms+naliases):]), int(size))
+	ks := &kernelSyms{}
+	for _, t := range []struct {
+		l *symList
+		n uint64
+	}{{&ks.syms, nsyms}, {&ks.aliases, naliases}} {
+		*t.l = symList{base: at, addrs: rest[:8*t.n], refs: rest[8*t.n : 16*t.n], text: text}
+		rest = rest[16*t.n:]
+		for i := range int(t.n) {
+			r := t.l.refs[8*i:]
+			if uint64(le.Uint32(r))+uint64(le.Uint32(r[4:])) > size {
+				return nil, fmt.Errorf("stored kernel symbols: a name past the text")
+			}
 		}
 	}
-	if err := r.End(); err != nil {
-		return nil, fmt.Errorf("stored kernel symbols: %w", err)
+	for i := 1; i < ks.syms.len(); i++ {
+		if ks.syms.addr(i) < ks.syms.addr(i-1) {
+			return nil, fmt.Errorf("stored kernel symbols: not in order of address")
+		}
 	}
 	return ks, nil
 }
@@ -272,7 +281,7 @@ func loadKallsyms(c *cache.Cache) (*kernelSyms, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kernel symbols: %w", err)
 	}
-	if len(ks.addrs) == 0 {
+	if ks.syms.len() == 0 {
 		return nil, fmt.Errorf("kernel symbols: %s shows no addresses (kernel.kptr_restrict): kernel frames stay at their addresses", kallsymsFile)
 	}
 	return ks, nil
@@ -300,7 +309,9 @@ func keptKallsyms(c *cache.Cache, file string, keyOf func() string, read func() 
 	}
 	if key != "" {
 		if name, at, ok := kallsymsAnchor(file); ok {
-			if b := readEntry(c, key); b != nil {
+			// Mapped: a report reads the names of the few symbols its
+			// kernel frames are in, not the 2.5 MB of all.
+			if b := mapEntry(c, key); b != nil {
 				if ks, err := decodeKallsyms(b, name, at); err == nil {
 					return ks, nil
 				}
@@ -312,7 +323,7 @@ func keptKallsyms(c *cache.Cache, file string, keyOf func() string, read func() 
 		return nil, err
 	}
 	ks := parseKallsyms(b)
-	if key != "" && len(ks.addrs) > 0 && keyOf() == key {
+	if key != "" && ks.syms.len() > 0 && keyOf() == key {
 		if name, at, ok := kallsymsAnchor(file); ok {
 			writeLocalEntry(c, key, encodeKallsyms(ks, name, at))
 		}

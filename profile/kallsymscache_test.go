@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,6 +39,15 @@ func kallsymsText(base uint64, mod bool, extra ...string) string {
 	return b.String()
 }
 
+// sameSyms reports whether two tables hold the same symbols and
+// aliases, however they are held (parsed, or read where stored).
+func sameSyms(a, b *kernelSyms) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return reflect.DeepEqual(a.syms.list(), b.syms.list()) && reflect.DeepEqual(a.aliases.list(), b.aliases.list())
+}
+
 // TestKallsymsCache: the kernel's symbols are read from the cache while
 // the boot, the release and the modules' places are the same, whatever
 // the load address (kept relative to the first text symbol), and read
@@ -64,7 +74,7 @@ func TestKallsymsCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := parseKallsyms([]byte(kallsymsText(base, true)))
-	if !reflect.DeepEqual(first, want) {
+	if !sameSyms(first, want) {
 		t.Fatalf("first reading %v, want %v", first, want)
 	}
 	// From here on the file has a symbol more than the kept table: the
@@ -103,11 +113,11 @@ func TestKallsymsCache(t *testing.T) {
 			if tc.fromCache {
 				want = parseKallsyms([]byte(kallsymsText(tc.base, true)))
 			}
-			if !reflect.DeepEqual(got, want) {
+			if !sameSyms(got, want) {
 				t.Errorf("got %v, want %v", got, want)
 			}
 			// What a fresh reading kept, the next one finds.
-			if again, err := loadKallsyms(c); err != nil || !reflect.DeepEqual(again, got) {
+			if again, err := loadKallsyms(c); err != nil || !sameSyms(again, got) {
 				t.Errorf("second reading %v (%v), want %v", again, err, got)
 			}
 			// Back to the first state's table for the next case.
@@ -148,7 +158,7 @@ func TestKallsymsCacheRefuses(t *testing.T) {
 	writeLocalEntry(c, kallsymsKey(), b[:len(b)-3])
 	os.WriteFile(filepath.Join(dir, "kallsyms"), []byte(kallsymsText(0xffffffff81000000, false, "x")), 0o644)
 	got, err := loadKallsyms(c)
-	if err != nil || !reflect.DeepEqual(got, parseKallsyms([]byte(kallsymsText(0xffffffff81000000, false, "x")))) {
+	if err != nil || !sameSyms(got, parseKallsyms([]byte(kallsymsText(0xffffffff81000000, false, "x")))) {
 		t.Errorf("damaged entry: %v (%v)", got, err)
 	}
 	// No boot id: nothing kept, the file read each time.
@@ -158,7 +168,7 @@ func TestKallsymsCacheRefuses(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "kallsyms"), []byte(kallsymsText(0xffffffff81000000, false, "y")), 0o644)
 	got, err = loadKallsyms(c)
-	if err != nil || !reflect.DeepEqual(got, parseKallsyms([]byte(kallsymsText(0xffffffff81000000, false, "y")))) {
+	if err != nil || !sameSyms(got, parseKallsyms([]byte(kallsymsText(0xffffffff81000000, false, "y")))) {
 		t.Errorf("no boot id: %v (%v)", got, err)
 	}
 }
@@ -169,7 +179,7 @@ func TestKallsymsRoundTrip(t *testing.T) {
 	ks := parseKallsyms([]byte(kallsymsText(0xffffffff81000000, true, "a", "b")))
 	b := encodeKallsyms(ks, "_text", 0xffffffff81000000)
 	got, err := decodeKallsyms(b, "_text", 0xffffffff81000000)
-	if err != nil || !reflect.DeepEqual(got, ks) {
+	if err != nil || !sameSyms(got, ks) {
 		t.Fatalf("round trip: %v (%v)", got, err)
 	}
 	if _, err := decodeKallsyms(b, "_stext", 0xffffffff81000000); err == nil {
@@ -180,6 +190,71 @@ func TestKallsymsRoundTrip(t *testing.T) {
 			t.Fatalf("truncated to %d of %d bytes: accepted", n, len(b))
 		}
 	}
+}
+
+// TestKallsymsDamaged: a stored table whose name runs past its text,
+// or whose addresses are out of order, is refused, not read.
+func TestKallsymsDamaged(t *testing.T) {
+	ks := parseKallsyms([]byte(kallsymsText(0xffffffff81000000, true, "a", "b")))
+	b := encodeKallsyms(ks, "_text", 0xffffffff81000000)
+	if _, err := decodeKallsyms(b, "_text", 0xffffffff81000000); err != nil {
+		t.Fatal(err)
+	}
+	// The header: magic, anchor (4 + 5 bytes), counts (24 bytes).
+	head := len(kallsymsMagic) + 4 + len("_text") + 24
+	n := ks.syms.len()
+	for _, tc := range []struct {
+		name string
+		at   int // offset in b of a 32- or 64-bit word set to v
+		v    uint64
+		want string
+	}{
+		{"name past the text", head + 8*n + 4, 1 << 20, "past the text"},
+		{"alias past the text", head + 16*n + 8*ks.aliases.len(), 1 << 20, "past the text"},
+		{"out of order", head + 8, 1 << 40, "not in order"},
+		{"symbols counted wrong", head - 24, uint64(n + 1), "bytes for"},
+	} {
+		bad := append([]byte(nil), b...)
+		if strings.Contains(tc.name, "past") {
+			binary.LittleEndian.PutUint32(bad[tc.at:], uint32(tc.v))
+		} else {
+			binary.LittleEndian.PutUint64(bad[tc.at:], tc.v)
+		}
+		if _, err := decodeKallsyms(bad, "_text", 0xffffffff81000000); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// FuzzDecodeKallsyms: a stored table is input too (a disk can corrupt
+// it): any bytes are refused or give a table whose look-ups answer, and
+// which stores to the same bytes.
+func FuzzDecodeKallsyms(f *testing.F) {
+	f.Add(encodeKallsyms(parseKallsyms([]byte(kallsymsText(0xffffffff81000000, true, "a", "b"))), "_text", 0xffffffff81000000))
+	f.Add([]byte(kallsymsMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		const at = 0xffffffff81000000
+		ks, err := decodeKallsyms(b, "_text", at)
+		if err != nil {
+			return
+		}
+		for i := range ks.syms.len() {
+			// The symbol found at a symbol's address starts there (it or
+			// another at the same address), unless it has no name.
+			a := ks.syms.addr(i)
+			if name, start, ok := ks.lookup(a); ok != (name != "") || ok && start != a {
+				t.Fatalf("symbol %d at %#x: looked up as %q at %#x (%v)", i, a, name, start, ok)
+			}
+		}
+		ks.lookup(0)
+		ks.lookup(^uint64(0))
+		ks.addrOf("_etext")
+		again := encodeKallsyms(ks, "_text", at)
+		ks2, err := decodeKallsyms(again, "_text", at)
+		if err != nil || !sameSyms(ks, ks2) {
+			t.Fatalf("a decoded table does not decode the same once stored again: %v", err)
+		}
+	})
 }
 
 // TestTextSymbol: a kallsyms line's text symbol, its fields separated by
@@ -242,14 +317,14 @@ func TestKallsymsCopyKept(t *testing.T) {
 			if err != nil {
 				t.Fatalf("copy %d, from %s: %v", i, from, err)
 			}
-			if !reflect.DeepEqual(got, want) {
+			if !sameSyms(got, want) {
 				t.Errorf("copy %d, from %s: %+v, want %+v", i, from, got, want)
 			}
 			if readEntry(c, keyOf()) == nil {
 				t.Fatalf("copy %d: not kept after reading %s", i, from)
 			}
 		}
-		if got, _ := readKallsymsCopy(nil, path); !reflect.DeepEqual(got, want) {
+		if got, _ := readKallsymsCopy(nil, path); !sameSyms(got, want) {
 			t.Errorf("copy %d without a cache: %+v, want %+v", i, got, want)
 		}
 	}

@@ -76,7 +76,7 @@ func readKallsymsCopy(c *cache.Cache, path string) (*kernelSyms, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kernel symbols: %w", err)
 	}
-	if len(ks.addrs) == 0 {
+	if ks.syms.len() == 0 {
 		return nil, fmt.Errorf("kernel symbols: %s lists no text symbol with an address: kernel frames stay at their addresses", path)
 	}
 	return ks, nil
@@ -131,19 +131,16 @@ func (k kernelText) relocate(ks *kernelSyms) (*kernelSyms, bool) {
 		return nil, false
 	}
 	delta := k.addr - lo
-	moved := &kernelSyms{}
-	for i, a := range ks.addrs {
-		if lo <= a && a < hi {
-			moved.addrs, moved.names = append(moved.addrs, a+delta), append(moved.names, ks.names[i])
-		}
-	}
-	for i, a := range ks.aliasAt {
-		if lo <= a && a < hi {
-			moved.aliasAt, moved.aliases = append(moved.aliasAt, a+delta), append(moved.aliases, ks.aliases[i])
+	var syms []symbol
+	for _, l := range []*symList{&ks.syms, &ks.aliases} {
+		for i := range l.len() {
+			if a := l.addr(i); lo <= a && a < hi {
+				syms = append(syms, symbol{a + delta, l.name(i)})
+			}
 		}
 	}
 	// Past the text: no symbol (lookup).
-	moved.addrs, moved.names = append(moved.addrs, hi+delta), append(moved.names, "")
+	moved := newKernelSyms(append(syms, symbol{hi + delta, ""}))
 	return moved, true
 }
 

@@ -127,7 +127,7 @@ func compareWithPerf(t *testing.T, p *Profile, rows []perfRow) float64 {
 	selves := procSelves(p)
 	unusable := map[string]bool{}
 	for _, m := range p.Modules {
-		if m.Err != nil || m.kernel != nil && len(m.kernel.addrs) == 0 {
+		if m.Err != nil || m.kernel != nil && m.kernel.syms.len() == 0 {
 			unusable[m.Name] = true
 		}
 	}
