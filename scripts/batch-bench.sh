@@ -24,7 +24,7 @@ dir=${1:-/usr/lib/x86_64-linux-gnu}
 tmp=$(mktemp -d)
 nginx_pid=""
 trap '[ -z "$nginx_pid" ] || kill "$nginx_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-go build -o "$tmp/bloop" ./cmd/bloop
+CGO_ENABLED=0 go build -o "$tmp/bloop" ./cmd/bloop
 b=$tmp/bloop
 
 # timed NAME CMD...: runs CMD under /usr/bin/time -v; sets wall_NAME, rss_NAME (MB).

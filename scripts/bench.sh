@@ -23,7 +23,7 @@ while getopts n:bt: opt; do
   esac
 done
 shift $((OPTIND - 1))
-go build -o /tmp/bloop-bench ./cmd/bloop
+CGO_ENABLED=0 go build -o /tmp/bloop-bench ./cmd/bloop
 if [ $# -gt 0 ]; then
   bins=("$@")
 else

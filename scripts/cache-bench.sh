@@ -13,7 +13,7 @@ bin=${1:-/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30}
 [ -f "$bin" ] || { echo "cache-bench: $bin missing" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/bloop" ./cmd/bloop
+CGO_ENABLED=0 go build -o "$tmp/bloop" ./cmd/bloop
 "$tmp/bloop" struct -q --nocache -o "$tmp/plain.hpcstruct" "$bin"
 miss=() hit=()
 for i in $(seq "$RUNS"); do

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/bloop" ./cmd/bloop
+CGO_ENABLED=0 go build -o "$tmp/bloop" ./cmd/bloop
 b=$tmp/bloop
 
 pairs=()

@@ -27,7 +27,7 @@ FREQ=${FREQ:-1000}
 read -ra record_flags <<<"${RECORD_FLAGS:-}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/bloop" ./cmd/bloop
+CGO_ENABLED=0 go build -o "$tmp/bloop" ./cmd/bloop
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 

@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -pgo=off -o "$tmp/bloop" ./cmd/bloop
+CGO_ENABLED=0 go build -pgo=off -o "$tmp/bloop" ./cmd/bloop
 b=$tmp/bloop
 mkdir "$tmp/prof"
 g++ -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o "$tmp/fpwork" testdata/prof/fpwork.cpp

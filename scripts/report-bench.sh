@@ -34,7 +34,7 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/bloop" ./cmd/bloop
+CGO_ENABLED=0 go build -o "$tmp/bloop" ./cmd/bloop
 data=${1:-}
 if [ -z "$data" ] && [ "${FP:-}" = prog ]; then
   data=$tmp/perf.data
@@ -51,7 +51,7 @@ fi
 if [ -n "${BEFORE:-}" ]; then
   mkdir "$tmp/before"
   git archive "$BEFORE" | tar -x -C "$tmp/before"
-  (cd "$tmp/before" && go build -o "$tmp/bloop-before" ./cmd/bloop)
+  (cd "$tmp/before" && CGO_ENABLED=0 go build -o "$tmp/bloop-before" ./cmd/bloop)
 fi
 measdirs=() # "NAME DIR": the measurement directories timed
 [ -n "${MEAS:-}" ] && measdirs+=("meas $MEAS")

@@ -25,7 +25,7 @@ shift $((OPTIND - 1))
 libdir=${1:-/usr/lib/x86_64-linux-gnu}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/bloop" ./cmd/bloop
+CGO_ENABLED=0 go build -o "$tmp/bloop" ./cmd/bloop
 b=$tmp/bloop
 
 # 1. The tree: regular files only (links would name the same file twice).

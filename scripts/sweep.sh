@@ -34,7 +34,7 @@ work=$(mktemp -d)
 # binary.
 trap 'rm -rf "$work"' EXIT
 trap 'trap - INT TERM; kill 0' INT TERM
-go build -o "$work/bloop" ./cmd/bloop
+CGO_ENABLED=0 go build -o "$work/bloop" ./cmd/bloop
 [ -n "$results" ] || results=$work/results.tsv
 
 # One file: prints "outcome<TAB>seconds<TAB>MB<TAB>path<TAB>detail".

@@ -157,12 +157,15 @@ func TestSlurmArray(t *testing.T) {
 	}
 }
 
-// buildBloop builds the command into dir, for the jobs to run.
+// buildBloop builds the command into dir, for the jobs to run, as the
+// README installs it: static, without cgo.
 func buildBloop(t *testing.T, dir string) string {
 	t.Helper()
 	goCmd := testenv.Need(t, "go")
 	bin := filepath.Join(dir, "bloop")
-	if out, err := exec.Command(goCmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	cmd := exec.Command(goCmd, "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
