@@ -155,6 +155,9 @@ type Options struct {
 	DyninstLineSites bool
 	// DyninstDeclNames reads Subprogram.DyninstDeclNames.
 	DyninstDeclNames bool
+	// Memo, when set, keeps the tables read from the image's symbols and
+	// .eh_frame between runs (symmemo.go); not with DyninstStubs.
+	Memo Memo
 	// MapFiles maps the image's file and its debug file and slices
 	// their uncompressed sections from the mappings, never unmapped:
 	// for a process that touches few of their bytes (a report reads the
@@ -256,6 +259,9 @@ func Open(path string, opt Options) (img *Image, err error) {
 	var symBad tally // the symbols' and .eh_frame's, apart from the DWARF's: no lock
 	go func() {
 		defer func() { symbols <- recover() }()
+		if img.symbolsFromMemo(opt, &symBad) {
+			return
+		}
 		tabs := img.readFuncs(ef, dbgSyms, opt.DyninstPLTNames, &symBad)
 		if opt.DyninstStubs {
 			img.dyninstStubs(ef, tabs)
@@ -265,6 +271,7 @@ func Open(path string, opt Options) (img *Image, err error) {
 		if ef.Machine == elf.EM_PPC64 {
 			img.Glink = dynValue(ef, elf.DT_PPC64_GLINK)
 		}
+		img.keepSymbols(opt, symBad)
 	}()
 	defer func() {
 		if symbols != nil {

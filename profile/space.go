@@ -163,7 +163,15 @@ func (s *space) open(path string, want []byte, recorded bool) (*Module, string) 
 		}
 	}
 	f.Close()
-	img, err := loader.Open(file, s.opt)
+	lo := s.opt
+	var memo *unwindMemo
+	if s.cache != nil {
+		// One memo, one key, for the image's symbol tables and its
+		// unwinding's bounds and recipes.
+		memo = &unwindMemo{c: s.cache, path: file, load: s.opt}
+		lo.Memo = memo
+	}
+	img, err := loader.Open(file, lo)
 	if err != nil {
 		m.Err = err
 		return m, warn
@@ -171,8 +179,8 @@ func (s *space) open(path string, want []byte, recorded bool) (*Module, string) 
 	m.Img = img
 	m.Unw = unwind.NewModule(img)
 	m.Unw.Name = m.Name // the vdso's file is a copy
-	if s.cache != nil {
-		m.Unw.SetMemo(&unwindMemo{c: s.cache, path: file, load: s.opt})
+	if memo != nil {
+		m.Unw.SetMemo(memo)
 	}
 	return m, warn
 }
