@@ -165,9 +165,11 @@ func (s *space) open(path string, want []byte, recorded bool) (*Module, string) 
 	f.Close()
 	lo := s.opt
 	var memo *unwindMemo
-	if s.cache != nil {
+	if _, blob := s.blobs[path]; s.cache != nil && !blob {
 		// One memo, one key, for the image's symbol tables and its
-		// unwinding's bounds and recipes.
+		// unwinding's bounds and recipes. Not for a stored image: its
+		// file is new each time, and hashed for the key (a few KB read
+		// cost less than an entry written in the cache by every report).
 		memo = &unwindMemo{c: s.cache, path: file, load: s.opt}
 		lo.Memo = memo
 	}
