@@ -60,9 +60,11 @@ type File struct {
 	// decompressed copy).
 	mapped []byte
 	inFile bool
-	// skim: the walk is Skim's, passing samples as raw, the one reused.
-	skim bool
-	raw  RawSample
+	// skim: the walk is Skim's, passing samples as raw, the one reused;
+	// onSample, when set, is given the samples instead of the walk's fn.
+	skim     bool
+	raw      RawSample
+	onSample func(*RawSample) error
 	// parts are where records begin about PartBytes apart (parts.go),
 	// the next to note at nextPart; noParts: the file is one part. part:
 	// this File reads one part of another's (SkimPart).

@@ -71,12 +71,25 @@ func (f *File) markPart(off int64, typ uint32) {
 // in again (Skim took them), and InFile is false: records are valid
 // during the call.
 func (f *File) SkimPart(i int, fn func(Record) error) error {
+	return f.skimPart(i, nil, fn)
+}
+
+// SkimPartSamples is SkimPart with each sample passed to sample, the
+// other records to fn: a reader of a part's samples is called for each
+// without a Record's type switch between (2.2 million samples of a
+// frame-pointer file, each passed through two of them and two closures,
+// were 8% of a warm report's CPU).
+func (f *File) SkimPartSamples(i int, sample func(*RawSample) error, fn func(Record) error) error {
+	return f.skimPart(i, sample, fn)
+}
+
+func (f *File) skimPart(i int, sample func(*RawSample) error, fn func(Record) error) error {
 	if i < 0 || i+1 >= len(f.parts) {
 		return fmt.Errorf("%s: no part %d", f.Path, i)
 	}
 	g := &File{Path: f.Path, Events: f.Events, r: f.r, size: f.size,
 		dataStart: f.parts[i], dataEnd: f.parts[i+1], dec: f.dec.clone(),
-		applied: math.MaxInt64, part: true}
+		applied: math.MaxInt64, part: true, onSample: sample}
 	return g.walk(true, fn)
 }
 

@@ -103,6 +103,9 @@ func (f *File) deliver(h Header, body []byte, fn func(Record) error) error {
 	var rec Record
 	if f.skim && h.Type == RecordSample {
 		f.raw.Header, f.raw.Body, f.raw.dec = h, body, f.dec
+		if f.onSample != nil {
+			return wrapFnError(f.onSample(&f.raw))
+		}
 		rec = &f.raw
 	} else {
 		var err error
@@ -110,14 +113,21 @@ func (f *File) deliver(h Header, body []byte, fn func(Record) error) error {
 			return fmt.Errorf("%w: %v", ErrFormat, err)
 		}
 	}
-	if err := fn(rec); err != nil {
-		var de decodeError
-		if errors.As(err, &de) {
-			return de.err // a RawSample's, decoded by fn
-		}
-		return stopError{err}
+	return wrapFnError(fn(rec))
+}
+
+// wrapFnError is what the walk makes of an error of its caller's
+// function: a RawSample's decoding error as the record's, any other to
+// be returned as it is (stopError).
+func wrapFnError(err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	var de decodeError
+	if errors.As(err, &de) {
+		return de.err // a RawSample's, decoded by fn
+	}
+	return stopError{err}
 }
 
 // applyUser takes in a record perf writes to describe the recording.

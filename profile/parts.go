@@ -23,9 +23,10 @@ import (
 // partReader reads a file's samples in parts; sample.PerfParts is one.
 type partReader interface {
 	Len() int
-	// Scan passes part i's records as the lazy scan does; scans of
-	// different parts may run side by side.
-	Scan(i int, f func(sample.Entry) error) error
+	// ScanSamples passes part i's samples to sample and its other
+	// records to f as the lazy scan does; scans of different parts may
+	// run side by side.
+	ScanSamples(i int, sample func(*sample.PerfSample) error, f func(sample.Entry) error) error
 	Close() error
 }
 
@@ -76,12 +77,7 @@ func readParts(p *Profile, pr partReader, readers, poolLen int, work, order chan
 			for i := k; i < n; i += readers {
 				if int64(i) < failed.Load() {
 					fill.fresh()
-					err := pr.Scan(i, func(e sample.Entry) error {
-						if v, ok := e.(*sample.PerfSample); ok {
-							return fill.perfSample(v)
-						}
-						return nil
-					})
+					err := pr.ScanSamples(i, fill.perfSample, func(sample.Entry) error { return nil })
 					if err != nil {
 						errs[i] = err
 						for f := failed.Load(); int64(i) < f && !failed.CompareAndSwap(f, int64(i)); f = failed.Load() {

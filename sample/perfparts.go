@@ -40,5 +40,18 @@ func (p *PerfParts) Scan(i int, f func(Entry) error) error {
 	return p.pf.SkimPart(i, func(r perfevent.Record) error { return conv.record(r, f) })
 }
 
+// ScanSamples is Scan with the samples passed to sample, the other
+// entries to f: a reader of the samples alone is called with each one
+// directly, not through an Entry.
+func (p *PerfParts) ScanSamples(i int, sample func(*PerfSample) error, f func(Entry) error) error {
+	conv := newPerfConverter(p.pf)
+	conv.lazy = true
+	ps := &PerfSample{conv: conv}
+	return p.pf.SkimPartSamples(i, func(r *perfevent.RawSample) error {
+		ps.raw = r
+		return sample(ps)
+	}, func(r perfevent.Record) error { return conv.record(r, f) })
+}
+
 // Close closes the file.
 func (p *PerfParts) Close() error { return p.pf.Close() }

@@ -76,6 +76,30 @@ func TestPerfParts(t *testing.T) {
 			if all := slices.Concat(got...); !slices.Equal(all, want) {
 				t.Errorf("parts read %d entries, ScanPerf %d: not the same", len(all), len(want))
 			}
+			// ScanSamples: the samples through their own function, the
+			// rest through f, in the same order.
+			var bySamples []string
+			for i := range pp.Len() {
+				if err := pp.ScanSamples(i, func(ps *PerfSample) error {
+					s, err := ps.Sample()
+					if err != nil {
+						return err
+					}
+					bySamples = append(bySamples, entryLine(s))
+					return nil
+				}, func(e Entry) error {
+					if _, ok := e.(*PerfSample); ok {
+						t.Fatal("a sample passed to f")
+					}
+					bySamples = append(bySamples, entryLine(e))
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !slices.Equal(bySamples, want) {
+				t.Errorf("ScanSamples read %d entries, ScanPerf %d: not the same", len(bySamples), len(want))
+			}
 		})
 	}
 	if withParts == 0 {
