@@ -183,6 +183,7 @@ func (s *space) open(path string, want []byte, recorded bool) (*Module, string) 
 	m.Unw.Name = m.Name // the vdso's file is a copy
 	if memo != nil {
 		m.Unw.SetMemo(memo)
+		m.Unw.LoadBoundsAhead()
 	}
 	return m, warn
 }

@@ -43,16 +43,46 @@ func (m *Module) loadBounds() bool {
 	if m.memo == nil {
 		return false
 	}
-	b := m.memo.Get(memoBounds)
+	return m.boundsFrom(m.memo.Get(memoBounds))
+}
+
+// boundsFrom takes the bounds stored in b; false when there are none or
+// they are damaged (then they are computed afresh and replaced).
+func (m *Module) boundsFrom(b []byte) bool {
 	if b == nil {
 		return false
 	}
 	ps, byName, err := decodeBounds(b)
 	if err != nil {
-		return false // damaged: computed afresh and replaced
+		return false
 	}
 	m.procs, m.byName = ps, byName
 	return true
+}
+
+// LoadBoundsAhead reads the procedure bounds the memo holds now, on a
+// goroutine of its own, so that the first sample or scope that needs
+// them does not wait for them; it computes nothing (a module whose bounds
+// were never stored may never be sampled: they are computed when needed).
+// A warm report read libc's bounds (227 KB) during its pass over the
+// samples and libstdc++'s (605 KB) while placing them, 2 ms of one core.
+func (m *Module) LoadBoundsAhead() {
+	if m.memo != nil {
+		go m.loadBoundsAhead()
+	}
+}
+
+// loadBoundsAhead is LoadBoundsAhead's goroutine.
+func (m *Module) loadBoundsAhead() {
+	b := m.memo.Get(memoBounds)
+	if b == nil {
+		return
+	}
+	m.boundsOnce.Do(func() {
+		if !m.boundsFrom(b) {
+			m.computeBounds()
+		}
+	})
 }
 
 func (m *Module) storeBounds() {

@@ -27,6 +27,70 @@ func (mm *mapMemo) Get(kind string) []byte {
 
 func (mm *mapMemo) Put(kind string, b []byte) { mm.m[kind] = b; mm.puts++ }
 
+// TestLoadBoundsAhead: bounds read ahead from a memo are the bounds
+// computed, damaged ones are computed afresh, and a memo without bounds
+// gets none computed ahead.
+func TestLoadBoundsAhead(t *testing.T) {
+	img, err := loader.Open("../testdata/prof/bin/unwind-gcc12-O2", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := NewModule(img).Procs()
+	memo := &mapMemo{m: map[string][]byte{}}
+	m := NewModule(img)
+	m.SetMemo(memo)
+	m.Procs() // stores them
+	for _, tc := range []struct {
+		name   string
+		stored []byte
+		puts   int // what the reading ahead stores
+		loaded bool
+	}{
+		{"stored", memo.m[memoBounds], 0, true},
+		{"damaged", []byte("bloop"), 1, true},
+		{"none", nil, 0, false},
+	} {
+		mm := &mapMemo{m: map[string][]byte{}}
+		if tc.stored != nil {
+			mm.m[memoBounds] = tc.stored
+		}
+		m := NewModule(img)
+		m.SetMemo(mm)
+		m.loadBoundsAhead()
+		if mm.puts != tc.puts || (m.procs != nil) != tc.loaded {
+			t.Errorf("%s: read ahead: %d stored, bounds set %v; want %d, %v", tc.name, mm.puts, m.procs != nil, tc.puts, tc.loaded)
+		}
+		if got := m.Procs(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %d procedures, want %d", tc.name, len(got), len(want))
+		}
+	}
+	// From a goroutine, as a report does.
+	m = NewModule(img)
+	m.SetMemo(&lockedMemo{m: memo})
+	m.LoadBoundsAhead()
+	if got := m.Procs(); !reflect.DeepEqual(got, want) {
+		t.Errorf("read ahead on a goroutine: %d procedures, want %d", len(got), len(want))
+	}
+}
+
+// lockedMemo is a mapMemo for use from several goroutines.
+type lockedMemo struct {
+	mu sync.Mutex
+	m  *mapMemo
+}
+
+func (l *lockedMemo) Get(kind string) []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m.Get(kind)
+}
+
+func (l *lockedMemo) Put(kind string, b []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.m.Put(kind, b)
+}
+
 // TestMemoSameRecipes: a module whose bounds and jumps come from a memo
 // (a warm report) gives the bounds and recipes of one that computes
 // them (a cold one), and a damaged memo is recomputed, not believed.
