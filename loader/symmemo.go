@@ -80,17 +80,8 @@ const symbolsMagic = "bloop loader symbols 1\n"
 // end from the address, flags, local entry, name and aliases by string
 // number), the call sites, frames and init functions, and the corruption.
 func encodeSymbols(s *symbols) []byte {
-	strs := map[string]uint64{}
-	var table []string
-	ref := func(x string) uint64 {
-		n, ok := strs[x]
-		if !ok {
-			n = uint64(len(table))
-			strs[x] = n
-			table = append(table, x)
-		}
-		return n
-	}
+	var strs varint.Strings
+	ref := strs.Ref
 	var body []byte
 	u := func(v uint64) { body = binary.AppendUvarint(body, v) }
 	u(s.toc)
@@ -148,8 +139,8 @@ func encodeSymbols(s *symbols) []byte {
 		u(c.Offset)
 		u(uint64(c.Count))
 	}
-	b := binary.AppendUvarint([]byte(symbolsMagic), uint64(len(table)))
-	for _, x := range table {
+	b := binary.AppendUvarint([]byte(symbolsMagic), uint64(len(strs.List)))
+	for _, x := range strs.List {
 		b = append(binary.AppendUvarint(b, uint64(len(x))), x...)
 	}
 	return append(b, body...)

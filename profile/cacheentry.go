@@ -13,7 +13,16 @@ import (
 // work.
 
 // readEntry reads a cache entry; nil when there is none.
-func readEntry(c *cache.Cache, key string) []byte {
+func readEntry(c *cache.Cache, key string) []byte { return entry(c, key, false) }
+
+// mapEntry is a cache entry mapped, not read: what is used of it is read
+// from the page cache as it is touched, and it stays mapped until the
+// process ends (the entry's file is replaced, not written over, so the
+// bytes do not change). It is read where it cannot be mapped; nil when
+// there is none.
+func mapEntry(c *cache.Cache, key string) []byte { return entry(c, key, true) }
+
+func entry(c *cache.Cache, key string, mapped bool) []byte {
 	if key == "" {
 		return nil
 	}
@@ -28,33 +37,10 @@ func readEntry(c *cache.Cache, key string) []byte {
 	if err != nil {
 		return nil
 	}
-	b := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil
-	}
-	return b
-}
-
-// mapEntry is a cache entry mapped, not read: what is used of it is read
-// from the page cache as it is touched, and it stays mapped until the
-// process ends (the entry's file is replaced, not written over, so the
-// bytes do not change). It is read where it cannot be mapped; nil when
-// there is none.
-func mapEntry(c *cache.Cache, key string) []byte {
-	if key == "" {
-		return nil
-	}
-	f := c.Get(key)
-	if f == nil {
-		return nil
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	if b := mapfile.Map(f, st.Size(), false); b != nil {
-		return b
+	if mapped {
+		if b := mapfile.Map(f, st.Size(), false); b != nil {
+			return b
+		}
 	}
 	b := make([]byte, st.Size())
 	if _, err := io.ReadFull(f, b); err != nil {

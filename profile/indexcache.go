@@ -30,17 +30,8 @@ const indexMagic = "bloop scope index 2\n"
 // encodeIndex appends x in the stored form to b.
 func encodeIndex(x *scopeIndex) []byte {
 	b := []byte(indexMagic)
-	strNo := map[string]uint64{}
-	var strs []string
-	str := func(s string) uint64 {
-		n, ok := strNo[s]
-		if !ok {
-			n = uint64(len(strs))
-			strNo[s] = n
-			strs = append(strs, s)
-		}
-		return n
-	}
+	var strs varint.Strings
+	str := strs.Ref
 	var elems []uint64 // 8 numbers per element
 	elemNo := map[*Elem]uint64{}
 	pathNo := map[*Elem]uint64{} // a path is known by its last element
@@ -88,8 +79,8 @@ func encodeIndex(x *scopeIndex) []byte {
 		outside = append(outside, a-prev, line, str(row.file))
 		prev = a
 	}
-	b = binary.AppendUvarint(b, uint64(len(strs)))
-	for _, s := range strs {
+	b = binary.AppendUvarint(b, uint64(len(strs.List)))
+	for _, s := range strs.List {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}

@@ -1,11 +1,13 @@
 package unwind
 
 import (
-	"bloop/internal/varint"
 	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
+
+	"bloop/internal/varint"
+	"bloop/loader"
 )
 
 // Memo keeps, between runs, what a module's unwinding needs that is the
@@ -14,13 +16,9 @@ import (
 // into which (a sweep of every procedure), and the recipes of the
 // procedures computed (recipememo.go). All are functions of the image
 // alone (a procedure's recipes of the image and the procedure: Recipes),
-// so a stored copy gives the same recipes as computing them afresh.
-type Memo interface {
-	// Get returns the bytes stored under kind, or nil.
-	Get(kind string) []byte
-	// Put stores b under kind; a failure only costs the next run the work.
-	Put(kind string, b []byte)
-}
+// so a stored copy gives the same recipes as computing them afresh. It is
+// the loader's Memo: one memo of a module serves both.
+type Memo = loader.Memo
 
 // The kinds a Memo is asked for; bump them when the encodings (or what
 // the bounds or jumps are computed from) change.

@@ -88,3 +88,24 @@ func (r *Reader) End() error {
 	}
 	return r.Err
 }
+
+// Strings numbers the strings an entry refers to, from 0 in the order
+// first given: an entry stores each once (List), then their numbers.
+type Strings struct {
+	no   map[string]uint64
+	List []string
+}
+
+// Ref is s's number, given it if new.
+func (t *Strings) Ref(s string) uint64 {
+	n, ok := t.no[s]
+	if !ok {
+		if t.no == nil {
+			t.no = map[string]uint64{}
+		}
+		n = uint64(len(t.List))
+		t.no[s] = n
+		t.List = append(t.List, s)
+	}
+	return n
+}
