@@ -257,6 +257,8 @@ for m in rows:
     mod = mod or (at.group(1) if at else "?")
     if mod.startswith("kernel"):
         mod = "[kernel]"
+    if mod.startswith("vdso"):
+        mod = "[vdso]" # the flat view's brackets hold the name's own
     bloop[mod] = bloop.get(mod, 0) + excl
     total += excl
 bad = 0
