@@ -22,14 +22,14 @@ type Memo interface {
 }
 
 // symbolsKind is the kind of the stored tables; bump it when what is
-// read from the symbols and .eh_frame, or its encoding, changes. The PLT stubs' names
-// depend on Options.DyninstPLTNames.
+// read from the symbols and .eh_frame, or its encoding, changes. The
+// PLT stubs' names depend on Options.DyninstPLTNames.
 func symbolsKind(opt Options) string {
 	return fmt.Sprintf("loader symbols 1 dyninst-plt=%v", opt.DyninstPLTNames)
 }
 
-// symbols are what Open's reading of the symbols and .eh_frame sets: the Image fields it sets and the
-// corruption it found.
+// symbols are what Open's reading of the symbols and .eh_frame gives:
+// the Image fields it sets and the corruption it found.
 type symbols struct {
 	funcs     []*Func
 	toc       uint64
@@ -44,14 +44,24 @@ func (s *symbols) setIn(img *Image) {
 	img.Funcs, img.TOC, img.CallSites, img.Frames, img.InitFuncs, img.Glink = s.funcs, s.toc, s.callSites, s.frames, s.initFuncs, s.glink
 }
 
-// symbolsFromMemo sets the fields the reading of the symbols would from opt.Memo's
-// stored tables, and bad to their corruption; false when there are none
-// (or damaged ones: then they are read).
+// symbolsMemo is the memo the symbols' tables are kept in, nil for none:
+// not with DyninstStubs, whose ppc64 stubs need the raw tables.
+func symbolsMemo(opt Options) Memo {
+	if opt.DyninstStubs {
+		return nil
+	}
+	return opt.Memo
+}
+
+// symbolsFromMemo sets the fields the reading of the symbols would,
+// from the stored tables, and bad to their corruption; false when there
+// are none (or damaged ones: then they are read).
 func (img *Image) symbolsFromMemo(opt Options, bad *tally) bool {
-	if opt.Memo == nil || opt.DyninstStubs {
+	memo := symbolsMemo(opt)
+	if memo == nil {
 		return false
 	}
-	b := opt.Memo.Get(symbolsKind(opt))
+	b := memo.Get(symbolsKind(opt))
 	if b == nil {
 		return false
 	}
@@ -66,10 +76,11 @@ func (img *Image) symbolsFromMemo(opt Options, bad *tally) bool {
 
 // keepSymbols stores what was read from the symbols in opt.Memo.
 func (img *Image) keepSymbols(opt Options, bad tally) {
-	if opt.Memo == nil || opt.DyninstStubs {
+	memo := symbolsMemo(opt)
+	if memo == nil {
 		return
 	}
-	opt.Memo.Put(symbolsKind(opt), encodeSymbols(&symbols{funcs: img.Funcs, toc: img.TOC, callSites: img.CallSites,
+	memo.Put(symbolsKind(opt), encodeSymbols(&symbols{funcs: img.Funcs, toc: img.TOC, callSites: img.CallSites,
 		frames: img.Frames, initFuncs: img.InitFuncs, glink: img.Glink, bad: bad}))
 }
 

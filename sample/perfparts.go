@@ -35,9 +35,7 @@ func (p *PerfParts) Len() int { return len(p.pf.Parts()) - 1 }
 // file's, without the Meta, Lease, blobs and BuildIDs that come before
 // and after them. Scans of different parts may run side by side.
 func (p *PerfParts) Scan(i int, f func(Entry) error) error {
-	conv := newPerfConverter(p.pf)
-	conv.lazy = true
-	return p.pf.SkimPart(i, func(r perfevent.Record) error { return conv.record(r, f) })
+	return p.ScanSamples(i, func(ps *PerfSample) error { return f(ps) }, f)
 }
 
 // ScanSamples is Scan with the samples passed to sample, the other
